@@ -1,0 +1,145 @@
+//! The command tree. Doc comments are the help text, and the same definition drives
+//! the man pages and the shell completions.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Self-hosted Markdown notes: a JSON/HTTP API over a folder of `.md` files, full-text
+/// search, and one-command publishing to static HTML pages.
+#[derive(Debug, Parser)]
+#[command(name = "notes", version, about, long_about = None, propagate_version = true)]
+#[command(after_long_help = "EXAMPLES:\n  \
+    notes serve                          serve ./notes on http://127.0.0.1:8080\n  \
+    notes --notes-dir ~/notes list       list the notes of another folder\n  \
+    echo '# Hi' | notes put ideas/hi.md  create a note from standard input\n  \
+    notes publish ideas/hi.md            write public/hi.html")]
+pub struct Cli {
+    /// Folder holding the notes
+    #[arg(
+        long,
+        global = true,
+        env = "NOTES_DIR",
+        default_value = "./notes",
+        value_name = "DIR"
+    )]
+    pub notes_dir: PathBuf,
+
+    /// Folder receiving the published pages
+    #[arg(
+        long,
+        global = true,
+        env = "NOTES_PUBLIC_DIR",
+        default_value = "./public",
+        value_name = "DIR"
+    )]
+    pub public_dir: PathBuf,
+
+    /// Public origin of the service (e.g. https://notes.example.org), for absolute links
+    #[arg(long, global = true, env = "NOTES_BASE_URL", value_name = "URL")]
+    pub base_url: Option<String>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API, the public pages and the web interface
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes serve\n  \
+        notes serve --listen 127.0.0.1:9000\n  \
+        NOTES_DIR=~/notes notes serve --max-body 1048576")]
+    Serve(ServeArgs),
+
+    /// List the notes, sorted by path
+    #[command(after_long_help = "EXAMPLES:\n  notes list\n  notes list --json | jq '.total'")]
+    List(ListArgs),
+
+    /// Print a note (raw Markdown, or the API's JSON with --json)
+    #[command(after_long_help = "EXAMPLES:\n  notes show ideas/hi.md\n  notes show ideas/hi.md --json")]
+    Show(ShowArgs),
+
+    /// Create or replace a note from a Markdown file or standard input
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes put ideas/hi.md draft.md\n  \
+        echo '# Hello' | notes put ideas/hi.md\n  \
+        notes put ideas/hi.md - < draft.md")]
+    Put(PutArgs),
+
+    /// Delete a note
+    #[command(after_long_help = "EXAMPLES:\n  notes rm ideas/hi.md")]
+    Rm(NoteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (the API has no authentication: keep it on loopback or
+    /// behind an authenticating proxy)
+    #[arg(
+        long,
+        env = "NOTES_LISTEN",
+        default_value = "127.0.0.1:8080",
+        value_name = "ADDR"
+    )]
+    pub listen: SocketAddr,
+
+    /// Largest request body accepted, in bytes
+    #[arg(long, env = "NOTES_MAX_BODY", default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
+    pub max_body: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the API's JSON (ListNotesResponse)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    pub note: String,
+    /// Print the API's JSON (NoteResponse)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PutArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    pub note: String,
+    /// Markdown file to store; `-` or nothing reads standard input
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Print the API's JSON (NoteResponse)
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing on success
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NoteArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    pub note: String,
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing on success
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

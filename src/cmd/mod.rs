@@ -1,0 +1,47 @@
+//! One module per subcommand: convert the arguments, call `ops`, print the result.
+
+mod list;
+mod put;
+mod rm;
+mod serve;
+mod show;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use crate::cli::{Cli, Command};
+use crate::ops::{Config, Notebook};
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let notebook = Notebook::new(Config {
+        notes_dir: cli.notes_dir,
+        public_dir: cli.public_dir,
+        base_url: cli.base_url,
+    });
+    match cli.command {
+        Command::Serve(args) => serve::run(notebook, args),
+        Command::List(args) => list::run(&notebook, args),
+        Command::Show(args) => show::run(&notebook, args),
+        Command::Put(args) => put::run(&notebook, args),
+        Command::Rm(args) => rm::run(&notebook, args),
+    }
+}
+
+/// Writes `text` to standard output. A closed pipe (`notes list | head`) is not an error.
+fn print(text: &str) -> anyhow::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Prints `value` as indented JSON, the same shape the HTTP API returns.
+fn print_json<T: Serialize>(value: &T) -> anyhow::Result<ExitCode> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    print(&text)
+}

@@ -1,0 +1,59 @@
+//! `notes serve`: bind, announce the URL, serve until SIGINT or SIGTERM.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::cli::ServeArgs;
+use crate::http::{self, State};
+use crate::ops::{Notebook, fsutil};
+
+pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let notes_dir = notebook.notes_dir().to_path_buf();
+    std::fs::create_dir_all(&notes_dir)
+        .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
+    let cleaned = fsutil::clean_temp_files(&notes_dir);
+    if cleaned > 0 {
+        crate::log::warn(&format!("removed {cleaned} temp file(s) left by an interrupted write"));
+    }
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        if !http::is_loopback(&addr) {
+            crate::log::warn(&format!(
+                "listening on {addr}, reachable from other machines: the API has no \
+                 authentication, put an authenticating proxy in front of it"
+            ));
+        }
+        let state = Arc::new(State {
+            notebook,
+            max_body: args.max_body,
+        });
+        println!("notes: serving {} on http://{addr}", notes_dir.display());
+        http::serve(state, listener, shutdown_signal()).await;
+        crate::log::info("stopped");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,108 @@
+//! The one domain error type: every failure of `ops` is a variant carrying its spec'd
+//! message, its HTTP status and its CLI exit code.
+
+use std::path::PathBuf;
+
+/// A failure of a domain operation. The `Display` text is the message the spec
+/// prescribes for it, so HTTP and CLI show exactly the same words.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("Invalid path")]
+    InvalidPath,
+    #[error("Only .md files are supported")]
+    NotMarkdown,
+    #[error("Method not allowed")]
+    MethodNotAllowed,
+    #[error("Method not allowed. Supported: GET, PUT, DELETE")]
+    NoteMethodNotAllowed,
+    #[error("Failed to list notes")]
+    ListFailed(#[source] std::io::Error),
+    #[error("Note not found")]
+    NotFound,
+    #[error("Failed to access note")]
+    AccessFailed(#[source] std::io::Error),
+    #[error("Failed to read note")]
+    ReadFailed(#[source] std::io::Error),
+    #[error("Invalid JSON: {0}")]
+    InvalidJson(String),
+    #[error("Failed to read body")]
+    BodyUnreadable,
+    #[error("Unsupported Content-Type. Use application/json or text/markdown")]
+    UnsupportedContentType,
+    #[error("Failed to create parent directory")]
+    CreateDirFailed(#[source] std::io::Error),
+    #[error("Failed to write note")]
+    WriteFailed(#[source] std::io::Error),
+    #[error("Failed to generate front matter")]
+    FrontMatterFailed(String),
+    #[error("Failed to delete note")]
+    DeleteFailed(#[source] std::io::Error),
+    #[error("Path is required")]
+    PathRequired,
+    #[error("Failed to generate HTML")]
+    PublishFailed(String),
+    #[error("Failed to read the public record {}: {reason}", path.display())]
+    PublicRecordUnreadable { path: PathBuf, reason: String },
+    #[error("Notes directory does not exist: {}", .0.display())]
+    NotesDirMissing(PathBuf),
+    #[error("Request body is larger than the limit of {0} bytes")]
+    PayloadTooLarge(u64),
+    #[error("The note has changed since it was read (If-Match does not match)")]
+    PreconditionFailed,
+    #[error("The note already exists (If-None-Match: *)")]
+    AlreadyExists,
+    #[error("Invalid search query: {0}")]
+    InvalidQuery(String),
+    #[error("Search index failure: {0}")]
+    Index(String),
+    #[error("Not found")]
+    RouteNotFound,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The HTTP status of this failure, as the spec assigns it.
+    pub fn http_status(&self) -> u16 {
+        use Error::*;
+        match self {
+            InvalidPath | NotMarkdown | InvalidJson(_) | BodyUnreadable | PathRequired
+            | InvalidQuery(_) => 400,
+            NotFound | NotesDirMissing(_) | RouteNotFound => 404,
+            MethodNotAllowed | NoteMethodNotAllowed => 405,
+            PreconditionFailed | AlreadyExists => 412,
+            PayloadTooLarge(_) => 413,
+            UnsupportedContentType => 415,
+            ListFailed(_)
+            | AccessFailed(_)
+            | ReadFailed(_)
+            | CreateDirFailed(_)
+            | WriteFailed(_)
+            | FrontMatterFailed(_)
+            | DeleteFailed(_)
+            | PublishFailed(_)
+            | PublicRecordUnreadable { .. }
+            | Index(_) => 500,
+        }
+    }
+
+    /// The message with its underlying cause, for logs and the CLI (the HTTP body shows
+    /// only the spec'd message).
+    pub fn detailed(&self) -> String {
+        let mut out = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            out.push_str(": ");
+            out.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        match self {
+            Error::FrontMatterFailed(why) | Error::PublishFailed(why) => {
+                out.push_str(": ");
+                out.push_str(why);
+            }
+            _ => {}
+        }
+        out
+    }
+}

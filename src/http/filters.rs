@@ -1,0 +1,27 @@
+//! One filter per endpoint: path, method and extraction, then its handler.
+
+use std::sync::Arc;
+
+use warp::Filter;
+
+use super::{State, body, handlers};
+
+fn with_state(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Arc<State>,), Error = std::convert::Infallible> + Clone {
+    warp::any().map(move || state.clone())
+}
+
+/// `/api/v1/notes` and everything below it; the handler applies the spec's checks in
+/// order, so the method is matched there, after the path.
+pub fn notes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (warp::reply::Response,), Error = warp::Rejection> + Clone {
+    warp::path!("api" / "v1" / "notes" / ..)
+        .and(warp::path::full())
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state))
+        .and_then(handlers::notes)
+}

@@ -1,0 +1,126 @@
+//! One handler per endpoint: extracted request parts in, one `ops` call (off the async
+//! threads), one response out.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::path::FullPath;
+use warp::reply::Response;
+
+use super::State;
+use super::body::{self, BodyStream};
+use super::reply;
+use crate::error::{Error, Result};
+use crate::ops::NotePath;
+
+const NOTES_PREFIX: &str = "/api/v1/notes";
+
+/// Runs a blocking domain call on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    state: &Arc<State>,
+    f: impl FnOnce(&State) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || f(&state))
+        .await
+        .unwrap_or_else(|e| Err(Error::Index(format!("worker failed: {e}"))))
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> &'a str {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    header_str(headers, header::CONTENT_LENGTH).parse().ok()
+}
+
+/// Everything under `/api/v1/notes`: the list, and read / write / delete of one note,
+/// with the spec's checks in its order (path, extension, then method).
+pub async fn notes(
+    full: FullPath,
+    method: Method,
+    headers: HeaderMap,
+    body: BodyStream,
+    state: Arc<State>,
+) -> Result<Response, Infallible> {
+    let rest = full.as_str().strip_prefix(NOTES_PREFIX).unwrap_or("");
+    let tail = rest.strip_prefix('/').unwrap_or(rest);
+    if tail.is_empty() {
+        return Ok(if method == Method::GET {
+            reply::result(StatusCode::OK, blocking(&state, |s| s.notebook.list()).await)
+        } else {
+            reply::error(&Error::MethodNotAllowed)
+        });
+    }
+    let path = match NotePath::from_url(tail) {
+        Ok(path) => path,
+        Err(err) => return Ok(reply::error(&err)),
+    };
+    Ok(match method {
+        Method::GET => read(path, &headers, &state).await,
+        Method::PUT => put(path, &headers, body, &state).await,
+        Method::DELETE => {
+            reply::result(StatusCode::OK, blocking(&state, move |s| s.notebook.delete(&path)).await)
+        }
+        _ => reply::error(&Error::NoteMethodNotAllowed),
+    })
+}
+
+async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Response {
+    let accept = header_str(headers, header::ACCEPT);
+    if accept.contains("text/markdown") || accept.contains("text/plain") {
+        return match blocking(state, move |s| s.notebook.read_raw(&path)).await {
+            Ok(raw) => {
+                let mut response =
+                    reply::with_type(StatusCode::OK, raw.bytes, "text/markdown; charset=utf-8");
+                let disposition = format!(
+                    "inline; filename=\"{}\"",
+                    raw.path.file_name().replace('\\', "\\\\").replace('"', "\\\"")
+                );
+                if let Ok(value) = HeaderValue::from_bytes(disposition.as_bytes()) {
+                    response
+                        .headers_mut()
+                        .insert(header::CONTENT_DISPOSITION, value);
+                }
+                response
+            }
+            Err(err) => reply::error(&err),
+        };
+    }
+    reply::result(StatusCode::OK, blocking(state, move |s| s.notebook.read(&path)).await)
+}
+
+async fn put(path: NotePath, headers: &HeaderMap, body: BodyStream, state: &Arc<State>) -> Response {
+    let content_type = header_str(headers, header::CONTENT_TYPE).to_ascii_lowercase();
+    let json = content_type.contains("application/json");
+    if !json && !content_type.contains("text/markdown") && !content_type.contains("text/plain") {
+        return reply::error(&Error::UnsupportedContentType);
+    }
+    let bytes = match body::read(body, content_length(headers), state.max_body).await {
+        Ok(bytes) => bytes,
+        Err(err) => return reply::error(&err),
+    };
+    let outcome = blocking(state, move |s| {
+        if json {
+            s.notebook.put_json(&path, &bytes)
+        } else {
+            s.notebook.put_markdown(&path, &bytes)
+        }
+    })
+    .await;
+    match outcome {
+        Ok(outcome) => {
+            let status = if outcome.created {
+                StatusCode::CREATED
+            } else {
+                StatusCode::OK
+            };
+            reply::json(status, &outcome.note)
+        }
+        Err(err) => reply::error(&err),
+    }
+}

@@ -1,0 +1,71 @@
+//! Building responses: indented JSON with the spec's content type, and the
+//! ErrorResponse every failure turns into.
+
+use serde::Serialize;
+use warp::http::{HeaderValue, StatusCode, header};
+use warp::reply::Response;
+
+use crate::error::Error;
+
+pub const JSON_TYPE: &str = "application/json; charset=utf-8";
+
+/// ErrorResponse: reason phrase, message, status code.
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: &'a str,
+    message: &'a str,
+    code: u16,
+}
+
+/// An indented JSON response.
+pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    match serde_json::to_string_pretty(value) {
+        Ok(mut text) => {
+            text.push('\n');
+            with_type(status, text, JSON_TYPE)
+        }
+        Err(e) => error_message(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("Failed to encode response: {e}"),
+        ),
+    }
+}
+
+/// A response with a body and a content type.
+pub fn with_type(status: StatusCode, body: impl Into<bytes::Bytes>, content_type: &str) -> Response {
+    let mut response = Response::new(body.into().into());
+    *response.status_mut() = status;
+    if let Ok(value) = HeaderValue::from_str(content_type) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+}
+
+/// The ErrorResponse of a domain error; server-side failures are logged with their cause.
+pub fn error(err: &Error) -> Response {
+    let status = StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status.is_server_error() {
+        crate::log::error(&err.detailed());
+    }
+    error_message(status, &err.to_string())
+}
+
+/// An ErrorResponse with a given status and message.
+pub fn error_message(status: StatusCode, message: &str) -> Response {
+    let body = ErrorBody {
+        error: status.canonical_reason().unwrap_or("Error"),
+        message,
+        code: status.as_u16(),
+    };
+    let mut text = serde_json::to_string_pretty(&body).unwrap_or_default();
+    text.push('\n');
+    with_type(status, text, JSON_TYPE)
+}
+
+/// A response of a domain result.
+pub fn result<T: Serialize>(status: StatusCode, result: crate::error::Result<T>) -> Response {
+    match result {
+        Ok(value) => json(status, &value),
+        Err(err) => error(&err),
+    }
+}

@@ -1,0 +1,18 @@
+//! `notes`: a CLI and an HTTP service over a folder of Markdown notes. Every command and
+//! every route calls the same domain module, `ops`.
+
+pub mod cli;
+mod cmd;
+pub mod error;
+pub mod http;
+pub mod log;
+pub mod ops;
+
+use std::process::ExitCode;
+
+pub use cli::Cli;
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    cmd::run(cli)
+}

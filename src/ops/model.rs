@@ -1,0 +1,82 @@
+//! The shapes operations return, with the spec's JSON field names, shared by the HTTP
+//! API and the CLI's `--json` output.
+
+use serde::{Deserialize, Serialize};
+
+use super::front_matter::FrontMatter;
+
+/// NoteResponse: a note as read or as just written.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Note {
+    pub path: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub content: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub body: String,
+    #[serde(rename = "frontMatter", skip_serializing_if = "Option::is_none")]
+    pub front_matter: Option<FrontMatter>,
+    #[serde(rename = "lastModified")]
+    pub last_modified: String,
+    pub size: u64,
+}
+
+/// NoteMetadata: one element of the list.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct NoteMeta {
+    pub path: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    #[serde(rename = "lastModified")]
+    pub last_modified: String,
+    pub date: String,
+    pub size: u64,
+}
+
+/// ListNotesResponse.
+#[derive(Debug, Clone, Serialize)]
+pub struct NoteList {
+    pub notes: Vec<NoteMeta>,
+    pub total: usize,
+}
+
+/// The delete confirmation.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeleteConfirmation {
+    pub message: &'static str,
+    pub path: String,
+}
+
+/// The result of a create-or-replace: the note, and whether it was new.
+#[derive(Debug, Clone)]
+pub struct PutOutcome {
+    pub note: Note,
+    pub created: bool,
+}
+
+/// NoteRequest, the body of a JSON create-or-replace. Every field is optional.
+#[derive(Debug, Default, Deserialize)]
+pub struct NoteRequest {
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub body: Option<String>,
+    #[serde(rename = "frontMatter", default)]
+    pub front_matter: Option<FrontMatterInput>,
+}
+
+/// A supplied front matter: the four spec'd fields, and any other keys, which are
+/// stored in the YAML after them.
+#[derive(Debug, Default, Deserialize)]
+pub struct FrontMatterInput {
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub last_modified: Option<String>,
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}

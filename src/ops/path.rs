@@ -1,0 +1,210 @@
+//! `NotePath`: a note's relative path, cleaned like a URL path, validated in the spec's
+//! order, and resolved inside the notes dir without ever leaving it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The folder inside the notes dir that holds the service's own files (search index).
+/// No note may live under it.
+pub const INTERNAL_DIR: &str = ".notes";
+
+/// A validated note path: relative, `/`-separated, no `.`/`..` segments, ends in `.md`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NotePath(String);
+
+impl NotePath {
+    /// Validates a path already percent-decoded (as typed on the command line or sent
+    /// in a form field). Checks run in the spec's order: traversal or absolute path
+    /// first, then the extension.
+    pub fn parse(raw: &str) -> Result<Self> {
+        if raw.contains('\0') || raw.contains('\\') {
+            return Err(Error::InvalidPath);
+        }
+        let cleaned = clean(raw);
+        if cleaned.starts_with("..") || cleaned.starts_with('/') {
+            return Err(Error::InvalidPath);
+        }
+        if cleaned.split('/').next() == Some(INTERNAL_DIR) {
+            return Err(Error::InvalidPath);
+        }
+        if !cleaned.ends_with(".md") {
+            return Err(Error::NotMarkdown);
+        }
+        if cleaned.split('/').any(|segment| segment.len() > 255) {
+            return Err(Error::InvalidPath);
+        }
+        Ok(NotePath(cleaned))
+    }
+
+    /// Validates the percent-encoded path of a URL (the text after `/api/v1/notes/`).
+    /// Decoding happens once, before cleaning, so `%2e%2e%2f` is traversal like `../`.
+    pub fn from_url(encoded: &str) -> Result<Self> {
+        let decoded = percent_encoding::percent_decode_str(encoded)
+            .decode_utf8()
+            .map_err(|_| Error::InvalidPath)?;
+        Self::parse(&decoded)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The file name, e.g. `note.md` for `a/b/note.md`.
+    pub fn file_name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or(&self.0)
+    }
+
+    /// The file name without `.md`.
+    pub fn stem(&self) -> &str {
+        let name = self.file_name();
+        name.strip_suffix(".md").unwrap_or(name)
+    }
+
+    /// The file inside `root` this path names, refused when a symlink on the way
+    /// leads outside `root`.
+    pub fn resolve(&self, root: &Path) -> Result<PathBuf> {
+        let full = root.join(&self.0);
+        ensure_inside(root, &full)?;
+        Ok(full)
+    }
+}
+
+impl fmt::Display for NotePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Lexical cleaning with the rules of a URL path: repeated slashes fold, `.` segments go,
+/// `..` removes the segment before it; a rooted path stays rooted, and `..` that climbs
+/// above the start of a relative path is kept (so the caller can refuse it).
+pub fn clean(path: &str) -> String {
+    let rooted = path.starts_with('/');
+    let mut out: Vec<&str> = Vec::new();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => match out.last() {
+                Some(&last) if last != ".." => {
+                    out.pop();
+                }
+                _ if rooted => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other),
+        }
+    }
+    let joined = out.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    }
+}
+
+/// Refuses `full` when it, or the deepest part of it that exists, resolves (through
+/// symlinks) to a place outside `root`.
+fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
+    let root = match root.canonicalize() {
+        Ok(root) => root,
+        // No notes dir yet: nothing under it can be a symlink.
+        Err(_) => return Ok(()),
+    };
+    let mut probe = full.to_path_buf();
+    loop {
+        match probe.canonicalize() {
+            Ok(real) => {
+                return if real.starts_with(&root) {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidPath)
+                };
+            }
+            Err(_) => {
+                // A dangling symlink cannot be followed to check where it points:
+                // refuse it rather than write through it.
+                if probe.symlink_metadata().is_ok() {
+                    return Err(Error::InvalidPath);
+                }
+                if !probe.pop() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleaning_follows_url_rules() {
+        assert_eq!(clean("a/../b.md"), "b.md");
+        assert_eq!(clean("a//b/./c.md"), "a/b/c.md");
+        assert_eq!(clean("../x.md"), "../x.md");
+        assert_eq!(clean("a/../../x.md"), "../x.md");
+        assert_eq!(clean("/etc/passwd.md"), "/etc/passwd.md");
+        assert_eq!(clean("/../x.md"), "/x.md");
+        assert_eq!(clean(""), ".");
+        assert_eq!(clean("a/b/.."), "a");
+    }
+
+    #[test]
+    fn checks_run_in_spec_order() {
+        assert!(matches!(NotePath::parse("../x.txt"), Err(Error::InvalidPath)));
+        assert!(matches!(NotePath::parse("/abs.md"), Err(Error::InvalidPath)));
+        assert!(matches!(NotePath::parse("a/b.txt"), Err(Error::NotMarkdown)));
+        assert!(matches!(NotePath::parse("a"), Err(Error::NotMarkdown)));
+        assert_eq!(NotePath::parse("a/../b.md").unwrap().as_str(), "b.md");
+        assert_eq!(NotePath::parse("dir/sub/n.md").unwrap().as_str(), "dir/sub/n.md");
+    }
+
+    #[test]
+    fn hostile_inputs_are_refused() {
+        for raw in ["a\\..\\b.md", "a\0.md", "..foo.md", ".notes/x.md", "x/../../y.md"] {
+            assert!(matches!(NotePath::parse(raw), Err(Error::InvalidPath)), "{raw:?}");
+        }
+        for encoded in ["%2e%2e%2fx.md", "..%2fx.md", "%2E%2E/x.md", "%2fetc%2fx.md", "a%00.md"] {
+            assert!(
+                matches!(NotePath::from_url(encoded), Err(Error::InvalidPath)),
+                "{encoded}"
+            );
+        }
+        assert!(matches!(NotePath::from_url("%ff.md"), Err(Error::InvalidPath)));
+        // Double encoding decodes once: a literal `%2e%2e` file name, inside the dir.
+        assert_eq!(
+            NotePath::from_url("%252e%252e%252fx.md").unwrap().as_str(),
+            "%2e%2e%2fx.md"
+        );
+    }
+
+    #[test]
+    fn names() {
+        let p = NotePath::parse("a/b/my-note.md").unwrap();
+        assert_eq!(p.file_name(), "my-note.md");
+        assert_eq!(p.stem(), "my-note");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_leaving_the_root_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.path().join("s.md"))
+            .unwrap();
+        std::os::unix::fs::symlink("/nonexistent/x.md", root.path().join("dangling.md")).unwrap();
+        for p in ["out/secret.md", "out/new.md", "s.md", "dangling.md"] {
+            let np = NotePath::parse(p).unwrap();
+            assert!(np.resolve(root.path()).is_err(), "{p}");
+        }
+        std::fs::create_dir(root.path().join("in")).unwrap();
+        std::os::unix::fs::symlink(root.path().join("in"), root.path().join("alias")).unwrap();
+        let np = NotePath::parse("alias/n.md").unwrap();
+        assert!(np.resolve(root.path()).is_ok());
+    }
+}

@@ -1,0 +1,341 @@
+//! The v1 note operations on disk: list, read, create-or-replace (JSON or Markdown)
+//! and delete, with the spec's defaults and its lenient reading of broken notes.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use chrono::Local;
+use serde_yaml::Value;
+use walkdir::WalkDir;
+
+use super::clock;
+use super::front_matter::{self, Document, FrontMatter};
+use super::fsutil;
+use super::model::{DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, PutOutcome};
+use super::{NotePath, Notebook};
+use crate::error::{Error, Result};
+
+/// The placeholder sentence of an empty body.
+pub const PLACEHOLDER: &str = "Votre contenu ici...";
+/// The constant message of a delete confirmation.
+pub const DELETED: &str = "Note deleted successfully";
+
+/// A note's text as stored, before it becomes a `Note`.
+pub struct RawNote {
+    pub path: NotePath,
+    pub bytes: Vec<u8>,
+}
+
+impl Notebook {
+    /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
+    pub fn list(&self) -> Result<NoteList> {
+        let root = self.notes_dir();
+        fs::read_dir(root).map_err(Error::ListFailed)?;
+        let mut notes = Vec::new();
+        let walker = WalkDir::new(root)
+            .min_depth(1)
+            .into_iter()
+            .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'));
+        for entry in walker {
+            // A folder that cannot be read is left out rather than failing the list.
+            let Ok(entry) = entry else { continue };
+            let name = entry.file_name().to_string_lossy();
+            if !name.ends_with(".md") {
+                continue;
+            }
+            let Some(rel) = relative(root, entry.path()) else { continue };
+            let Ok(path) = NotePath::parse(&rel) else { continue };
+            let Ok(full) = path.resolve(root) else { continue };
+            let Ok(meta) = fs::metadata(&full) else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let text = fs::read(&full).unwrap_or_default();
+            notes.push(metadata_of(&path, &String::from_utf8_lossy(&text), meta.len()));
+        }
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(NoteList {
+            total: notes.len(),
+            notes,
+        })
+    }
+
+    /// The raw bytes of a note.
+    pub fn read_raw(&self, path: &NotePath) -> Result<RawNote> {
+        let full = path.resolve(self.notes_dir())?;
+        let meta = fs::metadata(&full).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => Error::NotFound,
+            _ => Error::AccessFailed(e),
+        })?;
+        if !meta.is_file() {
+            return Err(Error::NotFound);
+        }
+        let bytes = fs::read(&full).map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => Error::NotFound,
+            _ => Error::ReadFailed(e),
+        })?;
+        Ok(RawNote {
+            path: path.clone(),
+            bytes,
+        })
+    }
+
+    /// A note with its front matter read.
+    pub fn read(&self, path: &NotePath) -> Result<Note> {
+        let raw = self.read_raw(path)?;
+        Ok(note_of(path, &String::from_utf8_lossy(&raw.bytes), raw.bytes.len() as u64))
+    }
+
+    /// Create-or-replace from a JSON NoteRequest body.
+    pub fn put_json(&self, path: &NotePath, body: &[u8]) -> Result<PutOutcome> {
+        let request: NoteRequest =
+            serde_json::from_slice(body).map_err(|e| Error::InvalidJson(e.to_string()))?;
+        self.write_with(path, |existing| build_from_request(path, request, existing))
+    }
+
+    /// Create-or-replace from a raw Markdown body.
+    pub fn put_markdown(&self, path: &NotePath, body: &[u8]) -> Result<PutOutcome> {
+        let text = std::str::from_utf8(body).map_err(|_| Error::BodyUnreadable)?;
+        self.write_with(path, |_| build_from_markdown(path, text))
+    }
+
+    /// Writes the text `build` makes (given the current text, when the note exists),
+    /// holding the note's lock so writers to one note take turns.
+    fn write_with(
+        &self,
+        path: &NotePath,
+        build: impl FnOnce(Option<&str>) -> Result<String>,
+    ) -> Result<PutOutcome> {
+        let full = path.resolve(self.notes_dir())?;
+        let outcome = self.note_locks.with(path.as_str(), || {
+            let existing = match fs::read(&full) {
+                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                Err(e) if full.is_dir() => return Err(Error::WriteFailed(e)),
+                Err(e) => return Err(Error::AccessFailed(e)),
+            };
+            let text = build(existing.as_deref())?;
+            if let Some(parent) = full.parent() {
+                fs::create_dir_all(parent).map_err(Error::CreateDirFailed)?;
+            }
+            // The folders just created may hold a symlink race; check again.
+            path.resolve(self.notes_dir())?;
+            fsutil::write_atomic(&full, text.as_bytes()).map_err(Error::WriteFailed)?;
+            Ok(PutOutcome {
+                note: note_of(path, &text, text.len() as u64),
+                created: existing.is_none(),
+            })
+        })?;
+        self.changed(path);
+        Ok(outcome)
+    }
+
+    /// Deletes a note.
+    pub fn delete(&self, path: &NotePath) -> Result<DeleteConfirmation> {
+        let full = path.resolve(self.notes_dir())?;
+        self.note_locks.with(path.as_str(), || {
+            match fs::symlink_metadata(&full) {
+                Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {}
+                Ok(_) => return Err(Error::NotFound),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Error::NotFound),
+                Err(e) => return Err(Error::DeleteFailed(e)),
+            }
+            fsutil::remove_durable(&full).map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => Error::NotFound,
+                _ => Error::DeleteFailed(e),
+            })
+        })?;
+        self.changed(path);
+        Ok(DeleteConfirmation {
+            message: DELETED,
+            path: path.to_string(),
+        })
+    }
+}
+
+/// `path` relative to `root` with `/` separators.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// The title shown for a note: its front matter title, or the file name without `.md`.
+fn display_title(path: &NotePath, fields: Option<&FrontMatter>) -> String {
+    match fields {
+        Some(f) if !f.title.is_empty() => f.title.clone(),
+        _ => path.stem().to_string(),
+    }
+}
+
+/// The list entry of a note's text.
+pub fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
+    let fields = front_matter::parse(text).map(|doc| doc.fields());
+    let title = display_title(path, fields.as_ref());
+    let fields = fields.unwrap_or_default();
+    NoteMeta {
+        path: path.to_string(),
+        title,
+        tags: fields.tags,
+        last_modified: fields.last_modified,
+        date: fields.date,
+        size,
+    }
+}
+
+/// The NoteResponse of a note's text. A text that does not start with `---` has no
+/// front matter (omitted); one whose front matter does not parse gets an empty one and
+/// the whole text as body.
+pub fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
+    let (front_matter, body) = match front_matter::parse(text) {
+        Some(doc) => (Some(doc.fields()), doc.body),
+        None if text.starts_with("---") => (Some(FrontMatter::default()), text.to_string()),
+        None => (None, text.to_string()),
+    };
+    Note {
+        path: path.to_string(),
+        title: display_title(path, front_matter.as_ref()),
+        content: text.to_string(),
+        body,
+        last_modified: front_matter
+            .as_ref()
+            .map(|f| f.last_modified.clone())
+            .unwrap_or_default(),
+        front_matter,
+        size,
+    }
+}
+
+/// `my-first-note` → `My First Note`.
+pub fn title_from_stem(stem: &str) -> String {
+    stem.replace('-', " ")
+        .split(' ')
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+fn build_from_request(
+    path: &NotePath,
+    request: NoteRequest,
+    existing: Option<&str>,
+) -> Result<String> {
+    if let Some(content) = request.content.filter(|c| !c.is_empty()) {
+        return Ok(content);
+    }
+    let now = Local::now();
+    let supplied = request.front_matter.unwrap_or_default();
+    let title = supplied
+        .title
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| title_from_stem(path.stem()));
+    let date = match supplied.date.filter(|d| !d.is_empty()) {
+        Some(date) if existing.is_some() => date,
+        _ => clock::date(now),
+    };
+    let fields = FrontMatter {
+        title: title.clone(),
+        date,
+        last_modified: clock::stamp(now),
+        tags: supplied.tags.unwrap_or_default(),
+    };
+    let body = request
+        .body
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| format!("# {title}\n\n{PLACEHOLDER}\n"));
+    let mut doc = Document::new(&fields, body);
+    let extra = serde_yaml::to_value(&supplied.extra)
+        .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
+    if let Value::Mapping(extra) = extra {
+        doc.extend(extra);
+    }
+    // Keys the note had beyond the four spec'd ones are never lost by a JSON write.
+    if let Some(previous) = existing.and_then(front_matter::parse) {
+        doc.extend(previous.yaml);
+    }
+    doc.emit()
+        .map_err(|e| Error::FrontMatterFailed(e.to_string()))
+}
+
+fn build_from_markdown(path: &NotePath, text: &str) -> Result<String> {
+    let now = Local::now();
+    if !text.starts_with("---") {
+        let fields = FrontMatter {
+            title: path.stem().to_string(),
+            date: clock::date(now),
+            last_modified: clock::stamp(now),
+            tags: Vec::new(),
+        };
+        return Document::new(&fields, text.to_string())
+            .emit()
+            .map_err(|e| Error::FrontMatterFailed(e.to_string()));
+    }
+    match front_matter::parse(text) {
+        Some(mut doc) => {
+            doc.set_last_modified(clock::stamp(now));
+            doc.emit()
+                .map_err(|e| Error::FrontMatterFailed(e.to_string()))
+        }
+        None => Ok(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_from_file_names() {
+        assert_eq!(title_from_stem("my-first-note"), "My First Note");
+        assert_eq!(title_from_stem("été-à-paris"), "Été À Paris");
+        assert_eq!(title_from_stem("x"), "X");
+    }
+
+    #[test]
+    fn reading_broken_and_missing_front_matter() {
+        let p = NotePath::parse("a/b-c.md").unwrap();
+        let plain = note_of(&p, "just text", 9);
+        assert_eq!(plain.front_matter, None);
+        assert_eq!(plain.title, "b-c");
+        assert_eq!(plain.body, "just text");
+        let broken = note_of(&p, "---\ntitle: [x\n---\nbody", 20);
+        assert_eq!(broken.front_matter, Some(FrontMatter::default()));
+        assert_eq!(broken.body, "---\ntitle: [x\n---\nbody");
+        let meta = metadata_of(&p, "---\ntitle: [x\n---\nbody", 20);
+        assert_eq!((meta.title.as_str(), meta.date.as_str()), ("b-c", ""));
+    }
+
+    #[test]
+    fn json_defaults() {
+        let p = NotePath::parse("my-first-note.md").unwrap();
+        let text = build_from_request(&p, NoteRequest::default(), None).unwrap();
+        let doc = front_matter::parse(&text).unwrap();
+        let f = doc.fields();
+        assert_eq!(f.title, "My First Note");
+        assert_eq!(f.date, clock::date(Local::now()));
+        assert!(f.tags.is_empty());
+        assert_eq!(doc.body, "# My First Note\n\nVotre contenu ici...\n");
+    }
+
+    #[test]
+    fn json_keeps_unknown_keys_of_the_existing_note() {
+        let p = NotePath::parse("n.md").unwrap();
+        let existing = "---\ntitle: Old\nauthor: Ann\n---\nold";
+        let request: NoteRequest =
+            serde_json::from_str(r#"{"body":"new","frontMatter":{"title":"T","date":"01-01-2020","mood":"ok"}}"#)
+                .unwrap();
+        let text = build_from_request(&p, request, Some(existing)).unwrap();
+        let doc = front_matter::parse(&text).unwrap();
+        let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
+        assert_eq!(keys, ["title", "date", "last_modified", "tags", "mood", "author"]);
+        assert_eq!(doc.fields().date, "01-01-2020");
+        assert_eq!(doc.body, "new");
+    }
+}
