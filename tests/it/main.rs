@@ -1,0 +1,7 @@
+//! Integration tests: each module drives the real `notes` binary, over HTTP on an
+//! ephemeral loopback port or as a command line.
+
+mod support;
+
+mod cli_notes;
+mod notes_api;

@@ -1,0 +1,276 @@
+//! Shared test harness: a temp notes folder, the real binary serving it on a free
+//! loopback port (killed on drop), an HTTP client, and the CLI with a fixed environment.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, FixedOffset, Utc};
+
+/// A time zone far from UTC (UTC+14, no daylight saving), so local-time mistakes show.
+pub const TZ: &str = "XST-14";
+
+/// The current time in `TZ`.
+pub fn local_now() -> DateTime<FixedOffset> {
+    Utc::now().with_timezone(&FixedOffset::east_opt(14 * 3600).unwrap())
+}
+
+/// `DD-MM-YYYY` today in `TZ`.
+pub fn today() -> String {
+    local_now().format("%d-%m-%Y").to_string()
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_notes")
+}
+
+/// A temp workspace: `notes/` and `public/` folders side by side.
+pub struct Workspace {
+    pub root: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        let root = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(root.path().join("notes")).unwrap();
+        Workspace { root }
+    }
+
+    pub fn notes(&self) -> PathBuf {
+        self.root.path().join("notes")
+    }
+
+    pub fn public(&self) -> PathBuf {
+        self.root.path().join("public")
+    }
+
+    /// Writes a note file directly, bypassing the service.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.notes().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.notes().join(rel)).unwrap()
+    }
+
+    /// Every file under the workspace with its bytes, for "nothing changed" checks.
+    pub fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files: Vec<_> = walkdir(self.root.path())
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                (p, bytes)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The CLI with this workspace's folders and a fixed environment.
+    pub fn cli(&self) -> Command {
+        let mut cmd = Command::new(bin());
+        cmd.env("TZ", TZ)
+            .env("NO_COLOR", "1")
+            .env("NOTES_DIR", self.notes())
+            .env("NOTES_PUBLIC_DIR", self.public())
+            .env_remove("NOTES_LISTEN")
+            .env_remove("NOTES_BASE_URL")
+            .current_dir(self.root.path());
+        cmd
+    }
+
+    /// Runs the CLI with `args` and returns its output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cli().args(args).output().expect("run notes")
+    }
+
+    /// Runs the CLI with `args`, feeding `input` on standard input.
+    pub fn run_stdin(&self, args: &[&str], input: &[u8]) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .cli()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run notes");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Starts `notes serve` on this workspace.
+    pub fn serve(&self) -> Server {
+        self.serve_with(&[])
+    }
+
+    pub fn serve_with(&self, extra: &[&str]) -> Server {
+        let log = self.root.path().join("server.log");
+        let mut child = self
+            .cli()
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("start notes serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| {
+                let _ = child.kill();
+                panic!(
+                    "server did not announce its URL: {line:?}\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            })
+            .to_string();
+        Server {
+            child,
+            base,
+            log,
+            client: reqwest::blocking::Client::builder()
+                .no_proxy()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap(),
+        }
+    }
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == "server.log") {
+                continue;
+            }
+            if path.is_dir() {
+                out.extend(walkdir(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// A running `notes serve`, killed on drop.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub log: PathBuf,
+    pub client: reqwest::blocking::Client,
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn get(&self, path: &str) -> reqwest::blocking::Response {
+        self.client.get(self.url(path)).send().unwrap()
+    }
+
+    pub fn request(&self, method: &str, path: &str) -> reqwest::blocking::RequestBuilder {
+        self.client
+            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), self.url(path))
+    }
+
+    pub fn put_json(&self, path: &str, body: &str) -> reqwest::blocking::Response {
+        self.request("PUT", path)
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    }
+
+    pub fn put_markdown(&self, path: &str, body: &str) -> reqwest::blocking::Response {
+        self.request("PUT", path)
+            .header("Content-Type", "text/markdown")
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits for the process to end; returns whether it exited by itself.
+    pub fn terminate(&mut self) -> bool {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads a response as JSON, checking the spec's JSON content type on the way.
+pub fn json(response: reqwest::blocking::Response) -> (u16, serde_json::Value) {
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let text = response.text().unwrap();
+    assert_eq!(
+        content_type, "application/json; charset=utf-8",
+        "status {status}, body {text}"
+    );
+    let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (status, value)
+}
+
+/// Asserts an ErrorResponse with the given status and message.
+pub fn assert_error(response: reqwest::blocking::Response, status: u16, message: &str) {
+    let (got, body) = json(response);
+    assert_eq!(got, status, "{body}");
+    assert_eq!(body["code"], status, "{body}");
+    assert_eq!(body["message"], message, "{body}");
+    let reason = reqwest::StatusCode::from_u16(status)
+        .unwrap()
+        .canonical_reason()
+        .unwrap();
+    assert_eq!(body["error"], reason, "{body}");
+    assert_eq!(body.as_object().unwrap().len(), 3, "{body}");
+}
+
+/// Polls `check` every 50 ms until it holds or `timeout` passes.
+pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
