@@ -184,8 +184,10 @@ impl Server {
     }
 
     pub fn request(&self, method: &str, path: &str) -> reqwest::blocking::RequestBuilder {
-        self.client
-            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), self.url(path))
+        self.client.request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            self.url(path),
+        )
     }
 
     pub fn put_json(&self, path: &str, body: &str) -> reqwest::blocking::Response {
@@ -272,5 +274,80 @@ pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
             return false;
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A response read off the wire by `raw`.
+pub struct RawResponse {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Server {
+    /// Sends one request byte for byte, with the target path exactly as given (no client
+    /// normalisation of `..` or `%2e`), and reads the whole response.
+    pub fn raw(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> RawResponse {
+        use std::io::{Read, Write};
+        let addr = self.base.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut request =
+            format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        let chunked = headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("transfer-encoding"));
+        if !chunked && (!body.is_empty() || method == "PUT" || method == "POST") {
+            request.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        request.push_str("\r\n");
+        stream.write_all(request.as_bytes()).unwrap();
+        stream.write_all(body).unwrap();
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+        let text = String::from_utf8_lossy(&response).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        RawResponse {
+            status,
+            head: head.to_string(),
+            body: body.to_string(),
+        }
+    }
+}
+
+impl RawResponse {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    /// Asserts an ErrorResponse with this status and message.
+    pub fn assert_error(&self, status: u16, message: &str) {
+        assert_eq!(self.status, status, "{}\n{}", self.head, self.body);
+        let body = self.json();
+        assert_eq!(body["code"], status);
+        assert_eq!(body["message"], message, "{}", self.body);
+        assert!(
+            self.head
+                .to_ascii_lowercase()
+                .contains("content-type: application/json; charset=utf-8"),
+            "{}",
+            self.head
+        );
     }
 }
