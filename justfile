@@ -25,3 +25,17 @@ serve *ARGS:
 
 # What CI runs: lints, then the full test suite
 ci: lint test
+
+# Regenerate the committed completion scripts under completions/
+completions:
+    cargo build --release
+    mkdir -p completions
+    for pair in bash:notes.bash zsh:_notes fish:notes.fish elvish:notes.elv powershell:_notes.ps1; do \
+      ./target/release/notes completions "${pair%%:*}" > "completions/${pair#*:}"; \
+    done
+
+# Regenerate the committed man pages under man/
+man:
+    cargo build --release
+    rm -rf man
+    ./target/release/notes man --out-dir man

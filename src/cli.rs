@@ -4,7 +4,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCompleter;
+
+use crate::completion::note_candidates;
 
 /// Self-hosted Markdown notes: a JSON/HTTP API over a folder of `.md` files, full-text
 /// search, and one-command publishing to static HTML pages.
@@ -73,6 +76,51 @@ pub enum Command {
     /// Delete a note
     #[command(after_long_help = "EXAMPLES:\n  notes rm ideas/hi.md")]
     Rm(NoteArgs),
+
+    /// Print a shell completion script (note paths complete from the notes folder)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes completions bash > ~/.local/share/bash-completion/completions/notes\n  \
+        notes completions zsh > ~/.zfunc/_notes\n  \
+        notes completions fish > ~/.config/fish/completions/notes.fish")]
+    Completions(CompletionsArgs),
+
+    /// Write the man pages into a folder
+    #[command(hide = true)]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    pub shell: Shell,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
+impl Shell {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shell::Bash => "bash",
+            Shell::Zsh => "zsh",
+            Shell::Fish => "fish",
+            Shell::Elvish => "elvish",
+            Shell::Powershell => "powershell",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Folder receiving notes.1 and one page per subcommand
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +150,7 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub note: String,
     /// Print the API's JSON (NoteResponse)
     #[arg(long)]
@@ -111,6 +160,7 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct PutArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub note: String,
     /// Markdown file to store; `-` or nothing reads standard input
     #[arg(value_name = "FILE")]
@@ -126,6 +176,7 @@ pub struct PutArgs {
 #[derive(Debug, Args)]
 pub struct NoteArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub note: String,
     /// Print the result as JSON
     #[arg(long)]

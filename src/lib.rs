@@ -3,6 +3,7 @@
 
 pub mod cli;
 mod cmd;
+mod completion;
 pub mod error;
 pub mod http;
 pub mod log;

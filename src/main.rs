@@ -1,8 +1,10 @@
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 fn main() -> ExitCode {
+    // In completion mode (COMPLETE=<shell>) this answers the shell and exits.
+    clap_complete::CompleteEnv::with_factory(notes::Cli::command).complete();
     let cli = notes::Cli::parse();
     match notes::run(cli) {
         Ok(code) => code,

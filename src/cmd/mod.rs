@@ -1,6 +1,8 @@
 //! One module per subcommand: convert the arguments, call `ops`, print the result.
 
+mod completions;
 mod list;
+mod man;
 mod put;
 mod rm;
 mod serve;
@@ -26,6 +28,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show::run(&notebook, args),
         Command::Put(args) => put::run(&notebook, args),
         Command::Rm(args) => rm::run(&notebook, args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     }
 }
 

@@ -3,5 +3,6 @@
 
 mod support;
 
+mod cli_docs;
 mod cli_notes;
 mod notes_api;

@@ -1,0 +1,103 @@
+//! Shell completion: the registration scripts (`notes completions SHELL`) and the
+//! dynamic completers that offer the note paths existing when TAB is pressed.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap_complete::engine::CompletionCandidate;
+use clap_complete::env::Shells;
+
+/// The environment variable that switches the binary into completion mode.
+pub const COMPLETE_VAR: &str = "COMPLETE";
+
+/// Writes the registration script of `shell`: it calls `notes` back on each TAB, so
+/// subcommands, options and note paths are always current.
+pub fn write_script(shell: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    let shells = Shells::builtins();
+    let completer = shells
+        .completer(shell)
+        .ok_or_else(|| std::io::Error::other(format!("unsupported shell {shell}")))?;
+    completer.write_registration(COMPLETE_VAR, "notes", "notes", "notes", out)
+}
+
+/// The notes folder of the command line being completed: `--notes-dir` as typed so far,
+/// else `NOTES_DIR`, else `./notes`.
+pub fn notes_dir_of(args: impl IntoIterator<Item = OsString>) -> PathBuf {
+    let mut args = args.into_iter();
+    let mut found = None;
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        if text == "--notes-dir" {
+            found = args.next().map(PathBuf::from);
+        } else if let Some(value) = text.strip_prefix("--notes-dir=") {
+            found = Some(PathBuf::from(value));
+        }
+    }
+    found
+        .or_else(|| std::env::var_os("NOTES_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("./notes"))
+}
+
+/// Candidates for a partly typed note path: the `.md` files and the folders of the one
+/// folder it points into (one directory read per TAB, whatever the size of the tree).
+pub fn note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+    let root = notes_dir_of(std::env::args_os());
+    let current = current.to_string_lossy();
+    let (folder, prefix) = match current.rfind('/') {
+        Some(i) => (&current[..=i], &current[i + 1..]),
+        None => ("", &current[..]),
+    };
+    let Ok(entries) = std::fs::read_dir(root.join(folder)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<CompletionCandidate> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            if name.starts_with('.') || !name.starts_with(prefix) {
+                return None;
+            }
+            let is_dir = entry.path().is_dir();
+            if is_dir {
+                Some(CompletionCandidate::new(format!("{folder}{name}/")))
+            } else if name.ends_with(".md") {
+                Some(CompletionCandidate::new(format!("{folder}{name}")))
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.get_value().cmp(b.get_value()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_dir_from_the_typed_line() {
+        let args = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            notes_dir_of(args(&["notes", "--notes-dir", "/x", "show"])),
+            PathBuf::from("/x")
+        );
+        assert_eq!(
+            notes_dir_of(args(&["notes", "--notes-dir=/y", "show"])),
+            PathBuf::from("/y")
+        );
+    }
+
+    #[test]
+    fn every_shell_has_a_script() {
+        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+            let mut out = Vec::new();
+            write_script(shell, &mut out).unwrap();
+            assert!(
+                String::from_utf8(out).unwrap().contains("COMPLETE"),
+                "{shell}"
+            );
+        }
+    }
+}
