@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::PutArgs;
+use crate::ops::model::Precondition;
 use crate::ops::{NotePath, Notebook};
 
 pub fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
@@ -17,7 +18,7 @@ pub fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
         }
     };
-    let outcome = notebook.put_markdown(&path, &bytes)?;
+    let outcome = notebook.put_markdown(&path, &bytes, &Precondition::None)?;
     if args.json {
         return super::print_json(&outcome.note);
     }

@@ -3,11 +3,12 @@
 use std::process::ExitCode;
 
 use crate::cli::NoteArgs;
+use crate::ops::model::Precondition;
 use crate::ops::{NotePath, Notebook};
 
 pub fn run(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
     let path = NotePath::parse(&args.note)?;
-    let confirmation = notebook.delete(&path)?;
+    let confirmation = notebook.delete(&path, &Precondition::None)?;
     if args.json {
         return super::print_json(&confirmation);
     }

@@ -13,6 +13,7 @@ use super::body::{self, BodyStream};
 use super::reply;
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
+use crate::ops::model::Precondition;
 
 const NOTES_PREFIX: &str = "/api/v1/notes";
 
@@ -66,10 +67,13 @@ pub async fn notes(
     Ok(match method {
         Method::GET => read(path, &headers, &state).await,
         Method::PUT => put(path, &headers, body, &state).await,
-        Method::DELETE => reply::result(
-            StatusCode::OK,
-            blocking(&state, move |s| s.notebook.delete(&path)).await,
-        ),
+        Method::DELETE => {
+            let cond = precondition(&headers);
+            reply::result(
+                StatusCode::OK,
+                blocking(&state, move |s| s.notebook.delete(&path, &cond)).await,
+            )
+        }
         _ => reply::error(&Error::NoteMethodNotAllowed),
     })
 }
@@ -79,6 +83,7 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
     if accept.contains("text/markdown") || accept.contains("text/plain") {
         return match blocking(state, move |s| s.notebook.read_raw(&path)).await {
             Ok(raw) => {
+                let etag = raw.etag();
                 let mut response =
                     reply::with_type(StatusCode::OK, raw.bytes, "text/markdown; charset=utf-8");
                 let disposition = format!(
@@ -93,15 +98,34 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
                         .headers_mut()
                         .insert(header::CONTENT_DISPOSITION, value);
                 }
-                response
+                with_etag(response, &etag)
             }
             Err(err) => reply::error(&err),
         };
     }
-    reply::result(
-        StatusCode::OK,
-        blocking(state, move |s| s.notebook.read(&path)).await,
-    )
+    match blocking(state, move |s| s.notebook.read(&path)).await {
+        Ok(note) => with_etag(reply::json(StatusCode::OK, &note), &note.etag),
+        Err(err) => reply::error(&err),
+    }
+}
+
+fn with_etag(mut response: Response, etag: &str) -> Response {
+    if let Ok(value) = HeaderValue::from_str(etag) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response
+}
+
+/// The write condition of `If-Match` / `If-None-Match: *`; none without those headers.
+fn precondition(headers: &HeaderMap) -> Precondition {
+    let if_match = header_str(headers, header::IF_MATCH);
+    if !if_match.is_empty() {
+        return Precondition::IfMatch(if_match.split(',').map(|t| t.trim().to_string()).collect());
+    }
+    if header_str(headers, header::IF_NONE_MATCH).trim() == "*" {
+        return Precondition::IfNoneMatchAny;
+    }
+    Precondition::None
 }
 
 async fn put(
@@ -119,11 +143,12 @@ async fn put(
         Ok(bytes) => bytes,
         Err(err) => return reply::error(&err),
     };
+    let cond = precondition(headers);
     let outcome = blocking(state, move |s| {
         if json {
-            s.notebook.put_json(&path, &bytes)
+            s.notebook.put_json(&path, &bytes, &cond)
         } else {
-            s.notebook.put_markdown(&path, &bytes)
+            s.notebook.put_markdown(&path, &bytes, &cond)
         }
     })
     .await;
@@ -134,7 +159,7 @@ async fn put(
             } else {
                 StatusCode::OK
             };
-            reply::json(status, &outcome.note)
+            with_etag(reply::json(status, &outcome.note), &outcome.note.etag)
         }
         Err(err) => reply::error(&err),
     }

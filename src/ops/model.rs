@@ -19,6 +19,9 @@ pub struct Note {
     #[serde(rename = "lastModified")]
     pub last_modified: String,
     pub size: u64,
+    /// Entity tag of the exact bytes (sent as the `ETag` header, never in the body).
+    #[serde(skip)]
+    pub etag: String,
 }
 
 /// NoteMetadata: one element of the list.
@@ -52,6 +55,48 @@ pub struct DeleteConfirmation {
 pub struct PutOutcome {
     pub note: Note,
     pub created: bool,
+}
+
+/// A condition on the note's current state that a write or delete requires, checked
+/// under the note's lock (HTTP `If-Match` / `If-None-Match: *`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Precondition {
+    /// No condition.
+    #[default]
+    None,
+    /// The note exists and its entity tag is one of these (`*` matches any).
+    IfMatch(Vec<String>),
+    /// The note does not exist yet.
+    IfNoneMatchAny,
+}
+
+impl Precondition {
+    /// Checks the condition against the current bytes of the note (`None`: absent).
+    pub fn check(&self, current: Option<&[u8]>) -> crate::error::Result<()> {
+        use crate::error::Error;
+        match (self, current) {
+            (Precondition::None, _) => Ok(()),
+            (Precondition::IfNoneMatchAny, None) => Ok(()),
+            (Precondition::IfNoneMatchAny, Some(_)) => Err(Error::AlreadyExists),
+            (Precondition::IfMatch(_), None) => Err(Error::PreconditionFailed),
+            (Precondition::IfMatch(tags), Some(bytes)) => {
+                let current = etag(bytes);
+                if tags
+                    .iter()
+                    .any(|t| t == "*" || t.trim_start_matches("W/") == current)
+                {
+                    Ok(())
+                } else {
+                    Err(Error::PreconditionFailed)
+                }
+            }
+        }
+    }
+}
+
+/// The strong entity tag of a note's bytes: a quoted 64-bit XXH3 digest.
+pub fn etag(bytes: &[u8]) -> String {
+    format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(bytes))
 }
 
 /// NoteRequest, the body of a JSON create-or-replace. Every field is optional.

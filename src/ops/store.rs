@@ -12,7 +12,9 @@ use walkdir::WalkDir;
 use super::clock;
 use super::front_matter::{self, Document, FrontMatter};
 use super::fsutil;
-use super::model::{DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, PutOutcome};
+use super::model::{
+    DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
+};
 use super::{NotePath, Notebook};
 use crate::error::{Error, Result};
 
@@ -25,6 +27,12 @@ pub const DELETED: &str = "Note deleted successfully";
 pub struct RawNote {
     pub path: NotePath,
     pub bytes: Vec<u8>,
+}
+
+impl RawNote {
+    pub fn etag(&self) -> String {
+        etag(&self.bytes)
+    }
 }
 
 impl Notebook {
@@ -104,16 +112,28 @@ impl Notebook {
     }
 
     /// Create-or-replace from a JSON NoteRequest body.
-    pub fn put_json(&self, path: &NotePath, body: &[u8]) -> Result<PutOutcome> {
+    pub fn put_json(
+        &self,
+        path: &NotePath,
+        body: &[u8],
+        cond: &Precondition,
+    ) -> Result<PutOutcome> {
         let request: NoteRequest =
             serde_json::from_slice(body).map_err(|e| Error::InvalidJson(e.to_string()))?;
-        self.write_with(path, |existing| build_from_request(path, request, existing))
+        self.write_with(path, cond, |existing| {
+            build_from_request(path, request, existing)
+        })
     }
 
     /// Create-or-replace from a raw Markdown body.
-    pub fn put_markdown(&self, path: &NotePath, body: &[u8]) -> Result<PutOutcome> {
+    pub fn put_markdown(
+        &self,
+        path: &NotePath,
+        body: &[u8],
+        cond: &Precondition,
+    ) -> Result<PutOutcome> {
         let text = std::str::from_utf8(body).map_err(|_| Error::BodyUnreadable)?;
-        self.write_with(path, |_| build_from_markdown(path, text))
+        self.write_with(path, cond, |_| build_from_markdown(path, text))
     }
 
     /// Writes the text `build` makes (given the current text, when the note exists),
@@ -121,16 +141,19 @@ impl Notebook {
     fn write_with(
         &self,
         path: &NotePath,
+        cond: &Precondition,
         build: impl FnOnce(Option<&str>) -> Result<String>,
     ) -> Result<PutOutcome> {
         let full = path.resolve(self.notes_dir())?;
         let outcome = self.note_locks.with(path.as_str(), || {
             let existing = match fs::read(&full) {
-                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+                Ok(bytes) => Some(bytes),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => None,
                 Err(e) if full.is_dir() => return Err(Error::WriteFailed(e)),
                 Err(e) => return Err(Error::AccessFailed(e)),
             };
+            cond.check(existing.as_deref())?;
+            let existing = existing.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
             let text = build(existing.as_deref())?;
             if let Some(parent) = full.parent() {
                 fs::create_dir_all(parent).map_err(Error::CreateDirFailed)?;
@@ -148,7 +171,7 @@ impl Notebook {
     }
 
     /// Deletes a note.
-    pub fn delete(&self, path: &NotePath) -> Result<DeleteConfirmation> {
+    pub fn delete(&self, path: &NotePath, cond: &Precondition) -> Result<DeleteConfirmation> {
         let full = path.resolve(self.notes_dir())?;
         self.note_locks.with(path.as_str(), || {
             match fs::symlink_metadata(&full) {
@@ -156,6 +179,9 @@ impl Notebook {
                 Ok(_) => return Err(Error::NotFound),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Error::NotFound),
                 Err(e) => return Err(Error::DeleteFailed(e)),
+            }
+            if *cond != Precondition::None {
+                cond.check(Some(&fs::read(&full).map_err(Error::ReadFailed)?))?;
             }
             fsutil::remove_durable(&full).map_err(|e| match e.kind() {
                 io::ErrorKind::NotFound => Error::NotFound,
@@ -220,6 +246,7 @@ pub fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
             .unwrap_or_default(),
         front_matter,
         size,
+        etag: etag(text.as_bytes()),
     }
 }
 

@@ -6,3 +6,4 @@ mod support;
 mod cli_docs;
 mod cli_notes;
 mod notes_api;
+mod reliability;

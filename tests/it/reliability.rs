@@ -1,0 +1,267 @@
+//! Reliability: lost-update protection, crash safety, hostile bodies, many connections.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::{Workspace, assert_error, json};
+
+#[test]
+fn etags_guard_against_lost_updates() {
+    let ws = Workspace::new();
+    ws.write("n.md", "---\ntitle: N\n---\nv1\n");
+    let server = ws.serve();
+    let first = server.get("/api/v1/notes/n.md");
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.ends_with('"'), "{etag}");
+    let raw = server
+        .request("GET", "/api/v1/notes/n.md")
+        .header("Accept", "text/markdown")
+        .send()
+        .unwrap();
+    assert_eq!(
+        raw.headers()["etag"].to_str().unwrap(),
+        etag,
+        "same bytes, same tag"
+    );
+
+    // A write with the current tag succeeds and returns the new tag.
+    let ok = server
+        .request("PUT", "/api/v1/notes/n.md")
+        .header("Content-Type", "text/markdown")
+        .header("If-Match", &etag)
+        .body("v2")
+        .send()
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    let new_tag = ok.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(new_tag, etag);
+    let on_disk = ws.read("n.md");
+
+    // A write or delete with the old tag is refused and changes nothing.
+    let stale = server
+        .request("PUT", "/api/v1/notes/n.md")
+        .header("Content-Type", "text/markdown")
+        .header("If-Match", &etag)
+        .body("v3")
+        .send()
+        .unwrap();
+    assert_error(
+        stale,
+        412,
+        "The note has changed since it was read (If-Match does not match)",
+    );
+    let stale = server
+        .request("DELETE", "/api/v1/notes/n.md")
+        .header("If-Match", &etag)
+        .send()
+        .unwrap();
+    assert_error(
+        stale,
+        412,
+        "The note has changed since it was read (If-Match does not match)",
+    );
+    assert_eq!(ws.read("n.md"), on_disk);
+
+    // If-None-Match: * creates only.
+    let exists = server
+        .request("PUT", "/api/v1/notes/n.md")
+        .header("Content-Type", "application/json")
+        .header("If-None-Match", "*")
+        .body("{}")
+        .send()
+        .unwrap();
+    assert_error(exists, 412, "The note already exists (If-None-Match: *)");
+    let created = server
+        .request("PUT", "/api/v1/notes/fresh.md")
+        .header("Content-Type", "application/json")
+        .header("If-None-Match", "*")
+        .body("{}")
+        .send()
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    let gone = server
+        .request("DELETE", "/api/v1/notes/n.md")
+        .header("If-Match", &new_tag)
+        .send()
+        .unwrap();
+    assert_eq!(gone.status(), 200);
+    let missing = server
+        .request("PUT", "/api/v1/notes/n.md")
+        .header("Content-Type", "text/markdown")
+        .header("If-Match", "*")
+        .body("x")
+        .send()
+        .unwrap();
+    assert_eq!(missing.status(), 412);
+    assert!(!ws.notes().join("n.md").exists());
+}
+
+#[test]
+fn acknowledged_writes_survive_a_kill_9() {
+    let ws = Workspace::new();
+    let server = Arc::new(Mutex::new(Some(ws.serve())));
+    let base = server.lock().unwrap().as_ref().unwrap().base.clone();
+    let acknowledged = Arc::new(Mutex::new(HashMap::<String, String>::new()));
+    let client = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let writers: Vec<_> = (0..8)
+        .map(|t| {
+            let (client, base, acknowledged) = (client.clone(), base.clone(), acknowledged.clone());
+            std::thread::spawn(move || {
+                for i in 0..2_000 {
+                    if Instant::now() > deadline {
+                        break;
+                    }
+                    let path = format!("w{t}/n{i}.md");
+                    let content = format!(
+                        "---\ntitle: {t}-{i}\n---\n{}\n",
+                        format!("{t}:{i} ").repeat(500 + i % 700)
+                    );
+                    let sent = client
+                        .put(format!("{base}/api/v1/notes/{path}"))
+                        .header("Content-Type", "application/json")
+                        .body(json!({ "content": content }).to_string())
+                        .send();
+                    match sent {
+                        Ok(r) if r.status().is_success() => {
+                            acknowledged.lock().unwrap().insert(path, content);
+                        }
+                        _ => break,
+                    }
+                }
+            })
+        })
+        .collect();
+    // Kill mid-storm, once some writes were acknowledged.
+    let started = Instant::now();
+    while acknowledged.lock().unwrap().len() < 200 && started.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(server.lock().unwrap().take()); // SIGKILL
+    for w in writers {
+        w.join().unwrap();
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+    assert!(
+        acknowledged.len() >= 200,
+        "only {} writes acknowledged",
+        acknowledged.len()
+    );
+
+    let restarted = ws.serve();
+    for (path, content) in &acknowledged {
+        assert_eq!(
+            &ws.read(path),
+            content,
+            "acknowledged write to {path} lost or torn"
+        );
+    }
+    // Every note on disk is whole: one of the bodies a writer sent, never a prefix.
+    let (_, list) = json(restarted.get("/api/v1/notes"));
+    for note in list["notes"].as_array().unwrap() {
+        let path = note["path"].as_str().unwrap();
+        let text = ws.read(path);
+        let (t, i) = path
+            .trim_start_matches('w')
+            .trim_end_matches(".md")
+            .split_once("/n")
+            .unwrap();
+        let i: usize = i.parse().unwrap();
+        let expected = format!(
+            "---\ntitle: {t}-{i}\n---\n{}\n",
+            format!("{t}:{i} ").repeat(500 + i % 700)
+        );
+        assert_eq!(text, expected, "{path} is torn");
+    }
+    // Temp files of interrupted writes are gone after the restart.
+    let temps = walk(&ws.notes())
+        .into_iter()
+        .filter(|p| p.contains(".tmp-"))
+        .count();
+    assert_eq!(temps, 0);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path.to_string_lossy().into_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn hostile_yaml_is_harmless() {
+    let ws = Workspace::new();
+    let server = ws.serve();
+    let mut laughs = String::from(
+        "---\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (name, prev) in ["b", "c", "d", "e", "f", "g", "h", "i"]
+        .iter()
+        .zip(["a", "b", "c", "d", "e", "f", "g", "h"])
+    {
+        laughs.push_str(&format!("{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+    }
+    laughs.push_str("title: bomb\n---\nbody\n");
+    let deep = format!(
+        "---\ntitle: deep\nx: {}{}\n---\nbody\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let huge = format!(
+        "---\ntitle: huge\nblob: \"{}\"\n---\nbody\n",
+        "z".repeat(2_000_000)
+    );
+    for (name, text) in [
+        ("laughs.md", &laughs),
+        ("deep.md", &deep),
+        ("huge.md", &huge),
+    ] {
+        let started = Instant::now();
+        let r = server.put_markdown(&format!("/api/v1/notes/{name}"), text);
+        assert!(
+            r.status().is_success() || r.status().is_client_error(),
+            "{name}: {}",
+            r.status()
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{name} took {:?}",
+            started.elapsed()
+        );
+        let r = server.get(&format!("/api/v1/notes/{name}"));
+        assert!(
+            r.status().as_u16() == 200 || r.status().as_u16() == 404,
+            "{name}"
+        );
+    }
+    let (status, _) = json(server.get("/api/v1/notes"));
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn many_idle_connections_do_not_block_others() {
+    let ws = Workspace::new();
+    let server = ws.serve();
+    let addr = server.base.trim_start_matches("http://").to_string();
+    let idle: Vec<_> = (0..200)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    let (status, _) = json(server.get("/api/v1/notes"));
+    assert_eq!(status, 200);
+    drop(idle);
+    let (status, _) = json(server.get("/api/v1/notes"));
+    assert_eq!(status, 200);
+}
