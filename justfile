@@ -39,3 +39,10 @@ man:
     cargo build --release
     rm -rf man
     ./target/release/notes man --out-dir man
+
+# Fuzz path cleaning and front matter for SECONDS each (installs cargo-fuzz when missing)
+fuzz SECONDS="60":
+    command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+    for target in note_path front_matter; do \
+      RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" -- -max_total_time={{SECONDS}} -rss_limit_mb=2048; \
+    done

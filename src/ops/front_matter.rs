@@ -265,4 +265,60 @@ mod tests {
         );
         assert_eq!(parse(&doc.emit().unwrap()).unwrap(), doc);
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                any::<String>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                any::<bool>().prop_map(Value::from),
+                Just(Value::Null),
+            ];
+            leaf.prop_recursive(3, 16, 4, |inner| {
+                prop::collection::vec(inner, 0..4).prop_map(Value::Sequence)
+            })
+        }
+
+        fn mapping() -> impl Strategy<Value = Mapping> {
+            prop::collection::vec(("[a-zA-Z_][a-zA-Z0-9_ -]{0,10}", value()), 0..8).prop_map(
+                |pairs| {
+                    let mut map = Mapping::new();
+                    for (k, v) in pairs {
+                        map.insert(Value::from(k), v);
+                    }
+                    map
+                },
+            )
+        }
+
+        proptest! {
+            #[test]
+            fn emit_then_parse_keeps_every_key_and_the_body(
+                yaml in mapping(),
+                body in any::<String>(),
+            ) {
+                let doc = Document { yaml, body, blank_line: true, newline: "\n" };
+                let text = doc.emit().unwrap();
+                let back = parse(&text).expect("emitted text parses");
+                prop_assert_eq!(&back.yaml, &doc.yaml);
+                prop_assert_eq!(&back.body, &doc.body);
+                prop_assert_eq!(back.emit().unwrap(), text);
+            }
+
+            #[test]
+            fn last_modified_update_keeps_the_rest(yaml in mapping(), body in any::<String>()) {
+                let mut doc = Document { yaml, body, blank_line: true, newline: "\n" };
+                let before: Vec<Value> = doc.yaml.keys().filter(|k| k.as_str() != Some("last_modified")).cloned().collect();
+                doc.set_last_modified("21-11-2026:10:00".into());
+                let back = parse(&doc.emit().unwrap()).unwrap();
+                let after: Vec<Value> = back.yaml.keys().filter(|k| k.as_str() != Some("last_modified")).cloned().collect();
+                prop_assert_eq!(before, after);
+                prop_assert_eq!(back.fields().last_modified, "21-11-2026:10:00");
+                prop_assert_eq!(back.body, doc.body);
+            }
+        }
+    }
 }

@@ -237,4 +237,59 @@ mod tests {
         let np = NotePath::parse("alias/n.md").unwrap();
         assert!(np.resolve(root.path()).is_ok());
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn segment() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("..".to_string()),
+                Just(".".to_string()),
+                Just(String::new()),
+                Just("%2e%2e".to_string()),
+                "[a-z.é]{1,6}",
+            ]
+        }
+
+        fn raw_path() -> impl Strategy<Value = String> {
+            (
+                any::<bool>(),
+                prop::collection::vec(segment(), 0..8),
+                any::<bool>(),
+            )
+                .prop_map(|(rooted, segments, md)| {
+                    let mut p = segments.join("/");
+                    if rooted {
+                        p.insert(0, '/');
+                    }
+                    if md {
+                        p.push_str(".md");
+                    }
+                    p
+                })
+        }
+
+        proptest! {
+            #[test]
+            fn cleaning_is_idempotent(raw in raw_path()) {
+                let once = clean(&raw);
+                prop_assert_eq!(clean(&once), once.clone());
+            }
+
+            #[test]
+            fn accepted_paths_never_escape(raw in raw_path()) {
+                for parsed in [NotePath::parse(&raw), NotePath::from_url(&raw)] {
+                    if let Ok(p) = parsed {
+                        let s = p.as_str();
+                        prop_assert!(!s.starts_with('/'));
+                        prop_assert!(s.ends_with(".md"));
+                        prop_assert!(s.split('/').all(|seg| !seg.is_empty() && seg != "." && seg != ".."));
+                        let root = Path::new("/srv/notes");
+                        prop_assert!(root.join(s).starts_with(root));
+                    }
+                }
+            }
+        }
+    }
 }
