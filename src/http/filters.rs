@@ -25,3 +25,11 @@ pub fn notes(
         .and(with_state(state))
         .and_then(handlers::notes)
 }
+
+/// `GET /api/v1/openapi.json`: the OpenAPI 3.1 document of the whole API.
+pub fn openapi() -> impl Filter<Extract = (warp::reply::Response,), Error = warp::Rejection> + Clone
+{
+    warp::path!("api" / "v1" / "openapi.json")
+        .and(warp::method())
+        .and_then(handlers::openapi)
+}

@@ -57,7 +57,7 @@ pub async fn notes(
                 blocking(&state, |s| s.notebook.list()).await,
             )
         } else {
-            reply::error(&Error::MethodNotAllowed)
+            reply::method_not_allowed(&Error::MethodNotAllowed, "GET")
         });
     }
     let path = match NotePath::from_url(tail) {
@@ -74,7 +74,7 @@ pub async fn notes(
                 blocking(&state, move |s| s.notebook.delete(&path, &cond)).await,
             )
         }
-        _ => reply::error(&Error::NoteMethodNotAllowed),
+        _ => reply::method_not_allowed(&Error::NoteMethodNotAllowed, "GET, PUT, DELETE"),
     })
 }
 
@@ -118,7 +118,7 @@ fn with_etag(mut response: Response, etag: &str) -> Response {
 
 /// The write condition of `If-Match` / `If-None-Match: *`; none without those headers.
 fn precondition(headers: &HeaderMap) -> Precondition {
-    let if_match = header_str(headers, header::IF_MATCH);
+    let if_match = header_str(headers, header::IF_MATCH).trim();
     if !if_match.is_empty() {
         return Precondition::IfMatch(if_match.split(',').map(|t| t.trim().to_string()).collect());
     }
@@ -163,4 +163,16 @@ async fn put(
         }
         Err(err) => reply::error(&err),
     }
+}
+
+/// The OpenAPI document, embedded at build time.
+pub async fn openapi(method: Method) -> Result<Response, Infallible> {
+    if method != Method::GET {
+        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+    }
+    Ok(reply::with_type(
+        StatusCode::OK,
+        include_str!("../../assets/openapi.json"),
+        reply::JSON_TYPE,
+    ))
 }

@@ -26,6 +26,8 @@ pub fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
     filters::notes(state.clone())
+        .or(filters::openapi())
+        .unify()
         .recover(reject::handle)
         .unify()
 }

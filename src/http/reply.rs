@@ -74,3 +74,12 @@ pub fn result<T: Serialize>(status: StatusCode, result: crate::error::Result<T>)
         Err(err) => error(&err),
     }
 }
+
+/// A 405 ErrorResponse with the `Allow` header listing the methods the route accepts.
+pub fn method_not_allowed(err: &Error, allow: &'static str) -> Response {
+    let mut response = error(err);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}

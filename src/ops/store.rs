@@ -118,8 +118,7 @@ impl Notebook {
         body: &[u8],
         cond: &Precondition,
     ) -> Result<PutOutcome> {
-        let request: NoteRequest =
-            serde_json::from_slice(body).map_err(|e| Error::InvalidJson(e.to_string()))?;
+        let request = parse_request(body)?;
         self.write_with(path, cond, |existing| {
             build_from_request(path, request, existing)
         })
@@ -193,6 +192,24 @@ impl Notebook {
             message: DELETED,
             path: path.to_string(),
         })
+    }
+}
+
+/// A NoteRequest body: a JSON object (serde alone would also take an array of fields).
+fn parse_request(body: &[u8]) -> Result<NoteRequest> {
+    let invalid = |e: serde_json::Error| Error::InvalidJson(e.to_string());
+    match serde_json::from_slice(body).map_err(invalid)? {
+        object @ serde_json::Value::Object(_) => serde_json::from_value(object).map_err(invalid),
+        other => Err(Error::InvalidJson(format!(
+            "expected an object, found {}",
+            match other {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "null",
+            }
+        ))),
     }
 }
 

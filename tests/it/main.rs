@@ -6,4 +6,5 @@ mod support;
 mod cli_docs;
 mod cli_notes;
 mod notes_api;
+mod openapi;
 mod reliability;
