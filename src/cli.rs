@@ -138,6 +138,11 @@ pub struct ServeArgs {
     /// Largest request body accepted, in bytes
     #[arg(long, env = "NOTES_MAX_BODY", default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
     pub max_body: u64,
+
+    /// Seconds a client may take to send a request's head, or between two parts of its
+    /// body, before the connection is dropped
+    #[arg(long, default_value_t = 15, value_name = "SECS")]
+    pub request_timeout: u64,
 }
 
 #[derive(Debug, Args)]

@@ -57,6 +57,8 @@ pub enum Error {
     Index(String),
     #[error("Not found")]
     RouteNotFound,
+    #[error("The request body stalled")]
+    RequestTimeout,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -71,6 +73,7 @@ impl Error {
             NotFound | NotesDirMissing(_) | RouteNotFound => 404,
             MethodNotAllowed | NoteMethodNotAllowed => 405,
             PreconditionFailed | AlreadyExists => 412,
+            RequestTimeout => 408,
             PayloadTooLarge(_) => 413,
             UnsupportedContentType => 415,
             ListFailed(_)

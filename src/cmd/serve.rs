@@ -34,6 +34,7 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         let state = Arc::new(State {
             notebook,
             max_body: args.max_body,
+            request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
         });
         println!("notes: serving {} on http://{addr}", notes_dir.display());
         http::serve(state, listener, shutdown_signal()).await;

@@ -26,12 +26,21 @@ where
 }
 
 /// Reads the whole body, refusing it once it passes `limit` bytes.
-pub async fn read(mut body: BodyStream, declared: Option<u64>, limit: u64) -> Result<Bytes, Error> {
+pub async fn read(
+    mut body: BodyStream,
+    declared: Option<u64>,
+    limit: u64,
+    idle: std::time::Duration,
+) -> Result<Bytes, Error> {
     if declared.is_some_and(|len| len > limit) {
         return Err(Error::PayloadTooLarge(limit));
     }
     let mut out = BytesMut::with_capacity(declared.unwrap_or(0).min(limit) as usize);
-    while let Some(chunk) = body.next().await {
+    loop {
+        let next = tokio::time::timeout(idle, body.next())
+            .await
+            .map_err(|_| Error::RequestTimeout)?;
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|_| Error::BodyUnreadable)?;
         if (out.len() + chunk.len()) as u64 > limit {
             return Err(Error::PayloadTooLarge(limit));

@@ -139,7 +139,14 @@ async fn put(
     if !json && !content_type.contains("text/markdown") && !content_type.contains("text/plain") {
         return reply::error(&Error::UnsupportedContentType);
     }
-    let bytes = match body::read(body, content_length(headers), state.max_body).await {
+    let bytes = match body::read(
+        body,
+        content_length(headers),
+        state.max_body,
+        state.request_timeout,
+    )
+    .await
+    {
         Ok(bytes) => bytes,
         Err(err) => return reply::error(&err),
     };

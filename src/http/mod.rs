@@ -5,8 +5,10 @@ mod filters;
 mod handlers;
 mod reject;
 pub mod reply;
+mod server;
 
-use std::future::Future;
+pub use server::serve;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -19,6 +21,9 @@ pub struct State {
     pub notebook: Notebook,
     /// Largest request body accepted, in bytes.
     pub max_body: u64,
+    /// How long a client may take to send a request's head, or between two parts of
+    /// its body.
+    pub request_timeout: std::time::Duration,
 }
 
 /// Every route, with every rejection turned into an ErrorResponse.
@@ -30,19 +35,6 @@ pub fn routes(
         .unify()
         .recover(reject::handle)
         .unify()
-}
-
-/// Serves on `listener` until `shutdown` resolves, then lets open requests finish.
-pub async fn serve(
-    state: Arc<State>,
-    listener: tokio::net::TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) {
-    warp::serve(routes(state))
-        .incoming(listener)
-        .graceful(shutdown)
-        .run()
-        .await;
 }
 
 /// Whether `addr` can only be reached from this machine.

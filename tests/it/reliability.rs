@@ -265,3 +265,48 @@ fn many_idle_connections_do_not_block_others() {
     let (status, _) = json(server.get("/api/v1/notes"));
     assert_eq!(status, 200);
 }
+
+#[test]
+fn slow_clients_are_cut_off() {
+    use std::io::{Read, Write};
+    let ws = Workspace::new();
+    let server = ws.serve_with(&["--request-timeout", "1"]);
+    let addr = server.base.trim_start_matches("http://").to_string();
+
+    // A head that never ends: the connection is closed after the timeout.
+    let mut slow_head = std::net::TcpStream::connect(&addr).unwrap();
+    slow_head
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    slow_head
+        .write_all(b"GET /api/v1/notes HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let started = Instant::now();
+    let mut buf = Vec::new();
+    let _ = slow_head.read_to_end(&mut buf);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(8),
+        "{waited:?}"
+    );
+
+    // A body that stalls: 408 with an ErrorResponse, and nothing written.
+    let mut slow_body = std::net::TcpStream::connect(&addr).unwrap();
+    slow_body
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    slow_body
+        .write_all(b"PUT /api/v1/notes/slow.md HTTP/1.1\r\nHost: x\r\nContent-Type: text/markdown\r\nContent-Length: 100\r\n\r\nonly ten b")
+        .unwrap();
+    let mut response = String::new();
+    let _ = slow_body.read_to_string(&mut response);
+    assert!(response.starts_with("HTTP/1.1 408"), "{response}");
+    assert!(
+        response.contains("\"message\": \"The request body stalled\""),
+        "{response}"
+    );
+    assert!(!ws.notes().join("slow.md").exists());
+
+    let (status, _) = json(server.get("/api/v1/notes"));
+    assert_eq!(status, 200);
+}
