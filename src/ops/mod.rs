@@ -5,6 +5,7 @@ pub mod clock;
 pub mod front_matter;
 pub mod fsutil;
 pub mod locks;
+pub mod meta_cache;
 pub mod model;
 pub mod path;
 pub mod store;
@@ -31,6 +32,7 @@ pub struct Config {
 pub struct Notebook {
     config: Config,
     note_locks: locks::KeyedLocks,
+    meta_cache: meta_cache::MetaCache,
     listener: OnceLock<ChangeListener>,
 }
 
@@ -39,6 +41,7 @@ impl Notebook {
         Notebook {
             config,
             note_locks: locks::KeyedLocks::default(),
+            meta_cache: meta_cache::MetaCache::default(),
             listener: OnceLock::new(),
         }
     }

@@ -12,6 +12,7 @@ use walkdir::WalkDir;
 use super::clock;
 use super::front_matter::{self, Document, FrontMatter};
 use super::fsutil;
+use super::meta_cache::FileId;
 use super::model::{
     DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
 };
@@ -48,8 +49,7 @@ impl Notebook {
         for entry in walker {
             // A folder that cannot be read is left out rather than failing the list.
             let Ok(entry) = entry else { continue };
-            let name = entry.file_name().to_string_lossy();
-            if !name.ends_with(".md") {
+            if !entry.file_name().to_string_lossy().ends_with(".md") {
                 continue;
             }
             let Some(rel) = relative(root, entry.path()) else {
@@ -58,8 +58,14 @@ impl Notebook {
             let Ok(path) = NotePath::parse(&rel) else {
                 continue;
             };
-            let Ok(full) = path.resolve(root) else {
-                continue;
+            // The walk does not follow links, so only a symlink can lead outside.
+            let full = if entry.path_is_symlink() {
+                match path.resolve(root) {
+                    Ok(full) => full,
+                    Err(_) => continue,
+                }
+            } else {
+                entry.path().to_path_buf()
             };
             let Ok(meta) = fs::metadata(&full) else {
                 continue;
@@ -67,14 +73,18 @@ impl Notebook {
             if !meta.is_file() {
                 continue;
             }
+            let id = FileId::of(&meta);
+            if let Some(cached) = self.meta_cache.get(path.as_str(), id) {
+                notes.push(cached);
+                continue;
+            }
             let text = fs::read(&full).unwrap_or_default();
-            notes.push(metadata_of(
-                &path,
-                &String::from_utf8_lossy(&text),
-                meta.len(),
-            ));
+            let entry = metadata_of(&path, &String::from_utf8_lossy(&text), meta.len());
+            self.meta_cache.put(id, entry.clone());
+            notes.push(entry);
         }
         notes.sort_by(|a, b| a.path.cmp(&b.path));
+        self.meta_cache.retain_listed(&notes);
         Ok(NoteList {
             total: notes.len(),
             notes,

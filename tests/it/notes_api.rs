@@ -746,3 +746,35 @@ fn concurrent_writes_to_one_note_never_tear() {
         .collect();
     assert_eq!(leftovers, ["same.md"], "temp files left behind");
 }
+
+#[test]
+fn list_sees_files_changed_outside_the_service() {
+    let ws = Workspace::new();
+    ws.write("a.md", "---\ntitle: Alpha\ntags: [x]\n---\n");
+    ws.write("b.md", "---\ntitle: Beta\n---\n");
+    let server = ws.serve();
+    let titles = || -> Vec<String> {
+        let (_, list) = json(server.get("/api/v1/notes"));
+        list["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(titles(), ["Alpha", "Beta"]);
+    assert_eq!(titles(), ["Alpha", "Beta"], "warm list");
+    // Same size, rewritten in place (as an editor does): seen at once.
+    std::fs::write(
+        ws.notes().join("a.md"),
+        "---\ntitle: Omega\ntags: [x]\n---\n",
+    )
+    .unwrap();
+    // Replaced by rename, as `git pull` does.
+    std::fs::write(ws.root.path().join("tmp.md"), "---\ntitle: Gamma\n---\n").unwrap();
+    std::fs::rename(ws.root.path().join("tmp.md"), ws.notes().join("b.md")).unwrap();
+    ws.write("c.md", "---\ntitle: New\n---\n");
+    assert_eq!(titles(), ["Omega", "Gamma", "New"]);
+    std::fs::remove_file(ws.notes().join("a.md")).unwrap();
+    assert_eq!(titles(), ["Gamma", "New"]);
+}
