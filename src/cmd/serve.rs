@@ -7,6 +7,7 @@ use anyhow::Context;
 
 use crate::cli::ServeArgs;
 use crate::http::{self, State};
+use crate::ops::search::indexer::{Indexer, SharedIndex};
 use crate::ops::{Notebook, fsutil};
 
 pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -29,12 +30,20 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
                  authentication, put an authenticating proxy in front of it"
             ));
         }
+        // The indexer catches up with the files in its own thread: the first requests
+        // never wait for it.
+        let search = SharedIndex::default();
+        let indexer = Indexer::start(&notes_dir, search.clone());
+        notebook.on_change(indexer.listener());
         let state = Arc::new(State {
             notebook,
             max_body: args.max_body,
+            search,
         });
         println!("notes: serving {} on http://{addr}", notes_dir.display());
         http::serve(state, listener, shutdown_signal()).await;
+        // Lets a pass in progress finish its commit.
+        tokio::task::spawn_blocking(move || drop(indexer)).await.ok();
         crate::log::info("stopped");
         Ok(ExitCode::SUCCESS)
     })

@@ -5,6 +5,7 @@ mod filters;
 mod handlers;
 mod reject;
 pub mod reply;
+mod search;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -13,12 +14,15 @@ use std::sync::Arc;
 use warp::Filter;
 
 use crate::ops::Notebook;
+use crate::ops::search::indexer::SharedIndex;
 
 /// What every request handler shares.
 pub struct State {
     pub notebook: Notebook,
     /// Largest request body accepted, in bytes.
     pub max_body: u64,
+    /// The search index, kept up to date by the background indexer.
+    pub search: SharedIndex,
 }
 
 /// Every route, with every rejection turned into an ErrorResponse.
@@ -26,6 +30,8 @@ pub fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
     filters::notes(state.clone())
+        .or(search::filter(state.clone()))
+        .unify()
         .recover(reject::handle)
         .unify()
 }

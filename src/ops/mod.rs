@@ -7,6 +7,7 @@ pub mod fsutil;
 pub mod locks;
 pub mod model;
 pub mod path;
+pub mod search;
 pub mod store;
 
 use std::path::{Path, PathBuf};
