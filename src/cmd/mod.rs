@@ -2,7 +2,9 @@
 
 mod list;
 mod put;
+mod reindex;
 mod rm;
+mod search;
 mod serve;
 mod show;
 
@@ -26,6 +28,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show::run(&notebook, args),
         Command::Put(args) => put::run(&notebook, args),
         Command::Rm(args) => rm::run(&notebook, args),
+        Command::Reindex => reindex::run(&notebook),
+        Command::Search(args) => search::run(&notebook, args),
     }
 }
 
@@ -44,4 +48,18 @@ fn print_json<T: Serialize>(value: &T) -> anyhow::Result<ExitCode> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     print(&text)
+}
+
+/// A progress bar on standard error, only when it is a terminal.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !console::Term::stderr().is_term() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} indexing {bar:40} {pos}/{len} notes ({eta} left)",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
 }

@@ -33,6 +33,11 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         // The indexer catches up with the files in its own thread: the first requests
         // never wait for it.
         let search = SharedIndex::default();
+        // Opening is quick; searches work from the first request on. When it fails, the
+        // indexer logs why and retries.
+        if let Ok(index) = notebook.open_index() {
+            search.set(index);
+        }
         let indexer = Indexer::start(&notes_dir, search.clone());
         notebook.on_change(indexer.listener());
         let state = Arc::new(State {

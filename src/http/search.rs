@@ -11,7 +11,7 @@ use warp::reply::Response;
 
 use super::{State, reply};
 use crate::error::Error;
-use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, query};
 
 /// The route: path first, so any other method gets a 405 ErrorResponse.
 pub fn filter(
@@ -32,6 +32,10 @@ async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Respon
         Ok(params) => params,
         Err(err) => return Ok(reply::error(&err)),
     };
+    // A malformed query is the client's error, whatever the state of the index.
+    if let Err(why) = query::parse(&query) {
+        return Ok(reply::error(&Error::InvalidQuery(why)));
+    }
     let result = tokio::task::spawn_blocking(move || {
         let index = state.search.get()?;
         index.search(state.notebook.notes_dir(), &query, limit)

@@ -4,4 +4,6 @@
 mod support;
 
 mod cli_notes;
+mod cli_search;
 mod notes_api;
+mod search_api;

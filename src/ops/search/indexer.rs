@@ -49,7 +49,7 @@ impl SharedIndex {
             .ok_or_else(|| Error::Index("the search index is not available yet".into()))
     }
 
-    fn set(&self, index: NotesIndex) {
+    pub fn set(&self, index: NotesIndex) {
         *self.0.write().unwrap_or_else(PoisonError::into_inner) = Some(index);
     }
 }
@@ -215,7 +215,11 @@ fn pass(
 ) -> Result<()> {
     let mut catch_up = work.catch_up;
     if updater.is_none() {
-        let index = NotesIndex::open_or_create(notes_dir)?;
+        // The index searches use, when it is there; else open (or create) it again.
+        let index = match shared.get() {
+            Ok(index) if index_dir_ok(notes_dir) => index,
+            _ => NotesIndex::open_or_create(notes_dir)?,
+        };
         shared.set(index.clone());
         *updater = Some(IndexUpdater::new(index, notes_dir)?);
         catch_up = true;
@@ -238,6 +242,11 @@ fn pass(
         ));
     }
     Ok(())
+}
+
+/// Whether the index folder is still there (it may have been removed or replaced).
+fn index_dir_ok(notes_dir: &Path) -> bool {
+    super::index_dir(notes_dir).join("meta.json").is_file()
 }
 
 /// Watches the notes folder; note files changed by anyone else reach the queue. The

@@ -318,7 +318,9 @@ impl Snippets {
             SnippetGenerator::new(terms, schema::text_analyzer(), self.field, SNIPPET_CHARS);
         let snippet = generator.snippet(body);
         if snippet.highlighted().is_empty() {
-            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>());
+            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
+                .trim()
+                .to_string();
         }
         let fragment = snippet.fragment();
         let mut out = String::with_capacity(fragment.len() + 16);
@@ -331,6 +333,9 @@ impl Snippets {
             from = range.end;
         }
         out.push_str(&collapse(&fragment[from..]));
+        // The fragment stops at its last word: keep the punctuation that ends it.
+        let after = body.get(snippet.fragment_range().end..).unwrap_or("");
+        out.extend(after.chars().take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()));
         out.trim().to_string()
     }
 }
