@@ -25,3 +25,10 @@ serve *ARGS:
 
 # What CI runs: lints, then the full test suite
 ci: lint test
+
+# Search benchmark: 10k generated notes; writes bench/SEARCH.md
+bench-search:
+    cargo bench --bench search
+
+# Every benchmark
+bench: bench-search

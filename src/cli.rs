@@ -58,7 +58,9 @@ pub enum Command {
     List(ListArgs),
 
     /// Print a note (raw Markdown, or the API's JSON with --json)
-    #[command(after_long_help = "EXAMPLES:\n  notes show ideas/hi.md\n  notes show ideas/hi.md --json")]
+    #[command(
+        after_long_help = "EXAMPLES:\n  notes show ideas/hi.md\n  notes show ideas/hi.md --json"
+    )]
     Show(ShowArgs),
 
     /// Create or replace a note from a Markdown file or standard input

@@ -61,7 +61,11 @@ fn fresh_index(notebook: &Notebook) -> anyhow::Result<NotesIndex> {
     let first_use = index.is_empty();
     match IndexUpdater::new(index.clone(), notebook.notes_dir()) {
         Ok(mut updater) => {
-            let bar = if first_use { super::progress_bar() } else { None };
+            let bar = if first_use {
+                super::progress_bar()
+            } else {
+                None
+            };
             updater.catch_up(&mut |done, total| {
                 if let Some(bar) = &bar {
                     bar.set_length(total as u64);

@@ -51,7 +51,9 @@ fn parse_params(raw: &str) -> Result<(String, usize), Error> {
         .map_err(|e| Error::InvalidQuery(format!("the query string is malformed: {e}")))?;
     let query = params.get("q").cloned().unwrap_or_default();
     if query.trim().is_empty() {
-        return Err(Error::InvalidQuery("the query is empty (use ?q=words)".into()));
+        return Err(Error::InvalidQuery(
+            "the query is empty (use ?q=words)".into(),
+        ));
     }
     let limit = match params.get("limit") {
         None => DEFAULT_LIMIT,
@@ -69,9 +71,20 @@ mod tests {
 
     #[test]
     fn parameters() {
-        assert_eq!(parse_params("q=caf%C3%A9+noir").unwrap(), ("café noir".into(), 20));
+        assert_eq!(
+            parse_params("q=caf%C3%A9+noir").unwrap(),
+            ("café noir".into(), 20)
+        );
         assert_eq!(parse_params("q=x&limit=5").unwrap().1, 5);
-        for bad in ["", "q=", "q=+", "limit=3", "q=x&limit=0", "q=x&limit=101", "q=x&limit=ab"] {
+        for bad in [
+            "",
+            "q=",
+            "q=+",
+            "limit=3",
+            "q=x&limit=0",
+            "q=x&limit=101",
+            "q=x&limit=ab",
+        ] {
             let err = parse_params(bad).unwrap_err();
             assert_eq!(err.http_status(), 400, "{bad}");
         }

@@ -13,22 +13,38 @@ fn stderr(out: &std::process::Output) -> String {
 #[test]
 fn reindex_then_search_offline() {
     let ws = Workspace::new();
-    ws.write("a.md", "---\ntitle: Café crème\ntags: [food]\n---\n\nUn café le matin.\n");
-    ws.write("sub/b.md", "---\ntitle: Tea\n---\n\nNo coffee here, only cafe au lait.\n");
+    ws.write(
+        "a.md",
+        "---\ntitle: Café crème\ntags: [food]\n---\n\nUn café le matin.\n",
+    );
+    ws.write(
+        "sub/b.md",
+        "---\ntitle: Tea\n---\n\nNo coffee here, only cafe au lait.\n",
+    );
     ws.write("sub/c.md", "no front matter at all\n");
     let out = ws.run(&["reindex"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let line = stdout(&out);
     assert!(line.starts_with("indexed 3 notes in "), "{line}");
-    assert!(line.ends_with(" s\n") && line.lines().count() == 1, "{line}");
-    assert_eq!(stderr(&out), "", "no progress bar when stderr is not a terminal");
+    assert!(
+        line.ends_with(" s\n") && line.lines().count() == 1,
+        "{line}"
+    );
+    assert_eq!(
+        stderr(&out),
+        "",
+        "no progress bar when stderr is not a terminal"
+    );
     assert!(ws.notes().join(".notes/index/meta.json").is_file());
 
     let out = ws.run(&["search", "cafe"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let first = text.lines().next().unwrap();
-    assert!(first.contains("a.md") && first.contains("Café crème") && first.contains("#food"), "{text}");
+    assert!(
+        first.contains("a.md") && first.contains("Café crème") && first.contains("#food"),
+        "{text}"
+    );
     assert!(text.contains("⟦café⟧"), "{text}");
     assert!(text.contains("sub/b.md"), "{text}");
     assert!(text.ends_with("2 notes found\n"), "{text}");
@@ -70,10 +86,16 @@ fn failures_exit_1_with_one_line() {
     let out = ws.run(&["reindex"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.starts_with("error: ") && err.lines().count() == 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.lines().count() == 1,
+        "{err}"
+    );
     let out = ws.run(&["search", "\"open"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr(&out), "error: Invalid search query: a quote is not closed\n");
+    assert_eq!(
+        stderr(&out),
+        "error: Invalid search query: a quote is not closed\n"
+    );
     let out = ws.run(&["search", "x", "--limit", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }

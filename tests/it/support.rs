@@ -184,8 +184,10 @@ impl Server {
     }
 
     pub fn request(&self, method: &str, path: &str) -> reqwest::blocking::RequestBuilder {
-        self.client
-            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), self.url(path))
+        self.client.request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            self.url(path),
+        )
     }
 
     pub fn put_json(&self, path: &str, body: &str) -> reqwest::blocking::Response {
@@ -277,10 +279,7 @@ pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
 
 /// The paths `GET /api/v1/search?q=…` returns, in rank order.
 pub fn search_paths(server: &Server, query: &str) -> Vec<String> {
-    let url = format!(
-        "/api/v1/search?q={}&limit=100",
-        percent_encode(query)
-    );
+    let url = format!("/api/v1/search?q={}&limit=100", percent_encode(query));
     let (status, body) = json(server.get(&url));
     assert_eq!(status, 200, "{body}");
     body["results"]

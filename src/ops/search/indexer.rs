@@ -167,8 +167,10 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
             }
         }
         let work = std::mem::take(&mut pending);
-        let outcome = catch_unwind(AssertUnwindSafe(|| pass(notes_dir, shared, &mut updater, &work)))
-            .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            pass(notes_dir, shared, &mut updater, &work)
+        }))
+        .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
         match outcome {
             Ok(()) => {
                 if failing {
@@ -330,10 +332,25 @@ mod tests {
     #[test]
     fn own_files_are_ignored() {
         let root = Path::new("/n");
-        assert!(matches!(classify(root, Path::new("/n/a/b.md")), Seen::Note(_)));
-        assert!(matches!(classify(root, Path::new("/n/.notes/index/meta.json")), Seen::Ignored));
-        assert!(matches!(classify(root, Path::new("/n/a/.tmp-x1")), Seen::Ignored));
-        assert!(matches!(classify(root, Path::new("/n/.public.json")), Seen::Ignored));
-        assert!(matches!(classify(root, Path::new("/n/gone-folder")), Seen::Other));
+        assert!(matches!(
+            classify(root, Path::new("/n/a/b.md")),
+            Seen::Note(_)
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/.notes/index/meta.json")),
+            Seen::Ignored
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/a/.tmp-x1")),
+            Seen::Ignored
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/.public.json")),
+            Seen::Ignored
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/gone-folder")),
+            Seen::Other
+        ));
     }
 }

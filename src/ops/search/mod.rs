@@ -86,7 +86,8 @@ impl NotesIndex {
         let (schema, fields) = schema::schema();
         let exists = dir.join("meta.json").is_file();
         let index = if exists {
-            let index = Index::open_in_dir(&dir).map_err(|e| index_error("cannot open", &dir, e))?;
+            let index =
+                Index::open_in_dir(&dir).map_err(|e| index_error("cannot open", &dir, e))?;
             if index.schema() == schema {
                 index
             } else {
@@ -171,7 +172,10 @@ impl NotesIndex {
         let mut prefix = None;
         for clause in clauses {
             match clause {
-                Clause::Word { text, prefix: typing } => {
+                Clause::Word {
+                    text,
+                    prefix: typing,
+                } => {
                     let tokens = schema::tokens(&mut analyzer, text);
                     let last_chars = tokens.last().map_or(0, |t| t.chars().count());
                     if *typing && last_chars >= MIN_PREFIX_CHARS {
@@ -212,11 +216,12 @@ impl NotesIndex {
         let filter_score = if must.is_empty() { 1.0 } else { 0.0 };
         let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         parts.extend(must.into_iter().map(|q| (Occur::Must, q)));
-        parts.extend(
-            filters
-                .into_iter()
-                .map(|q| (Occur::Must, Box::new(ConstScoreQuery::new(q, filter_score)) as _)),
-        );
+        parts.extend(filters.into_iter().map(|q| {
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(q, filter_score)) as _,
+            )
+        }));
         parts.extend(must_not.into_iter().map(|q| (Occur::MustNot, q)));
         Ok(Plan {
             query: Box::new(BooleanQuery::new(parts)),
@@ -245,10 +250,16 @@ impl NotesIndex {
                     IndexRecordOption::WithFreqs,
                 ))
             } else {
-                let terms = tokens.iter().map(|t| Term::from_field_text(field, t)).collect();
+                let terms = tokens
+                    .iter()
+                    .map(|t| Term::from_field_text(field, t))
+                    .collect();
                 Box::new(PhraseQuery::new(terms))
             };
-            (Occur::Should, Box::new(BoostQuery::new(q, boost)) as Box<dyn Query>)
+            (
+                Occur::Should,
+                Box::new(BoostQuery::new(q, boost)) as Box<dyn Query>,
+            )
         });
         Some(Box::new(BooleanQuery::new(per_field.into())))
     }
@@ -258,15 +269,27 @@ impl NotesIndex {
     fn prefix_query(&self, tokens: &[String]) -> Box<dyn Query> {
         let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (field, boost) in self.boosted() {
-            let terms: Vec<Term> = tokens.iter().map(|t| Term::from_field_text(field, t)).collect();
+            let terms: Vec<Term> = tokens
+                .iter()
+                .map(|t| Term::from_field_text(field, t))
+                .collect();
             if terms.len() == 1 {
                 let exact = TermQuery::new(terms[0].clone(), IndexRecordOption::WithFreqs);
-                parts.push((Occur::Should, Box::new(BoostQuery::new(Box::new(exact), boost))));
+                parts.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(exact), boost)),
+                ));
                 let starts = FuzzyTermQuery::new_prefix(terms[0].clone(), 0, true);
-                parts.push((Occur::Should, Box::new(BoostQuery::new(Box::new(starts), boost))));
+                parts.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(starts), boost)),
+                ));
             } else {
                 let phrase = PhrasePrefixQuery::new(terms);
-                parts.push((Occur::Should, Box::new(BoostQuery::new(Box::new(phrase), boost))));
+                parts.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(phrase), boost)),
+                ));
             }
         }
         Box::new(BooleanQuery::new(parts))
@@ -335,7 +358,11 @@ impl Snippets {
         out.push_str(&collapse(&fragment[from..]));
         // The fragment stops at its last word: keep the punctuation that ends it.
         let after = body.get(snippet.fragment_range().end..).unwrap_or("");
-        out.extend(after.chars().take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()));
+        out.extend(
+            after
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()),
+        );
         out.trim().to_string()
     }
 }

@@ -122,7 +122,10 @@ mod tests {
             ]
         );
         assert_eq!(parse("été ").unwrap(), vec![word("été", false)]);
-        assert_eq!(parse(r#"TAG:"two words""#).unwrap(), vec![Clause::Tag("two words".into())]);
+        assert_eq!(
+            parse(r#"TAG:"two words""#).unwrap(),
+            vec![Clause::Tag("two words".into())]
+        );
     }
 
     #[test]

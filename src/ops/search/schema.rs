@@ -131,7 +131,10 @@ mod tests {
     #[test]
     fn text_is_lowercased_and_folded() {
         let mut analyzer = text_analyzer();
-        assert_eq!(tokens(&mut analyzer, "Été à l'Île, ÇA VA"), ["ete", "a", "l", "ile", "ca", "va"]);
+        assert_eq!(
+            tokens(&mut analyzer, "Été à l'Île, ÇA VA"),
+            ["ete", "a", "l", "ile", "ca", "va"]
+        );
         let mut tags = tag_analyzer();
         assert_eq!(tokens(&mut tags, "Rust Lang Été"), ["rust lang ete"]);
     }

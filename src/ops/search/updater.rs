@@ -119,16 +119,17 @@ impl IndexUpdater {
                 .and_then(|full| fs::metadata(&full).ok().map(|meta| (full, meta)))
                 .filter(|(_, meta)| meta.is_file());
             match file {
-                Some((full, meta)) => {
-                    if self.known.get(path.as_str()) != Some(&schema::stamp_of(&meta)) {
-                        self.add(&NoteFile {
-                            path: path.clone(),
-                            full,
-                            meta,
-                        })?;
-                        changes.indexed += 1;
-                    }
+                Some((full, meta))
+                    if self.known.get(path.as_str()) != Some(&schema::stamp_of(&meta)) =>
+                {
+                    self.add(&NoteFile {
+                        path: path.clone(),
+                        full,
+                        meta,
+                    })?;
+                    changes.indexed += 1;
                 }
+                Some(_) => {}
                 None if self.known.contains_key(path.as_str()) => {
                     self.remove(path.as_str());
                     changes.removed += 1;
@@ -157,8 +158,10 @@ impl IndexUpdater {
         let text = String::from_utf8_lossy(&bytes);
         let stamp = schema::stamp_of(&file.meta);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
-        self.writer
-            .delete_term(Term::from_field_text(self.index.fields.path, file.path.as_str()));
+        self.writer.delete_term(Term::from_field_text(
+            self.index.fields.path,
+            file.path.as_str(),
+        ));
         self.writer.add_document(doc).map_err(write_error)?;
         self.known.insert(file.path.to_string(), stamp);
         Ok(())
