@@ -99,3 +99,26 @@ fn failures_exit_1_with_one_line() {
     let out = ws.run(&["search", "x", "--limit", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn search_reads_and_reindex_refuses_while_a_server_owns_the_index() {
+    let ws = Workspace::new();
+    ws.write("n.md", "echidna");
+    let server = ws.serve();
+    assert!(crate::support::eventually(
+        std::time::Duration::from_secs(10),
+        || { crate::support::search_paths(&server, "echidna") == ["n.md"] }
+    ));
+    let out = ws.run(&["search", "echidna", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["results"][0]["path"], "n.md");
+    let out = ws.run(&["reindex"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("running `notes serve`") && err.lines().count() == 1,
+        "{err}"
+    );
+    drop(server);
+}
