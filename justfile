@@ -46,3 +46,9 @@ fuzz SECONDS="60":
     for target in note_path front_matter; do \
       RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" -- -max_total_time={{SECONDS}} -rss_limit_mb=2048; \
     done
+# Search benchmark: 10k generated notes; writes bench/SEARCH.md
+bench-search:
+    cargo bench --bench search
+
+# Every benchmark
+bench: bench-search

@@ -77,6 +77,18 @@ pub enum Command {
     #[command(after_long_help = "EXAMPLES:\n  notes rm ideas/hi.md")]
     Rm(NoteArgs),
 
+    /// Rebuild the search index from the notes on disk
+    #[command(after_long_help = "EXAMPLES:\n  notes reindex")]
+    Reindex,
+
+    /// Search the notes (words, "exact phrases", tag:NAME, -excluded; the last word
+    /// also matches as a prefix)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes search rust async\n  \
+        notes search '\"release notes\" tag:work -draft'\n  \
+        notes search ete --limit 5 --json")]
+    Search(SearchArgs),
+
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
         notes completions bash > ~/.local/share/bash-completion/completions/notes\n  \
@@ -189,6 +201,19 @@ pub struct NoteArgs {
     /// Print nothing on success
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The query (quote it in the shell when it has several words or quotes)
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// Most results to show (1 to 100)
+    #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub limit: u16,
+    /// Print the API's JSON (the body of GET /api/v1/search)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[cfg(test)]

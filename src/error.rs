@@ -53,6 +53,8 @@ pub enum Error {
     AlreadyExists,
     #[error("Invalid search query: {0}")]
     InvalidQuery(String),
+    #[error("Invalid limit: {0:?} (use a whole number from 1 to 100)")]
+    InvalidLimit(String),
     #[error("Search index failure: {0}")]
     Index(String),
     #[error("Not found")]
@@ -69,7 +71,7 @@ impl Error {
         use Error::*;
         match self {
             InvalidPath | NotMarkdown | InvalidJson(_) | BodyUnreadable | PathRequired
-            | InvalidQuery(_) => 400,
+            | InvalidQuery(_) | InvalidLimit(_) => 400,
             NotFound | NotesDirMissing(_) | RouteNotFound => 404,
             MethodNotAllowed | NoteMethodNotAllowed => 405,
             PreconditionFailed | AlreadyExists => 412,

@@ -4,7 +4,9 @@ mod completions;
 mod list;
 mod man;
 mod put;
+mod reindex;
 mod rm;
+mod search;
 mod serve;
 mod show;
 
@@ -30,6 +32,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rm(args) => rm::run(&notebook, args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
+        Command::Reindex => reindex::run(&notebook),
+        Command::Search(args) => search::run(&notebook, args),
     }
 }
 
@@ -48,4 +52,18 @@ fn print_json<T: Serialize>(value: &T) -> anyhow::Result<ExitCode> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
     print(&text)
+}
+
+/// A progress bar on standard error, only when it is a terminal.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    if !console::Term::stderr().is_term() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} indexing {bar:40} {pos}/{len} notes ({eta} left)",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
 }

@@ -7,6 +7,7 @@ use anyhow::Context;
 
 use crate::cli::ServeArgs;
 use crate::http::{self, State};
+use crate::ops::search::indexer::{Indexer, SharedIndex};
 use crate::ops::{Notebook, fsutil};
 
 pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -31,13 +32,28 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
                  authentication, put an authenticating proxy in front of it"
             ));
         }
+        // The indexer catches up with the files in its own thread: the first requests
+        // never wait for it.
+        let search = SharedIndex::default();
+        // Opening is quick; searches work from the first request on. When it fails, the
+        // indexer logs why and retries.
+        if let Ok(index) = notebook.open_index() {
+            search.set(index);
+        }
+        let indexer = Indexer::start(&notes_dir, search.clone());
+        notebook.on_change(indexer.listener());
         let state = Arc::new(State {
             notebook,
             max_body: args.max_body,
             request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+            search,
         });
         println!("notes: serving {} on http://{addr}", notes_dir.display());
         http::serve(state, listener, shutdown_signal()).await;
+        // Lets a pass in progress finish its commit.
+        tokio::task::spawn_blocking(move || drop(indexer))
+            .await
+            .ok();
         crate::log::info("stopped");
         Ok(ExitCode::SUCCESS)
     })

@@ -5,6 +5,7 @@ mod filters;
 mod handlers;
 mod reject;
 pub mod reply;
+mod search;
 mod server;
 
 pub use server::serve;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use warp::Filter;
 
 use crate::ops::Notebook;
+use crate::ops::search::indexer::SharedIndex;
 
 /// What every request handler shares.
 pub struct State {
@@ -24,6 +26,8 @@ pub struct State {
     /// How long a client may take to send a request's head, or between two parts of
     /// its body.
     pub request_timeout: std::time::Duration,
+    /// The search index, kept up to date by the background indexer.
+    pub search: SharedIndex,
 }
 
 /// Every route, with every rejection turned into an ErrorResponse.
@@ -32,6 +36,8 @@ pub fn routes(
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
     filters::notes(state.clone())
         .or(filters::openapi())
+        .unify()
+        .or(search::filter(state.clone()))
         .unify()
         .recover(reject::handle)
         .unify()

@@ -8,6 +8,7 @@ pub mod locks;
 pub mod meta_cache;
 pub mod model;
 pub mod path;
+pub mod search;
 pub mod store;
 
 use std::path::{Path, PathBuf};

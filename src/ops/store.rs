@@ -40,46 +40,15 @@ impl Notebook {
     /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
     pub fn list(&self) -> Result<NoteList> {
         let root = self.notes_dir();
-        fs::read_dir(root).map_err(Error::ListFailed)?;
         let mut notes = Vec::new();
-        let walker = WalkDir::new(root)
-            .min_depth(1)
-            .into_iter()
-            .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'));
-        for entry in walker {
-            // A folder that cannot be read is left out rather than failing the list.
-            let Ok(entry) = entry else { continue };
-            if !entry.file_name().to_string_lossy().ends_with(".md") {
-                continue;
-            }
-            let Some(rel) = relative(root, entry.path()) else {
-                continue;
-            };
-            let Ok(path) = NotePath::parse(&rel) else {
-                continue;
-            };
-            // The walk does not follow links, so only a symlink can lead outside.
-            let full = if entry.path_is_symlink() {
-                match path.resolve(root) {
-                    Ok(full) => full,
-                    Err(_) => continue,
-                }
-            } else {
-                entry.path().to_path_buf()
-            };
-            let Ok(meta) = fs::metadata(&full) else {
-                continue;
-            };
-            if !meta.is_file() {
-                continue;
-            }
-            let id = FileId::of(&meta);
-            if let Some(cached) = self.meta_cache.get(path.as_str(), id) {
+        for file in note_files(root)? {
+            let id = FileId::of(&file.meta);
+            if let Some(cached) = self.meta_cache.get(file.path.as_str(), id) {
                 notes.push(cached);
                 continue;
             }
-            let text = fs::read(&full).unwrap_or_default();
-            let entry = metadata_of(&path, &String::from_utf8_lossy(&text), meta.len());
+            let text = fs::read(&file.full).unwrap_or_default();
+            let entry = metadata_of(&file.path, &String::from_utf8_lossy(&text), file.meta.len());
             self.meta_cache.put(id, entry.clone());
             notes.push(entry);
         }
@@ -228,6 +197,54 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
     Some(parts?.join("/"))
+}
+
+/// A note file found on disk.
+pub struct NoteFile {
+    pub path: NotePath,
+    pub full: std::path::PathBuf,
+    pub meta: fs::Metadata,
+}
+
+/// Every note file under `root` with the listing's rules: dot-files and dot-folders
+/// skipped, only valid `.md` paths inside the root, regular files only. Unsorted.
+pub fn note_files(root: &Path) -> Result<Vec<NoteFile>> {
+    fs::read_dir(root).map_err(Error::ListFailed)?;
+    let mut files = Vec::new();
+    let walker = WalkDir::new(root)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        // A folder that cannot be read is left out rather than failing the list.
+        let Ok(entry) = entry else { continue };
+        if !entry.file_name().to_string_lossy().ends_with(".md") {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else {
+            continue;
+        };
+        let Ok(path) = NotePath::parse(&rel) else {
+            continue;
+        };
+        // The walk does not follow links, so only a symlink can lead outside.
+        let full = if entry.path_is_symlink() {
+            match path.resolve(root) {
+                Ok(full) => full,
+                Err(_) => continue,
+            }
+        } else {
+            entry.path().to_path_buf()
+        };
+        let Ok(meta) = fs::metadata(&full) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        files.push(NoteFile { path, full, meta });
+    }
+    Ok(files)
 }
 
 /// The title shown for a note: its front matter title, or the file name without `.md`.

@@ -5,6 +5,8 @@ mod support;
 
 mod cli_docs;
 mod cli_notes;
+mod cli_search;
 mod notes_api;
 mod openapi;
 mod reliability;
+mod search_api;

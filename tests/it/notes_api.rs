@@ -102,7 +102,9 @@ fn list_accepts_only_get() {
 fn list_fails_with_500_when_the_folder_is_gone() {
     let ws = Workspace::new();
     let server = ws.serve();
+    // A file where the folder was: nothing (not even the indexer) can recreate it.
     std::fs::remove_dir_all(ws.notes()).unwrap();
+    std::fs::write(ws.notes(), "not a folder").unwrap();
     assert_error(server.get("/api/v1/notes"), 500, "Failed to list notes");
 }
 
@@ -742,7 +744,8 @@ fn concurrent_writes_to_one_note_never_tear() {
     assert!(bodies.contains(&last));
     let leftovers: Vec<_> = std::fs::read_dir(ws.notes())
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != ".notes")
         .collect();
     assert_eq!(leftovers, ["same.md"], "temp files left behind");
 }

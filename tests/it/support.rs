@@ -351,3 +351,28 @@ impl RawResponse {
         );
     }
 }
+
+/// The paths `GET /api/v1/search?q=…` returns, in rank order.
+pub fn search_paths(server: &Server, query: &str) -> Vec<String> {
+    let url = format!("/api/v1/search?q={}&limit=100", percent_encode(query));
+    let (status, body) = json(server.get(&url));
+    assert_eq!(status, 200, "{body}");
+    body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Percent-encodes everything but unreserved characters, for query strings.
+pub fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

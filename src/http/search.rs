@@ -1,0 +1,92 @@
+//! `GET /api/v1/search?q=QUERY[&limit=N]`: ranked full-text search, JSON errors like
+//! every other route.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use warp::Filter;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use super::{State, reply};
+use crate::error::Error;
+use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, query};
+
+/// The route: path first, so any other method gets a 405 ErrorResponse.
+pub fn filter(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    warp::path!("api" / "v1" / "search")
+        .and(warp::method())
+        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
+        .and(warp::any().map(move || state.clone()))
+        .and_then(handle)
+}
+
+async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Response, Infallible> {
+    if method != Method::GET {
+        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+    }
+    let (query, limit) = match parse_params(&raw) {
+        Ok(params) => params,
+        Err(err) => return Ok(reply::error(&err)),
+    };
+    // A malformed query is the client's error, whatever the state of the index.
+    if let Err(why) = query::parse(&query) {
+        return Ok(reply::error(&Error::InvalidQuery(why)));
+    }
+    let result = tokio::task::spawn_blocking(move || {
+        let index = state.search.get()?;
+        index.search(state.notebook.notes_dir(), &query, limit)
+    })
+    .await
+    .unwrap_or_else(|e| Err(Error::Index(format!("search worker failed: {e}"))));
+    Ok(reply::result(StatusCode::OK, result))
+}
+
+/// `q` (required, not blank) and `limit` (1 to 100, default 20).
+fn parse_params(raw: &str) -> Result<(String, usize), Error> {
+    let params: HashMap<String, String> = serde_urlencoded::from_str(raw)
+        .map_err(|e| Error::InvalidQuery(format!("the query string is malformed: {e}")))?;
+    let query = params.get("q").cloned().unwrap_or_default();
+    if query.trim().is_empty() {
+        return Err(Error::InvalidQuery(
+            "the query is empty (use ?q=words)".into(),
+        ));
+    }
+    let limit = match params.get("limit") {
+        None => DEFAULT_LIMIT,
+        Some(text) => match text.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
+            _ => return Err(Error::InvalidLimit(text.clone())),
+        },
+    };
+    Ok((query, limit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters() {
+        assert_eq!(
+            parse_params("q=caf%C3%A9+noir").unwrap(),
+            ("café noir".into(), 20)
+        );
+        assert_eq!(parse_params("q=x&limit=5").unwrap().1, 5);
+        for bad in [
+            "",
+            "q=",
+            "q=+",
+            "limit=3",
+            "q=x&limit=0",
+            "q=x&limit=101",
+            "q=x&limit=ab",
+        ] {
+            let err = parse_params(bad).unwrap_err();
+            assert_eq!(err.http_status(), 400, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! The background indexer of `serve`: one thread owns the index writer and is fed from
+//! a queue (notes changed through the service, file events from the watcher). Bursts
+//! coalesce into one pass and one commit; a failure is logged with its cause and the
+//! indexer recovers with a catch-up once the index can be written again.
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use super::NotesIndex;
+use super::updater::IndexUpdater;
+use crate::error::{Error, Result};
+use crate::ops::NotePath;
+use crate::ops::path::INTERNAL_DIR;
+
+/// A pass starts once no change has come for this long…
+const QUIET: Duration = Duration::from_millis(25);
+/// …or this long after the first change of a burst, whichever comes first.
+const MAX_DELAY: Duration = Duration::from_millis(250);
+/// Wait before retrying a failed index, doubled on each failure up to `MAX_RETRY`.
+const FIRST_RETRY: Duration = Duration::from_secs(2);
+const MAX_RETRY: Duration = Duration::from_secs(60);
+
+enum Message {
+    /// A note was written or deleted.
+    Changed(NotePath),
+    /// Something else changed (a folder moved, events lost): compare every file.
+    CatchUp,
+    Stop,
+}
+
+/// The index searches read from; replaced by the indexer when it reopens the index.
+#[derive(Clone, Default)]
+pub struct SharedIndex(Arc<RwLock<Option<NotesIndex>>>);
+
+impl SharedIndex {
+    /// The current index, or why there is none.
+    pub fn get(&self) -> Result<NotesIndex> {
+        self.0
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| Error::Index("the search index is not available yet".into()))
+    }
+
+    pub fn set(&self, index: NotesIndex) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Some(index);
+    }
+}
+
+/// The running indexer and watcher; stopped on drop.
+pub struct Indexer {
+    queue: Sender<Message>,
+    thread: Option<JoinHandle<()>>,
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl Indexer {
+    /// Starts the indexer of `notes_dir`: it first catches up with the files on disk,
+    /// then follows the changes it is told of and those the watcher sees.
+    pub fn start(notes_dir: &Path, shared: SharedIndex) -> Indexer {
+        let (queue, inbox) = mpsc::channel();
+        let dir = notes_dir.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("search-indexer".into())
+            .spawn(move || run(&dir, &shared, &inbox))
+            .map_err(|e| crate::log::error(&format!("search: cannot start the indexer: {e}")))
+            .ok();
+        let watcher = watch(notes_dir, queue.clone())
+            .map_err(|e| {
+                crate::log::warn(&format!(
+                    "search: cannot watch {} ({e}); notes edited outside the service are \
+                     indexed at the next start",
+                    notes_dir.display()
+                ))
+            })
+            .ok();
+        Indexer {
+            queue,
+            thread,
+            _watcher: watcher,
+        }
+    }
+
+    /// A listener for `Notebook::on_change`: queues the note, never waits.
+    pub fn listener(&self) -> crate::ops::ChangeListener {
+        let queue = std::sync::Mutex::new(self.queue.clone());
+        Box::new(move |path: &NotePath| {
+            let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+            let _ = queue.send(Message::Changed(path.clone()));
+        })
+    }
+}
+
+impl Drop for Indexer {
+    fn drop(&mut self) {
+        let _ = self.queue.send(Message::Stop);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What the indexer owes the index.
+#[derive(Default)]
+struct Pending {
+    paths: BTreeSet<NotePath>,
+    catch_up: bool,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && !self.catch_up
+    }
+}
+
+fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
+    let mut updater: Option<IndexUpdater> = None;
+    let mut pending = Pending {
+        catch_up: true,
+        ..Pending::default()
+    };
+    let mut retry = FIRST_RETRY;
+    let mut failing = false;
+    loop {
+        // Wait for work, unless some is left over from a failed pass.
+        if pending.is_empty() || failing {
+            let first = if failing {
+                match inbox.recv_timeout(retry) {
+                    Ok(message) => Some(message),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            } else {
+                match inbox.recv() {
+                    Ok(message) => Some(message),
+                    Err(_) => return,
+                }
+            };
+            if let Some(message) = first
+                && !take(message, &mut pending)
+            {
+                return;
+            }
+        }
+        // Let the burst finish: the pass covers everything that came meanwhile.
+        let started = Instant::now();
+        loop {
+            let left = MAX_DELAY.saturating_sub(started.elapsed());
+            match inbox.recv_timeout(QUIET.min(left)) {
+                Ok(message) => {
+                    if !take(message, &mut pending) {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if left.is_zero() {
+                break;
+            }
+        }
+        let work = std::mem::take(&mut pending);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            pass(notes_dir, shared, &mut updater, &work)
+        }))
+        .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
+        match outcome {
+            Ok(()) => {
+                if failing {
+                    crate::log::info("search: the index is writable again and up to date");
+                }
+                failing = false;
+                retry = FIRST_RETRY;
+            }
+            Err(err) => {
+                crate::log::error(&format!(
+                    "search: index update failed: {}; retrying in {} s",
+                    err.detailed(),
+                    retry.as_secs()
+                ));
+                // Drop the writer (and its lock); the retry reopens and catches up.
+                updater = None;
+                pending.catch_up = true;
+                if failing {
+                    retry = (retry * 2).min(MAX_RETRY);
+                }
+                failing = true;
+            }
+        }
+    }
+}
+
+/// Adds a message to the pending work; false on `Stop`.
+fn take(message: Message, pending: &mut Pending) -> bool {
+    match message {
+        Message::Changed(path) => {
+            pending.paths.insert(path);
+        }
+        Message::CatchUp => pending.catch_up = true,
+        Message::Stop => return false,
+    }
+    true
+}
+
+fn pass(
+    notes_dir: &Path,
+    shared: &SharedIndex,
+    updater: &mut Option<IndexUpdater>,
+    work: &Pending,
+) -> Result<()> {
+    let mut catch_up = work.catch_up;
+    if updater.is_none() {
+        // The index searches use, when it is there; else open (or create) it again.
+        let index = match shared.get() {
+            Ok(index) if index_dir_ok(notes_dir) => index,
+            _ => NotesIndex::open_or_create(notes_dir)?,
+        };
+        shared.set(index.clone());
+        *updater = Some(IndexUpdater::new(index, notes_dir)?);
+        catch_up = true;
+    }
+    let Some(updater) = updater.as_mut() else {
+        return Ok(());
+    };
+    let started = Instant::now();
+    let changes = if catch_up {
+        updater.catch_up(&mut |_, _| {})?
+    } else {
+        updater.update(&work.paths)?
+    };
+    if catch_up && changes.indexed + changes.removed > 0 {
+        crate::log::info(&format!(
+            "search: caught up with the notes folder ({} indexed, {} removed) in {} ms",
+            changes.indexed,
+            changes.removed,
+            started.elapsed().as_millis()
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the index folder is still there (it may have been removed or replaced).
+fn index_dir_ok(notes_dir: &Path) -> bool {
+    super::index_dir(notes_dir).join("meta.json").is_file()
+}
+
+/// Watches the notes folder; note files changed by anyone else reach the queue. The
+/// service's own hidden files (the index, temp files, the public record) are ignored.
+fn watch(notes_dir: &Path, queue: Sender<Message>) -> notify::Result<notify::RecommendedWatcher> {
+    let root = notes_dir
+        .canonicalize()
+        .unwrap_or_else(|_| notes_dir.to_path_buf());
+    let queue = std::sync::Mutex::new(queue);
+    let events_root = root.clone();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let messages = match event {
+            Ok(event) => messages_of(&events_root, &event),
+            Err(_) => vec![Message::CatchUp],
+        };
+        let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+        for message in messages {
+            let _ = queue.send(message);
+        }
+    })?;
+    watcher.watch(&root, RecursiveMode::Recursive)?;
+    Ok(watcher)
+}
+
+fn messages_of(root: &Path, event: &notify::Event) -> Vec<Message> {
+    if matches!(event.kind, EventKind::Access(_)) {
+        return Vec::new();
+    }
+    if event.need_rescan() {
+        return vec![Message::CatchUp];
+    }
+    let mut out = Vec::new();
+    for path in &event.paths {
+        match classify(root, path) {
+            Seen::Note(note) => out.push(Message::Changed(note)),
+            Seen::Other => out.push(Message::CatchUp),
+            Seen::Ignored => {}
+        }
+    }
+    out
+}
+
+enum Seen {
+    Note(NotePath),
+    /// A folder, or anything that may hold notes: compare everything.
+    Other,
+    Ignored,
+}
+
+fn classify(root: &Path, path: &Path) -> Seen {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return Seen::Other;
+    };
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    // Hidden files and folders (the index under `.notes`, `.tmp-*` writes, the
+    // public record) are never notes.
+    if parts.is_empty() || parts.iter().any(|p| p.starts_with('.')) || parts[0] == INTERNAL_DIR {
+        return Seen::Ignored;
+    }
+    let rel = parts.join("/");
+    if rel.ends_with(".md") {
+        return match NotePath::parse(&rel) {
+            Ok(note) => Seen::Note(note),
+            Err(_) => Seen::Ignored,
+        };
+    }
+    if path.is_file() {
+        // Not a note (an image, an editor's swap file).
+        return Seen::Ignored;
+    }
+    Seen::Other
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_files_are_ignored() {
+        let root = Path::new("/n");
+        assert!(matches!(
+            classify(root, Path::new("/n/a/b.md")),
+            Seen::Note(_)
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/.notes/index/meta.json")),
+            Seen::Ignored
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/a/.tmp-x1")),
+            Seen::Ignored
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/.public.json")),
+            Seen::Ignored
+        ));
+        assert!(matches!(
+            classify(root, Path::new("/n/gone-folder")),
+            Seen::Other
+        ));
+    }
+}

@@ -1,0 +1,408 @@
+//! Full-text search over the notes: a tantivy index in `<notes dir>/.notes/index`,
+//! ranked queries with snippets, and the ways to keep the index equal to the files
+//! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`).
+
+pub mod indexer;
+pub mod query;
+pub mod schema;
+pub mod updater;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
+    PhraseQuery, Query, TermQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
+
+use self::query::Clause;
+use self::schema::Fields;
+use super::Notebook;
+use super::path::INTERNAL_DIR;
+use crate::error::{Error, Result};
+
+/// Results per query when the caller does not say.
+pub const DEFAULT_LIMIT: usize = 20;
+/// The most results one query returns.
+pub const MAX_LIMIT: usize = 100;
+/// Marks the start of a match in a snippet.
+pub const MATCH_START: &str = "⟦";
+/// Marks the end of a match in a snippet.
+pub const MATCH_END: &str = "⟧";
+/// Longest snippet, in characters (before markers).
+const SNIPPET_CHARS: usize = 160;
+/// Ranking weight of a match, by field: title and tags above body.
+const TITLE_BOOST: f32 = 3.0;
+const TAGS_BOOST: f32 = 2.0;
+const BODY_BOOST: f32 = 1.0;
+/// A last word shorter than this is matched whole, not as a prefix.
+const MIN_PREFIX_CHARS: usize = 2;
+
+/// The answer to a query, with the API's field names.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResults {
+    pub query: String,
+    pub results: Vec<SearchHit>,
+    /// How many notes match (all of them, not only those returned).
+    pub total: usize,
+}
+
+/// One matching note.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    pub path: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub score: f32,
+    /// Plain text around the best match, each match between `⟦` and `⟧`.
+    pub snippet: String,
+}
+
+/// The index folder of a notes folder.
+pub fn index_dir(notes_dir: &Path) -> PathBuf {
+    notes_dir.join(INTERNAL_DIR).join("index")
+}
+
+/// An open index and its reader. Cheap to clone; clones share the reader, so a reload
+/// after a commit is seen by every clone.
+#[derive(Clone)]
+pub struct NotesIndex {
+    pub(crate) index: Index,
+    pub(crate) reader: IndexReader,
+    pub(crate) fields: Fields,
+}
+
+impl NotesIndex {
+    /// Opens the index of `notes_dir`, creating it (empty) when missing. An index with
+    /// another schema (an older version of the program) is replaced by an empty one;
+    /// the caller's catch-up fills it again.
+    pub fn open_or_create(notes_dir: &Path) -> Result<Self> {
+        let dir = index_dir(notes_dir);
+        let (schema, fields) = schema::schema();
+        let exists = dir.join("meta.json").is_file();
+        let index = if exists {
+            let index =
+                Index::open_in_dir(&dir).map_err(|e| index_error("cannot open", &dir, e))?;
+            if index.schema() == schema {
+                index
+            } else {
+                std::fs::remove_dir_all(&dir)
+                    .map_err(|e| index_error("cannot replace", &dir, e))?;
+                create(&dir, schema)?
+            }
+        } else {
+            create(&dir, schema)?
+        };
+        schema::register_analyzers(&index);
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_error("cannot read", &dir, e))?;
+        Ok(NotesIndex {
+            index,
+            reader,
+            fields,
+        })
+    }
+
+    /// Whether the index holds no note.
+    pub fn is_empty(&self) -> bool {
+        self.reader.searcher().num_docs() == 0
+    }
+
+    /// Runs a query. `notes_dir` is checked so that a note deleted a moment ago, and
+    /// not yet removed from the index, is never returned.
+    pub fn search(&self, notes_dir: &Path, input: &str, limit: usize) -> Result<SearchResults> {
+        let clauses = query::parse(input).map_err(Error::InvalidQuery)?;
+        let plan = self.plan(&clauses)?;
+        let searcher = self.reader.searcher();
+        // A few more than asked for, in case some were deleted since the last commit.
+        let collector = (TopDocs::with_limit(limit + 8).order_by_score(), Count);
+        let (top, count) = searcher
+            .search(plan.query.as_ref(), &collector)
+            .map_err(|e| Error::Index(format!("query failed: {e}")))?;
+        let mut snippets = self.snippet_terms(&searcher, &plan)?;
+        let mut results = Vec::with_capacity(limit.min(top.len()));
+        let mut stale = 0;
+        for (score, address) in top {
+            let doc: TantivyDocument = searcher
+                .doc(address)
+                .map_err(|e| Error::Index(format!("cannot read a result: {e}")))?;
+            let path = first_str(&doc, self.fields.path);
+            if !notes_dir.join(&path).is_file() {
+                stale += 1;
+                continue;
+            }
+            if results.len() == limit {
+                continue;
+            }
+            let body = first_str(&doc, self.fields.body);
+            results.push(SearchHit {
+                title: first_str(&doc, self.fields.title),
+                tags: doc
+                    .get_all(self.fields.tags)
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                score,
+                snippet: snippets.render(&body),
+                path,
+            });
+        }
+        Ok(SearchResults {
+            query: input.to_string(),
+            total: count.saturating_sub(stale),
+            results,
+        })
+    }
+
+    /// The tantivy query of parsed clauses, and the words to highlight.
+    fn plan(&self, clauses: &[Clause]) -> Result<Plan> {
+        let mut analyzer = schema::text_analyzer();
+        let mut tag_analyzer = schema::tag_analyzer();
+        let mut must: Vec<Box<dyn Query>> = Vec::new();
+        let mut must_not: Vec<Box<dyn Query>> = Vec::new();
+        let mut filters: Vec<Box<dyn Query>> = Vec::new();
+        let mut highlight = HashSet::new();
+        let mut prefix = None;
+        for clause in clauses {
+            match clause {
+                Clause::Word {
+                    text,
+                    prefix: typing,
+                } => {
+                    let tokens = schema::tokens(&mut analyzer, text);
+                    let last_chars = tokens.last().map_or(0, |t| t.chars().count());
+                    if *typing && last_chars >= MIN_PREFIX_CHARS {
+                        must.push(self.prefix_query(&tokens));
+                        prefix = tokens.last().cloned();
+                        highlight.extend(tokens[..tokens.len() - 1].iter().cloned());
+                    } else if let Some(q) = self.words_query(&tokens) {
+                        must.push(q);
+                        highlight.extend(tokens);
+                    }
+                }
+                Clause::Phrase(text) => {
+                    let tokens = schema::tokens(&mut analyzer, text);
+                    if let Some(q) = self.words_query(&tokens) {
+                        must.push(q);
+                        highlight.extend(tokens);
+                    }
+                }
+                Clause::Not(text) => {
+                    let tokens = schema::tokens(&mut analyzer, text);
+                    if let Some(q) = self.words_query(&tokens) {
+                        must_not.push(q);
+                    }
+                }
+                Clause::Tag(name) => {
+                    let token = schema::tokens(&mut tag_analyzer, name.trim()).join(" ");
+                    let term = Term::from_field_text(self.fields.tag, &token);
+                    filters.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+                }
+            }
+        }
+        if must.is_empty() && filters.is_empty() {
+            return Err(Error::InvalidQuery(
+                "nothing to search for (only punctuation or excluded words)".into(),
+            ));
+        }
+        // Tag filters select without ranking; alone, every selected note scores 1.
+        let filter_score = if must.is_empty() { 1.0 } else { 0.0 };
+        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        parts.extend(must.into_iter().map(|q| (Occur::Must, q)));
+        parts.extend(filters.into_iter().map(|q| {
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(q, filter_score)) as _,
+            )
+        }));
+        parts.extend(must_not.into_iter().map(|q| (Occur::MustNot, q)));
+        Ok(Plan {
+            query: Box::new(BooleanQuery::new(parts)),
+            highlight,
+            prefix,
+        })
+    }
+
+    fn boosted(&self) -> [(tantivy::schema::Field, f32); 3] {
+        [
+            (self.fields.title, TITLE_BOOST),
+            (self.fields.tags, TAGS_BOOST),
+            (self.fields.body, BODY_BOOST),
+        ]
+    }
+
+    /// Notes where the words appear (one word, or several in a row), in any field.
+    fn words_query(&self, tokens: &[String]) -> Option<Box<dyn Query>> {
+        if tokens.is_empty() {
+            return None;
+        }
+        let per_field = self.boosted().map(|(field, boost)| {
+            let q: Box<dyn Query> = if tokens.len() == 1 {
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, &tokens[0]),
+                    IndexRecordOption::WithFreqs,
+                ))
+            } else {
+                let terms = tokens
+                    .iter()
+                    .map(|t| Term::from_field_text(field, t))
+                    .collect();
+                Box::new(PhraseQuery::new(terms))
+            };
+            (
+                Occur::Should,
+                Box::new(BoostQuery::new(q, boost)) as Box<dyn Query>,
+            )
+        });
+        Some(Box::new(BooleanQuery::new(per_field.into())))
+    }
+
+    /// Notes where the last word is a prefix of a word (after the others, in a row); an
+    /// exact match of a single word ranks above a longer word it starts.
+    fn prefix_query(&self, tokens: &[String]) -> Box<dyn Query> {
+        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (field, boost) in self.boosted() {
+            let terms: Vec<Term> = tokens
+                .iter()
+                .map(|t| Term::from_field_text(field, t))
+                .collect();
+            if terms.len() == 1 {
+                let exact = TermQuery::new(terms[0].clone(), IndexRecordOption::WithFreqs);
+                parts.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(exact), boost)),
+                ));
+                let starts = FuzzyTermQuery::new_prefix(terms[0].clone(), 0, true);
+                parts.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(starts), boost)),
+                ));
+            } else {
+                let phrase = PhrasePrefixQuery::new(terms);
+                parts.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(phrase), boost)),
+                ));
+            }
+        }
+        Box::new(BooleanQuery::new(parts))
+    }
+
+    /// The weights of the words to highlight (rarer words weigh more).
+    fn snippet_terms(&self, searcher: &tantivy::Searcher, plan: &Plan) -> Result<Snippets> {
+        let mut terms = BTreeMap::new();
+        for word in &plan.highlight {
+            let term = Term::from_field_text(self.fields.body, word);
+            let freq = searcher
+                .doc_freq(&term)
+                .map_err(|e| Error::Index(format!("cannot read term statistics: {e}")))?;
+            terms.insert(word.clone(), 1.0 / (1.0 + freq as f32));
+        }
+        Ok(Snippets {
+            terms,
+            prefix: plan.prefix.clone(),
+            field: self.fields.body,
+        })
+    }
+}
+
+struct Plan {
+    query: Box<dyn Query>,
+    highlight: HashSet<String>,
+    prefix: Option<String>,
+}
+
+/// Builds the snippet of each result.
+struct Snippets {
+    terms: BTreeMap<String, f32>,
+    prefix: Option<String>,
+    field: tantivy::schema::Field,
+}
+
+impl Snippets {
+    fn render(&mut self, body: &str) -> String {
+        let mut terms = self.terms.clone();
+        if let Some(prefix) = &self.prefix {
+            let mut analyzer = schema::text_analyzer();
+            for token in schema::tokens(&mut analyzer, body) {
+                if token.starts_with(prefix.as_str()) {
+                    terms.entry(token).or_insert(0.5);
+                }
+            }
+        }
+        let generator =
+            SnippetGenerator::new(terms, schema::text_analyzer(), self.field, SNIPPET_CHARS);
+        let snippet = generator.snippet(body);
+        if snippet.highlighted().is_empty() {
+            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
+                .trim()
+                .to_string();
+        }
+        let fragment = snippet.fragment();
+        let mut out = String::with_capacity(fragment.len() + 16);
+        let mut from = 0;
+        for range in tantivy::snippet::collapse_overlapped_ranges(snippet.highlighted()) {
+            out.push_str(&collapse(&fragment[from..range.start]));
+            out.push_str(MATCH_START);
+            out.push_str(&collapse(&fragment[range.clone()]));
+            out.push_str(MATCH_END);
+            from = range.end;
+        }
+        out.push_str(&collapse(&fragment[from..]));
+        // The fragment stops at its last word: keep the punctuation that ends it.
+        let after = body.get(snippet.fragment_range().end..).unwrap_or("");
+        out.extend(
+            after
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()),
+        );
+        out.trim().to_string()
+    }
+}
+
+/// Runs of whitespace (line breaks included) become one space.
+fn collapse(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if !space {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            out.push(c);
+            space = false;
+        }
+    }
+    out
+}
+
+fn first_str(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
+    doc.get_first(field)
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index> {
+    std::fs::create_dir_all(dir).map_err(|e| index_error("cannot create", dir, e))?;
+    Index::create_in_dir(dir, schema).map_err(|e| index_error("cannot create", dir, e))
+}
+
+pub(crate) fn index_error(what: &str, dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Index(format!("{what} the index {}: {e}", dir.display()))
+}
+
+impl Notebook {
+    /// The search index of this notebook, opened (created empty when missing).
+    pub fn open_index(&self) -> Result<NotesIndex> {
+        NotesIndex::open_or_create(self.notes_dir())
+    }
+}

@@ -1,0 +1,212 @@
+//! The one writer of an index: full rebuild, catch-up against the files on disk, and
+//! updates of named notes, each ending in one commit and a reader reload.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use tantivy::collector::DocSetCollector;
+use tantivy::query::AllQuery;
+use tantivy::schema::Value;
+use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
+
+use super::{NotesIndex, index_dir, schema};
+use crate::error::{Error, Result};
+use crate::ops::NotePath;
+use crate::ops::store::{self, NoteFile};
+
+/// Memory the writer may use before it flushes a segment.
+const WRITER_MEMORY: usize = 64 * 1024 * 1024;
+
+/// Progress of a long pass: notes done, notes in all.
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
+
+/// What a pass changed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Changes {
+    pub indexed: usize,
+    pub removed: usize,
+}
+
+/// Holds the writer lock of an index, and the version of every note it holds.
+pub struct IndexUpdater {
+    index: NotesIndex,
+    writer: IndexWriter<TantivyDocument>,
+    notes_dir: PathBuf,
+    /// Note path → stamp of the file indexed.
+    known: HashMap<String, String>,
+}
+
+impl IndexUpdater {
+    /// Takes the writer of `index`. Fails when another process holds it.
+    pub fn new(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
+        let writer = index.index.writer(WRITER_MEMORY).map_err(|e| match e {
+            TantivyError::LockFailure(..) => Error::Index(
+                "the index is being updated by another process (a running `notes serve` \
+                 keeps it up to date)"
+                    .into(),
+            ),
+            e => super::index_error("cannot write", &index_dir(notes_dir), e),
+        })?;
+        let known = known_stamps(&index)?;
+        Ok(IndexUpdater {
+            index,
+            writer,
+            notes_dir: notes_dir.to_path_buf(),
+            known,
+        })
+    }
+
+    pub fn index(&self) -> &NotesIndex {
+        &self.index
+    }
+
+    /// Throws the index away and indexes every note again.
+    pub fn rebuild(&mut self, progress: Progress) -> Result<usize> {
+        let files = store::note_files(&self.notes_dir)?;
+        self.writer.delete_all_documents().map_err(write_error)?;
+        self.known.clear();
+        let total = files.len();
+        for (done, file) in files.iter().enumerate() {
+            self.add(file)?;
+            progress(done + 1, total);
+        }
+        self.commit()?;
+        Ok(total)
+    }
+
+    /// Brings the index up to date with the files: new and changed notes indexed,
+    /// vanished ones removed. Only what differs is touched.
+    pub fn catch_up(&mut self, progress: Progress) -> Result<Changes> {
+        let files = store::note_files(&self.notes_dir)?;
+        let on_disk: HashSet<String> = files.iter().map(|f| f.path.to_string()).collect();
+        let gone: Vec<String> = self
+            .known
+            .keys()
+            .filter(|p| !on_disk.contains(*p))
+            .cloned()
+            .collect();
+        let stale: Vec<&NoteFile> = files
+            .iter()
+            .filter(|f| self.known.get(f.path.as_str()) != Some(&schema::stamp_of(&f.meta)))
+            .collect();
+        let mut changes = Changes::default();
+        for path in gone {
+            self.remove(&path);
+            changes.removed += 1;
+        }
+        let total = stale.len();
+        for (done, file) in stale.into_iter().enumerate() {
+            self.add(file)?;
+            changes.indexed += 1;
+            progress(done + 1, total);
+        }
+        if changes != Changes::default() {
+            self.commit()?;
+        }
+        Ok(changes)
+    }
+
+    /// Re-reads the named notes: indexed when the file exists and differs from the
+    /// indexed version, removed when it does not exist any more.
+    pub fn update<'a>(&mut self, paths: impl IntoIterator<Item = &'a NotePath>) -> Result<Changes> {
+        let mut changes = Changes::default();
+        for path in paths {
+            let file = path
+                .resolve(&self.notes_dir)
+                .ok()
+                .and_then(|full| fs::metadata(&full).ok().map(|meta| (full, meta)))
+                .filter(|(_, meta)| meta.is_file());
+            match file {
+                Some((full, meta))
+                    if self.known.get(path.as_str()) != Some(&schema::stamp_of(&meta)) =>
+                {
+                    self.add(&NoteFile {
+                        path: path.clone(),
+                        full,
+                        meta,
+                    })?;
+                    changes.indexed += 1;
+                }
+                Some(_) => {}
+                None if self.known.contains_key(path.as_str()) => {
+                    self.remove(path.as_str());
+                    changes.removed += 1;
+                }
+                None => {}
+            }
+        }
+        if changes != Changes::default() {
+            self.commit()?;
+        }
+        Ok(changes)
+    }
+
+    fn add(&mut self, file: &NoteFile) -> Result<()> {
+        let bytes = match fs::read(&file.full) {
+            Ok(bytes) => bytes,
+            // Deleted between the listing and now: nothing to index.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if self.known.contains_key(file.path.as_str()) {
+                    self.remove(file.path.as_str());
+                }
+                return Ok(());
+            }
+            Err(e) => return Err(Error::ReadFailed(e)),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let stamp = schema::stamp_of(&file.meta);
+        let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
+        self.writer.delete_term(Term::from_field_text(
+            self.index.fields.path,
+            file.path.as_str(),
+        ));
+        self.writer.add_document(doc).map_err(write_error)?;
+        self.known.insert(file.path.to_string(), stamp);
+        Ok(())
+    }
+
+    fn remove(&mut self, path: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.index.fields.path, path));
+        self.known.remove(path);
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if let Err(e) = self.writer.commit() {
+            let _ = self.writer.rollback();
+            // What the index holds is unknown now: the next pass starts afresh.
+            self.known = known_stamps(&self.index).unwrap_or_default();
+            return Err(write_error(e));
+        }
+        self.index
+            .reader
+            .reload()
+            .map_err(|e| Error::Index(format!("cannot reload the index: {e}")))
+    }
+}
+
+fn write_error(e: TantivyError) -> Error {
+    Error::Index(format!("cannot write the index: {e}"))
+}
+
+/// Path → stamp of every note the index holds.
+fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
+    let read_error = |e: TantivyError| Error::Index(format!("cannot read the index: {e}"));
+    let searcher = index.reader.searcher();
+    let addresses = searcher
+        .search(&AllQuery, &DocSetCollector)
+        .map_err(read_error)?;
+    let mut known = HashMap::with_capacity(addresses.len());
+    for address in addresses {
+        let doc: TantivyDocument = searcher.doc(address).map_err(read_error)?;
+        let field = |f| {
+            doc.get_first(f)
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        };
+        known.insert(field(index.fields.path), field(index.fields.stamp));
+    }
+    Ok(known)
+}
