@@ -50,5 +50,9 @@ fuzz SECONDS="60":
 bench-search:
     cargo bench --bench search
 
+# HTTP benchmark against nginx on the same files (1k and 10k notes); writes bench/RESULTS.md
+bench-http:
+    python3 bench/run.py
+
 # Every benchmark
-bench: bench-search
+bench: bench-http bench-search

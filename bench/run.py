@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""HTTP benchmark of `notes serve` against nginx serving the same files.
+
+Generates deterministic corpora (1k and 10k notes), starts the release binary and
+nginx on loopback ports, drives both with wrk (2 threads, 64 connections, fixed
+duration) and writes one table to bench/RESULTS.md. Only loopback addresses are used;
+every run is bounded by wrk's duration.
+"""
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = REPO / "target" / "release" / "notes"
+LUA = REPO / "bench" / "wrk.lua"
+DURATION = os.environ.get("BENCH_DURATION", "8s")
+THREADS, CONNECTIONS = "2", "64"
+
+WORDS = (
+    "garden river mountain quiet morning letter coffee window autumn winter summer "
+    "spring rust async storage index public note market travel music paper light "
+    "shadow forest ocean city train station bridge kitchen recipe bread butter salt "
+    "été forêt musée château café déjà vu"
+).split()
+TAGS = ["alpha", "beta", "gamma", "delta", "work", "home", "ideas", "travel"]
+
+
+def need(tool, package):
+    if shutil.which(tool):
+        return
+    print(f"installing {package} (apt-get)", flush=True)
+    subprocess.run(["apt-get", "update", "-qq"], check=True)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", package],
+        check=True,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def note_path(i):
+    return f"f{i % 20:02d}/note-{i:05d}.md"
+
+
+def generate(root: Path, count: int):
+    rng = random.Random(42)
+    for i in range(count):
+        path = root / note_path(i)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        size = rng.randint(1024, 8192)
+        words = []
+        length = 0
+        while length < size:
+            w = rng.choice(WORDS)
+            words.append(w)
+            length += len(w) + 1
+        tags = rng.sample(TAGS, rng.randint(0, 3))
+        body = "\n\n".join(" ".join(words[j : j + 40]) for j in range(0, len(words), 40))
+        text = (
+            f"---\ntitle: Note {i} {rng.choice(WORDS)}\ndate: 01-02-2025\n"
+            f"last_modified: 01-02-2025:10:{i % 60:02d}\ntags: [{', '.join(tags)}]\n---\n\n"
+            f"# Note {i}\n\n{body}\n"
+        )
+        path.write_text(text)
+
+
+def wait_http(url, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except Exception:
+            time.sleep(0.1)
+    raise SystemExit(f"{url} did not come up")
+
+
+def wrk(url, mode="get", path="/", accept=None):
+    env = {**os.environ, "BENCH_MODE": mode, "BENCH_PATH": path}
+    if accept:
+        env["BENCH_ACCEPT"] = accept
+    out = subprocess.run(
+        ["wrk", "-t", THREADS, "-c", CONNECTIONS, "-d", DURATION, "--timeout", "10s",
+         "-s", str(LUA), url],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    line = [l for l in out.stdout.splitlines() if l.startswith("{")]
+    if not line:
+        raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
+    r = json.loads(line[-1])
+    r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
+    return r
+
+
+def rss_peak_kib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def start_notes(notes_dir, public_dir):
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(BIN), "--notes-dir", str(notes_dir), "--public-dir", str(public_dir),
+         "serve", "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_http(base + "/api/v1/notes/" + note_path(0))
+    return proc, base
+
+
+def start_nginx(notes_dir, work):
+    port = free_port()
+    conf = work / "nginx.conf"
+    conf.write_text(f"""
+user root;
+worker_processes 2;
+daemon off;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    default_type text/markdown;
+    server {{
+        listen 127.0.0.1:{port};
+        root {notes_dir};
+    }}
+}}
+""")
+    proc = subprocess.Popen(["nginx", "-c", str(conf)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    wait_http(base + "/" + note_path(0))
+    return proc, base
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def fmt_ms(us):
+    return f"{us / 1000:.2f}"
+
+
+def main():
+    need("wrk", "wrk")
+    need("nginx", "nginx")
+    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+    rows = []
+    peak = {}
+    list_p50 = {}
+    with tempfile.TemporaryDirectory(prefix="notes-bench-") as tmp:
+        tmp = Path(tmp)
+        for count in (1000, 10000):
+            notes_dir = tmp / f"notes-{count}"
+            public_dir = tmp / f"public-{count}"
+            print(f"corpus: {count} notes", flush=True)
+            generate(notes_dir, count)
+            notes, nbase = start_notes(notes_dir, public_dir)
+            nginx, xbase = start_nginx(notes_dir, tmp)
+            try:
+                # Let the startup indexing finish before measuring.
+                time.sleep(3 if count == 1000 else 8)
+                one = note_path(7)
+                label = f"{count // 1000}k"
+                ref = wrk(xbase, path="/" + one)
+                rows.append((f"nginx GET file ({label})", ref, None))
+                raw = wrk(nbase, path="/api/v1/notes/" + one, accept="text/markdown")
+                rows.append((f"GET raw ({label})", raw, raw["rps"] / ref["rps"]))
+                js = wrk(nbase, path="/api/v1/notes/" + one)
+                rows.append((f"GET JSON ({label})", js, js["rps"] / ref["rps"]))
+                lst = wrk(nbase, path="/api/v1/notes")
+                rows.append((f"list ({label})", lst, None))
+                list_p50[count] = lst["p50_us"]
+                rows.append((f"search ({label})", wrk(nbase, mode="search"), None))
+                if count == 10000:
+                    rows.append(("PUT new", wrk(nbase, mode="put_new"), None))
+                    rows.append(("PUT replace", wrk(nbase, mode="put_replace"), None))
+                    rows.append(("toggle", wrk(nbase, mode="toggle"), None))
+                peak[count] = rss_peak_kib(notes.pid)
+            finally:
+                stop(notes)
+                stop(nginx)
+
+    growth = list_p50[10000] / max(list_p50[1000], 1)
+    lines = [
+        "# HTTP benchmark",
+        "",
+        f"`just bench` on this machine ({os.cpu_count()} cores), wrk {THREADS} threads, "
+        f"{CONNECTIONS} connections, {DURATION} per row, loopback only. Ratios are against "
+        "nginx serving the same file in the same run.",
+        "",
+        "| request | req/s | p50 ms | p99 ms | non-2xx | ratio to nginx |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, r, ratio in rows:
+        lines.append(
+            f"| {name} | {r['rps']:.0f} | {fmt_ms(r['p50_us'])} | {fmt_ms(r['p99_us'])} | "
+            f"{r['non2xx'] + r['socket_errors']} | {'' if ratio is None else f'{ratio:.2f}'} |"
+        )
+    lines += [
+        "",
+        f"- list p50 grows {growth:.1f}x from 1k to 10k notes (10x more notes).",
+        f"- peak RSS of `notes serve`: {peak[1000] / 1024:.1f} MiB (1k corpus), "
+        f"{peak[10000] / 1024:.1f} MiB (10k corpus).",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    (REPO / "bench" / "RESULTS.md").write_text(text)
+
+
+if __name__ == "__main__":
+    if not BIN.parent.exists():
+        BIN.parent.mkdir(parents=True)
+    sys.exit(main())
