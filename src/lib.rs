@@ -7,6 +7,7 @@ pub mod error;
 pub mod http;
 pub mod log;
 pub mod ops;
+pub mod render;
 
 use std::process::ExitCode;
 

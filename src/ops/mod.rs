@@ -7,6 +7,7 @@ pub mod fsutil;
 pub mod locks;
 pub mod model;
 pub mod path;
+pub mod publish;
 pub mod store;
 
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use std::sync::OnceLock;
 
 pub use model::{DeleteConfirmation, Note, NoteList, NoteMeta, PutOutcome};
 pub use path::NotePath;
+pub use publish::{PageEffect, Publication, PublicList, PublicNote, PublicPage, ToggleResult, Visibility};
 
 /// Called with the path of every note written or deleted (the search index listens).
 pub type ChangeListener = Box<dyn Fn(&NotePath) + Send + Sync>;

@@ -141,6 +141,9 @@ impl Notebook {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Error::NotFound),
                 Err(e) => return Err(Error::DeleteFailed(e)),
             }
+            // A deleted note does not stay public: its page and entry go first, so a
+            // record that cannot be updated leaves the note in place.
+            self.unpublish_deleted(path)?;
             fsutil::remove_durable(&full).map_err(|e| match e.kind() {
                 io::ErrorKind::NotFound => Error::NotFound,
                 _ => Error::DeleteFailed(e),
