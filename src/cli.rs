@@ -58,7 +58,9 @@ pub enum Command {
     List(ListArgs),
 
     /// Print a note (raw Markdown, or the API's JSON with --json)
-    #[command(after_long_help = "EXAMPLES:\n  notes show ideas/hi.md\n  notes show ideas/hi.md --json")]
+    #[command(
+        after_long_help = "EXAMPLES:\n  notes show ideas/hi.md\n  notes show ideas/hi.md --json"
+    )]
     Show(ShowArgs),
 
     /// Create or replace a note from a Markdown file or standard input
@@ -71,6 +73,33 @@ pub enum Command {
     /// Delete a note
     #[command(after_long_help = "EXAMPLES:\n  notes rm ideas/hi.md")]
     Rm(NoteArgs),
+
+    /// List the published notes: title, source note, page file and publication time
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes list-public\n  \
+        notes list-public ~/notes\n  \
+        notes list-public --json | jq '.notes[].path'")]
+    ListPublic(ListPublicArgs),
+
+    /// Publish a note to the public folder (regenerates its page when already public)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes publish ideas/hi.md\n  \
+        notes --public-dir /srv/www publish ideas/hi.md")]
+    Publish(NoteArgs),
+
+    /// Unpublish a public note: its page is removed and the public index rebuilt
+    #[command(after_long_help = "EXAMPLES:\n  notes unpublish ideas/hi.md")]
+    Unpublish(NoteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListPublicArgs {
+    /// Folder holding the notes (overrides --notes-dir)
+    #[arg(value_name = "NOTES_DIR")]
+    pub dir: Option<PathBuf>,
+    /// Print the API's JSON (`{"notes": [...]}`)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{
+    CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd, html,
+};
 
 /// Tables, footnotes, strikethrough, task lists and `{#id .class}` heading attributes.
 pub fn options() -> Options {
@@ -70,7 +72,10 @@ fn drop_title<'a>(events: Vec<Event<'a>>, title: Option<&str>) -> Vec<Event<'a>>
     let Some(title) = title else { return events };
     let opens_with_h1 = matches!(
         events.first(),
-        Some(Event::Start(Tag::Heading { level: HeadingLevel::H1, .. }))
+        Some(Event::Start(Tag::Heading {
+            level: HeadingLevel::H1,
+            ..
+        }))
     );
     if !opens_with_h1 {
         return events;
@@ -160,25 +165,37 @@ mod tests {
         );
         assert!(html.contains("<table>"), "{html}");
         assert!(html.contains("<del>old</del>"), "{html}");
-        assert!(html.contains(r#"<input disabled="" type="checkbox" checked=""/>"#), "{html}");
+        assert!(
+            html.contains(r#"<input disabled="" type="checkbox" checked=""/>"#),
+            "{html}"
+        );
         assert!(html.contains("footnote-definition"), "{html}");
     }
 
     #[test]
     fn raw_html_is_shown_as_text() {
-        let html = to_html("<script>alert(1)</script>\n\nhi <b onclick=\"x\">there</b>\n", None);
+        let html = to_html(
+            "<script>alert(1)</script>\n\nhi <b onclick=\"x\">there</b>\n",
+            None,
+        );
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<b "), "{html}");
         assert!(
             html.starts_with("<pre><code>&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>"),
             "{html}"
         );
-        assert!(html.contains("<p>hi &lt;b onclick=\"x\"&gt;there&lt;/b&gt;</p>"), "{html}");
+        assert!(
+            html.contains("<p>hi &lt;b onclick=\"x\"&gt;there&lt;/b&gt;</p>"),
+            "{html}"
+        );
     }
 
     #[test]
     fn headings_get_unique_ids() {
-        let html = to_html("## Été à Paris!\n\n## Été à Paris\n\n## Named {#custom}\n\n## Custom\n", None);
+        let html = to_html(
+            "## Été à Paris!\n\n## Été à Paris\n\n## Named {#custom}\n\n## Custom\n",
+            None,
+        );
         assert!(html.contains(r#"<h2 id="été-à-paris">"#), "{html}");
         assert!(html.contains(r#"<h2 id="été-à-paris-1">"#), "{html}");
         assert!(html.contains(r#"<h2 id="custom">Named</h2>"#), "{html}");
@@ -194,7 +211,10 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(escape(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            escape(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
         assert_eq!(escape_href("a b\"<.html"), "a%20b%22%3C.html");
     }
 }

@@ -13,7 +13,12 @@ pub fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         return super::print_json(&list);
     }
-    let width = list.notes.iter().map(|n| n.path.chars().count()).max().unwrap_or(0);
+    let width = list
+        .notes
+        .iter()
+        .map(|n| n.path.chars().count())
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
     for note in &list.notes {
         let tags = if note.tags.is_empty() {
@@ -30,6 +35,11 @@ pub fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCode> {
             tags
         );
     }
-    let _ = writeln!(out, "{} note{}", list.total, if list.total == 1 { "" } else { "s" });
+    let _ = writeln!(
+        out,
+        "{} note{}",
+        list.total,
+        if list.total == 1 { "" } else { "s" }
+    );
     super::print(&out)
 }

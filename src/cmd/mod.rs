@@ -1,6 +1,9 @@
 //! One module per subcommand: convert the arguments, call `ops`, print the result.
 
 mod list;
+mod list_public;
+mod messages;
+mod publish;
 mod put;
 mod rm;
 mod serve;
@@ -26,6 +29,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => show::run(&notebook, args),
         Command::Put(args) => put::run(&notebook, args),
         Command::Rm(args) => rm::run(&notebook, args),
+        Command::ListPublic(args) => list_public::run(notebook, args),
+        Command::Publish(args) => publish::publish(&notebook, args),
+        Command::Unpublish(args) => publish::unpublish(&notebook, args),
     }
 }
 

@@ -24,7 +24,11 @@ pub fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
     if args.quiet {
         return Ok(ExitCode::SUCCESS);
     }
-    let verb = if outcome.created { "created" } else { "updated" };
+    let verb = if outcome.created {
+        "created"
+    } else {
+        "updated"
+    };
     super::print(&format!("{verb} {path} ({} bytes)\n", outcome.note.size))
 }
 

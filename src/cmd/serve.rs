@@ -15,7 +15,9 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
     let cleaned = fsutil::clean_temp_files(&notes_dir);
     if cleaned > 0 {
-        crate::log::warn(&format!("removed {cleaned} temp file(s) left by an interrupted write"));
+        crate::log::warn(&format!(
+            "removed {cleaned} temp file(s) left by an interrupted write"
+        ));
     }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {

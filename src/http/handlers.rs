@@ -17,7 +17,7 @@ use crate::ops::NotePath;
 const NOTES_PREFIX: &str = "/api/v1/notes";
 
 /// Runs a blocking domain call on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     f: impl FnOnce(&State) -> Result<T> + Send + 'static,
 ) -> Result<T> {
@@ -34,7 +34,7 @@ fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> &'a str {
         .unwrap_or("")
 }
 
-fn content_length(headers: &HeaderMap) -> Option<u64> {
+pub(super) fn content_length(headers: &HeaderMap) -> Option<u64> {
     header_str(headers, header::CONTENT_LENGTH).parse().ok()
 }
 
@@ -51,7 +51,10 @@ pub async fn notes(
     let tail = rest.strip_prefix('/').unwrap_or(rest);
     if tail.is_empty() {
         return Ok(if method == Method::GET {
-            reply::result(StatusCode::OK, blocking(&state, |s| s.notebook.list()).await)
+            reply::result(
+                StatusCode::OK,
+                blocking(&state, |s| s.notebook.list()).await,
+            )
         } else {
             reply::error(&Error::MethodNotAllowed)
         });
@@ -63,9 +66,10 @@ pub async fn notes(
     Ok(match method {
         Method::GET => read(path, &headers, &state).await,
         Method::PUT => put(path, &headers, body, &state).await,
-        Method::DELETE => {
-            reply::result(StatusCode::OK, blocking(&state, move |s| s.notebook.delete(&path)).await)
-        }
+        Method::DELETE => reply::result(
+            StatusCode::OK,
+            blocking(&state, move |s| s.notebook.delete(&path)).await,
+        ),
         _ => reply::error(&Error::NoteMethodNotAllowed),
     })
 }
@@ -79,7 +83,10 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
                     reply::with_type(StatusCode::OK, raw.bytes, "text/markdown; charset=utf-8");
                 let disposition = format!(
                     "inline; filename=\"{}\"",
-                    raw.path.file_name().replace('\\', "\\\\").replace('"', "\\\"")
+                    raw.path
+                        .file_name()
+                        .replace('\\', "\\\\")
+                        .replace('"', "\\\"")
                 );
                 if let Ok(value) = HeaderValue::from_bytes(disposition.as_bytes()) {
                     response
@@ -91,10 +98,18 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
             Err(err) => reply::error(&err),
         };
     }
-    reply::result(StatusCode::OK, blocking(state, move |s| s.notebook.read(&path)).await)
+    reply::result(
+        StatusCode::OK,
+        blocking(state, move |s| s.notebook.read(&path)).await,
+    )
 }
 
-async fn put(path: NotePath, headers: &HeaderMap, body: BodyStream, state: &Arc<State>) -> Response {
+async fn put(
+    path: NotePath,
+    headers: &HeaderMap,
+    body: BodyStream,
+    state: &Arc<State>,
+) -> Response {
     let content_type = header_str(headers, header::CONTENT_TYPE).to_ascii_lowercase();
     let json = content_type.contains("application/json");
     if !json && !content_type.contains("text/markdown") && !content_type.contains("text/plain") {

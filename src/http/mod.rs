@@ -3,6 +3,7 @@
 mod body;
 mod filters;
 mod handlers;
+mod public;
 mod reject;
 pub mod reply;
 
@@ -26,6 +27,12 @@ pub fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
     filters::notes(state.clone())
+        .or(filters::public_toggle(state.clone()))
+        .unify()
+        .or(filters::public_list(state.clone()))
+        .unify()
+        .or(filters::public_files(state))
+        .unify()
         .recover(reject::handle)
         .unify()
 }

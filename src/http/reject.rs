@@ -13,12 +13,24 @@ pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
     let (status, message) = if rejection.is_not_found() {
         (StatusCode::NOT_FOUND, "Not found".to_string())
     } else if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
-        (StatusCode::METHOD_NOT_ALLOWED, "Method not allowed".to_string())
+        (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "Method not allowed".to_string(),
+        )
     } else if rejection.find::<warp::reject::PayloadTooLarge>().is_some() {
-        (StatusCode::PAYLOAD_TOO_LARGE, "Request body is too large".to_string())
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Request body is too large".to_string(),
+        )
     } else if rejection.find::<warp::reject::LengthRequired>().is_some() {
-        (StatusCode::LENGTH_REQUIRED, "Content-Length is required".to_string())
-    } else if rejection.find::<warp::reject::UnsupportedMediaType>().is_some() {
+        (
+            StatusCode::LENGTH_REQUIRED,
+            "Content-Length is required".to_string(),
+        )
+    } else if rejection
+        .find::<warp::reject::UnsupportedMediaType>()
+        .is_some()
+    {
         (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             crate::error::Error::UnsupportedContentType.to_string(),

@@ -32,7 +32,11 @@ pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
 }
 
 /// A response with a body and a content type.
-pub fn with_type(status: StatusCode, body: impl Into<bytes::Bytes>, content_type: &str) -> Response {
+pub fn with_type(
+    status: StatusCode,
+    body: impl Into<bytes::Bytes>,
+    content_type: &str,
+) -> Response {
     let mut response = Response::new(body.into().into());
     *response.status_mut() = status;
     if let Ok(value) = HeaderValue::from_str(content_type) {
@@ -43,7 +47,8 @@ pub fn with_type(status: StatusCode, body: impl Into<bytes::Bytes>, content_type
 
 /// The ErrorResponse of a domain error; server-side failures are logged with their cause.
 pub fn error(err: &Error) -> Response {
-    let status = StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }

@@ -54,7 +54,9 @@ fn default_permissions() -> fs::Permissions {
 
 #[cfg(not(unix))]
 fn default_permissions() -> fs::Permissions {
-    fs::metadata(".").map(|m| m.permissions()).unwrap_or_else(|_| unreachable!())
+    fs::metadata(".")
+        .map(|m| m.permissions())
+        .unwrap_or_else(|_| unreachable!())
 }
 
 /// Deletes temp files a crash left behind under `root` (hidden folders included, so the

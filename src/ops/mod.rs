@@ -15,7 +15,10 @@ use std::sync::OnceLock;
 
 pub use model::{DeleteConfirmation, Note, NoteList, NoteMeta, PutOutcome};
 pub use path::NotePath;
-pub use publish::{PageEffect, Publication, PublicList, PublicNote, PublicPage, ToggleResult, Visibility};
+pub use publish::{
+    PageEffect, PublicFile, PublicList, PublicNote, PublicPage, Publication, ToggleResult,
+    Visibility,
+};
 
 /// Called with the path of every note written or deleted (the search index listens).
 pub type ChangeListener = Box<dyn Fn(&NotePath) + Send + Sync>;

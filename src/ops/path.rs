@@ -154,26 +154,56 @@ mod tests {
 
     #[test]
     fn checks_run_in_spec_order() {
-        assert!(matches!(NotePath::parse("../x.txt"), Err(Error::InvalidPath)));
-        assert!(matches!(NotePath::parse("/abs.md"), Err(Error::InvalidPath)));
-        assert!(matches!(NotePath::parse("a/b.txt"), Err(Error::NotMarkdown)));
+        assert!(matches!(
+            NotePath::parse("../x.txt"),
+            Err(Error::InvalidPath)
+        ));
+        assert!(matches!(
+            NotePath::parse("/abs.md"),
+            Err(Error::InvalidPath)
+        ));
+        assert!(matches!(
+            NotePath::parse("a/b.txt"),
+            Err(Error::NotMarkdown)
+        ));
         assert!(matches!(NotePath::parse("a"), Err(Error::NotMarkdown)));
         assert_eq!(NotePath::parse("a/../b.md").unwrap().as_str(), "b.md");
-        assert_eq!(NotePath::parse("dir/sub/n.md").unwrap().as_str(), "dir/sub/n.md");
+        assert_eq!(
+            NotePath::parse("dir/sub/n.md").unwrap().as_str(),
+            "dir/sub/n.md"
+        );
     }
 
     #[test]
     fn hostile_inputs_are_refused() {
-        for raw in ["a\\..\\b.md", "a\0.md", "..foo.md", ".notes/x.md", "x/../../y.md"] {
-            assert!(matches!(NotePath::parse(raw), Err(Error::InvalidPath)), "{raw:?}");
+        for raw in [
+            "a\\..\\b.md",
+            "a\0.md",
+            "..foo.md",
+            ".notes/x.md",
+            "x/../../y.md",
+        ] {
+            assert!(
+                matches!(NotePath::parse(raw), Err(Error::InvalidPath)),
+                "{raw:?}"
+            );
         }
-        for encoded in ["%2e%2e%2fx.md", "..%2fx.md", "%2E%2E/x.md", "%2fetc%2fx.md", "a%00.md"] {
+        for encoded in [
+            "%2e%2e%2fx.md",
+            "..%2fx.md",
+            "%2E%2E/x.md",
+            "%2fetc%2fx.md",
+            "a%00.md",
+        ] {
             assert!(
                 matches!(NotePath::from_url(encoded), Err(Error::InvalidPath)),
                 "{encoded}"
             );
         }
-        assert!(matches!(NotePath::from_url("%ff.md"), Err(Error::InvalidPath)));
+        assert!(matches!(
+            NotePath::from_url("%ff.md"),
+            Err(Error::InvalidPath)
+        ));
         // Double encoding decodes once: a literal `%2e%2e` file name, inside the dir.
         assert_eq!(
             NotePath::from_url("%252e%252e%252fx.md").unwrap().as_str(),

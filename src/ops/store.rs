@@ -44,15 +44,27 @@ impl Notebook {
             if !name.ends_with(".md") {
                 continue;
             }
-            let Some(rel) = relative(root, entry.path()) else { continue };
-            let Ok(path) = NotePath::parse(&rel) else { continue };
-            let Ok(full) = path.resolve(root) else { continue };
-            let Ok(meta) = fs::metadata(&full) else { continue };
+            let Some(rel) = relative(root, entry.path()) else {
+                continue;
+            };
+            let Ok(path) = NotePath::parse(&rel) else {
+                continue;
+            };
+            let Ok(full) = path.resolve(root) else {
+                continue;
+            };
+            let Ok(meta) = fs::metadata(&full) else {
+                continue;
+            };
             if !meta.is_file() {
                 continue;
             }
             let text = fs::read(&full).unwrap_or_default();
-            notes.push(metadata_of(&path, &String::from_utf8_lossy(&text), meta.len()));
+            notes.push(metadata_of(
+                &path,
+                &String::from_utf8_lossy(&text),
+                meta.len(),
+            ));
         }
         notes.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(NoteList {
@@ -84,7 +96,11 @@ impl Notebook {
     /// A note with its front matter read.
     pub fn read(&self, path: &NotePath) -> Result<Note> {
         let raw = self.read_raw(path)?;
-        Ok(note_of(path, &String::from_utf8_lossy(&raw.bytes), raw.bytes.len() as u64))
+        Ok(note_of(
+            path,
+            &String::from_utf8_lossy(&raw.bytes),
+            raw.bytes.len() as u64,
+        ))
     }
 
     /// Create-or-replace from a JSON NoteRequest body.
@@ -331,13 +347,17 @@ mod tests {
     fn json_keeps_unknown_keys_of_the_existing_note() {
         let p = NotePath::parse("n.md").unwrap();
         let existing = "---\ntitle: Old\nauthor: Ann\n---\nold";
-        let request: NoteRequest =
-            serde_json::from_str(r#"{"body":"new","frontMatter":{"title":"T","date":"01-01-2020","mood":"ok"}}"#)
-                .unwrap();
+        let request: NoteRequest = serde_json::from_str(
+            r#"{"body":"new","frontMatter":{"title":"T","date":"01-01-2020","mood":"ok"}}"#,
+        )
+        .unwrap();
         let text = build_from_request(&p, request, Some(existing)).unwrap();
         let doc = front_matter::parse(&text).unwrap();
         let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
-        assert_eq!(keys, ["title", "date", "last_modified", "tags", "mood", "author"]);
+        assert_eq!(
+            keys,
+            ["title", "date", "last_modified", "tags", "mood", "author"]
+        );
         assert_eq!(doc.fields().date, "01-01-2020");
         assert_eq!(doc.body, "new");
     }

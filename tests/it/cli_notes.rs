@@ -15,7 +15,11 @@ fn put_then_show_then_rm() {
     let ws = Workspace::new();
     let out = ws.run_stdin(&["put", "a/b.md"], b"hello\n");
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("created a/b.md"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("created a/b.md"),
+        "{}",
+        stdout(&out)
+    );
     assert!(ws.read("a/b.md").ends_with("---\n\nhello\n"));
     let out = ws.run(&["show", "a/b.md"]);
     assert_eq!(stdout(&out), ws.read("a/b.md"));

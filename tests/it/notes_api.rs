@@ -21,7 +21,10 @@ fn json_put_creates_with_defaults_then_replaces() {
     let on_disk = ws.read("sub/dir/my-first-note.md");
     assert_eq!(note["content"], on_disk.as_str());
     assert_eq!(note["size"], on_disk.len());
-    assert!(on_disk.starts_with("---\ntitle: My First Note\ndate: "), "{on_disk}");
+    assert!(
+        on_disk.starts_with("---\ntitle: My First Note\ndate: "),
+        "{on_disk}"
+    );
 
     let (status, _) = json(server.put_json("/api/v1/notes/sub/dir/my-first-note.md", "{}"));
     assert_eq!(status, 200);

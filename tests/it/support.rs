@@ -184,8 +184,10 @@ impl Server {
     }
 
     pub fn request(&self, method: &str, path: &str) -> reqwest::blocking::RequestBuilder {
-        self.client
-            .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), self.url(path))
+        self.client.request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            self.url(path),
+        )
     }
 
     pub fn put_json(&self, path: &str, body: &str) -> reqwest::blocking::Response {

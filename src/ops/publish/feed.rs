@@ -112,13 +112,28 @@ mod tests {
             file: "x y.html".into(),
         });
         let relative = feed(&record, None);
-        assert!(relative.contains("<title>A &amp; &lt;b&gt;</title>"), "{relative}");
+        assert!(
+            relative.contains("<title>A &amp; &lt;b&gt;</title>"),
+            "{relative}"
+        );
         assert!(relative.contains(r#"href="x%20y.html""#), "{relative}");
-        assert!(relative.contains("<id>urn:notes:public:a%2Fx%20y%2Emd</id>"), "{relative}");
-        assert!(relative.contains(r#"<category term="t&quot;1"/>"#), "{relative}");
+        assert!(
+            relative.contains("<id>urn:notes:public:a%2Fx%20y%2Emd</id>"),
+            "{relative}"
+        );
+        assert!(
+            relative.contains(r#"<category term="t&quot;1"/>"#),
+            "{relative}"
+        );
         assert!(relative.contains("<updated>2026-11-21T09:05:00Z</updated>"));
         let absolute = feed(&record, Some("https://n.example/"));
-        assert!(absolute.contains(r#"href="https://n.example/public/x%20y.html""#), "{absolute}");
-        assert!(absolute.contains("<id>https://n.example/public/feed.xml</id>"), "{absolute}");
+        assert!(
+            absolute.contains(r#"href="https://n.example/public/x%20y.html""#),
+            "{absolute}"
+        );
+        assert!(
+            absolute.contains("<id>https://n.example/public/feed.xml</id>"),
+            "{absolute}"
+        );
     }
 }

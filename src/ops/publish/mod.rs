@@ -176,7 +176,11 @@ impl Notebook {
         let entry = Entry {
             path: path.to_string(),
             title: note.title.clone(),
-            tags: note.front_matter.as_ref().map(|f| f.tags.clone()).unwrap_or_default(),
+            tags: note
+                .front_matter
+                .as_ref()
+                .map(|f| f.tags.clone())
+                .unwrap_or_default(),
             published_at: record.next_stamp(Utc::now()),
             file: file.clone(),
         };
@@ -246,5 +250,48 @@ impl Notebook {
             .map_err(failed)?;
         let feed = feed::feed(record, self.config().base_url.as_deref());
         fsutil::write_atomic(&dir.join(feed::FILE), feed.as_bytes()).map_err(failed)
+    }
+}
+
+/// A file of the public dir, as read for serving.
+#[derive(Debug, Clone)]
+pub struct PublicFile {
+    /// The file name, for its content type.
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Notebook {
+    /// The file at `encoded` (a percent-encoded URL path relative to the public dir;
+    /// empty means the index). Only regular files inside the public dir are served:
+    /// `..`, hidden names, backslashes and symlinks leading out are all "not found".
+    pub fn public_file(&self, encoded: &str) -> Result<PublicFile> {
+        let decoded = percent_encoding::percent_decode_str(encoded)
+            .decode_utf8()
+            .map_err(|_| Error::RouteNotFound)?;
+        let rel = if decoded.is_empty() {
+            site::INDEX_FILE
+        } else {
+            &decoded
+        };
+        let segments: Vec<&str> = rel.split('/').collect();
+        let refused = |s: &&str| s.is_empty() || s.starts_with('.') || s.contains(['\\', '\0']);
+        if segments.iter().any(refused) {
+            return Err(Error::RouteNotFound);
+        }
+        let root = self
+            .public_dir()
+            .canonicalize()
+            .map_err(|_| Error::RouteNotFound)?;
+        let full = root
+            .join(segments.join(std::path::MAIN_SEPARATOR_STR))
+            .canonicalize()
+            .map_err(|_| Error::RouteNotFound)?;
+        if !full.starts_with(&root) || !full.is_file() {
+            return Err(Error::RouteNotFound);
+        }
+        let bytes = std::fs::read(&full).map_err(|_| Error::RouteNotFound)?;
+        let name = segments.last().copied().unwrap_or_default().to_string();
+        Ok(PublicFile { name, bytes })
     }
 }

@@ -83,10 +83,15 @@ impl Record {
         let stored: Stored =
             serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
         if stored.version != VERSION {
-            return Err(unreadable(format!("unsupported version {}", stored.version)));
+            return Err(unreadable(format!(
+                "unsupported version {}",
+                stored.version
+            )));
         }
         let updated = match stored.updated.as_deref() {
-            Some(text) => Some(parse_stamp(text).ok_or_else(|| unreadable(format!("bad date {text:?}")))?),
+            Some(text) => {
+                Some(parse_stamp(text).ok_or_else(|| unreadable(format!("bad date {text:?}")))?)
+            }
             None => None,
         };
         let mut entries = BTreeMap::new();
@@ -220,11 +225,18 @@ mod tests {
         record.save(&file).unwrap();
         let loaded = Record::load(&file).unwrap().unwrap();
         assert_eq!(loaded, record);
-        let order: Vec<_> = loaded.newest_first().iter().map(|e| e.path.as_str()).collect();
+        let order: Vec<_> = loaded
+            .newest_first()
+            .iter()
+            .map(|e| e.path.as_str())
+            .collect();
         assert_eq!(order, ["a/a.md", "b.md", "c.md"]);
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("\"version\": 1"), "{text}");
-        assert!(text.contains("\"published_at\": \"2026-11-21T09:05:00.000000005Z\""), "{text}");
+        assert!(
+            text.contains("\"published_at\": \"2026-11-21T09:05:00.000000005Z\""),
+            "{text}"
+        );
     }
 
     #[test]
@@ -263,7 +275,10 @@ mod tests {
         ] {
             std::fs::write(&file, bad).unwrap();
             assert!(
-                matches!(Record::load(&file), Err(Error::PublicRecordUnreadable { .. })),
+                matches!(
+                    Record::load(&file),
+                    Err(Error::PublicRecordUnreadable { .. })
+                ),
                 "{bad}"
             );
         }

@@ -187,10 +187,22 @@ mod tests {
         let note = note_of(&path, text, text.len() as u64);
         let html = page(&note, &entry(&note.title, &[]));
         assert!(!html.contains("<script>"), "{html}");
-        assert!(html.contains("<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>"), "{html}");
-        assert!(html.contains("<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>"), "{html}");
-        assert!(html.contains(r#"<li class="tag">&lt;b&gt;x&lt;/b&gt;</li>"#), "{html}");
-        assert!(html.contains(r#"<time datetime="2026-02-03">3 Feb 2026</time>"#), "{html}");
+        assert!(
+            html.contains("<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<h1>&lt;script&gt;alert(1)&lt;/script&gt;</h1>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<li class="tag">&lt;b&gt;x&lt;/b&gt;</li>"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<time datetime="2026-02-03">3 Feb 2026</time>"#),
+            "{html}"
+        );
         assert!(html.contains("<em>text</em>"), "{html}");
         assert!(!html.contains("date: 03-02-2026"), "{html}");
         assert!(html.starts_with("<!DOCTYPE html>"));
@@ -209,7 +221,9 @@ mod tests {
         record.insert(new);
         let html = index(&record);
         let new_at = html.find(r#"<a href="n.html">New</a>"#).unwrap();
-        let old_at = html.find(r#"<a href="old.html">Old &amp; &lt;i&gt;gold&lt;/i&gt;</a>"#).unwrap();
+        let old_at = html
+            .find(r#"<a href="old.html">Old &amp; &lt;i&gt;gold&lt;/i&gt;</a>"#)
+            .unwrap();
         assert!(new_at < old_at, "{html}");
         assert!(html.contains("2 notes"));
         assert!(index(&Record::default()).contains("Nothing is published yet."));
@@ -217,7 +231,13 @@ mod tests {
 
     #[test]
     fn page_names() {
-        assert_eq!(page_name(&NotePath::parse("a/b/my-note.md").unwrap()), "my-note.html");
-        assert_eq!(page_name(&NotePath::parse("index.md").unwrap()), "index-note.html");
+        assert_eq!(
+            page_name(&NotePath::parse("a/b/my-note.md").unwrap()),
+            "my-note.html"
+        );
+        assert_eq!(
+            page_name(&NotePath::parse("index.md").unwrap()),
+            "index-note.html"
+        );
     }
 }
