@@ -4,4 +4,6 @@
 mod support;
 
 mod cli_notes;
+mod cli_public;
 mod notes_api;
+mod public_api;
