@@ -27,7 +27,7 @@ pub(super) async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(Error::Index(format!("worker failed: {e}"))))
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: header::HeaderName) -> &'a str {
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())

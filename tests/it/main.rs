@@ -7,3 +7,5 @@ mod cli_notes;
 mod cli_public;
 mod notes_api;
 mod public_api;
+mod public_pages;
+mod xml;

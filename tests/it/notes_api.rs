@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json, today};
+use crate::support::{Workspace, json, today};
 
 #[test]
 fn json_put_creates_with_defaults_then_replaces() {
