@@ -50,13 +50,6 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// Escapes a URL for an `href` attribute.
-pub fn escape_href(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    let _ = pulldown_cmark_escape::escape_href(&mut out, url);
-    out
-}
-
 /// The plain text of a run of inline events (for heading ids and titles).
 fn plain_text(events: &[Event]) -> String {
     events
@@ -215,6 +208,5 @@ mod tests {
             escape(r#"<a href="x">&'"#),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
-        assert_eq!(escape_href("a b\"<.html"), "a%20b%22%3C.html");
     }
 }

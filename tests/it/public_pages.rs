@@ -190,3 +190,24 @@ fn atom_feed_is_well_formed_with_absolute_links() {
         "{feed}"
     );
 }
+
+#[test]
+fn awkward_file_names_get_working_links() {
+    let ws = Workspace::new();
+    ws.write("drafts/what? #1 été.md", &note("Odd", "[]", "x\n"));
+    let server = ws.serve();
+    assert_eq!(server.toggle("drafts/what? #1 été.md").0, 200);
+    assert!(ws.public().join("what? #1 été.html").is_file());
+    let href = "what%3F%20%231%20%C3%A9t%C3%A9.html";
+    assert!(
+        ws.public_text("index.html")
+            .contains(&format!("href=\"{href}\""))
+    );
+    assert!(
+        ws.public_text("feed.xml")
+            .contains(&format!("href=\"{href}\""))
+    );
+    let response = server.get(&format!("/public/{href}"));
+    assert_eq!(response.status(), 200);
+    assert!(response.text().unwrap().contains("<title>Odd</title>"));
+}

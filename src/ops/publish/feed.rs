@@ -68,7 +68,7 @@ pub fn feed(record: &Record, base_url: Option<&str>) -> String {
 }
 
 fn entry(e: &Entry, prefix: &str, absolute: bool) -> String {
-    let href = format!("{prefix}{}", encode_file(&e.file));
+    let href = format!("{prefix}{}", super::site::href(&e.file));
     // The page URL is unique per note only when absolute and unshared; the note path
     // is, so it is the id's stable part.
     let id = if absolute {
@@ -88,12 +88,6 @@ fn entry(e: &Entry, prefix: &str, absolute: bool) -> String {
         href = xml_text(&href),
         at = iso(e.published_at),
     )
-}
-
-fn encode_file(file: &str) -> String {
-    percent_encoding::utf8_percent_encode(file, percent_encoding::CONTROLS)
-        .to_string()
-        .replace(' ', "%20")
 }
 
 #[cfg(test)]

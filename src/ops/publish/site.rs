@@ -9,7 +9,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use super::record::{Entry, Record};
 use crate::ops::fsutil;
 use crate::ops::{Note, NotePath};
-use crate::render::{self, escape, escape_href};
+use crate::render::{self, escape};
 
 /// The sub-folder of the public dir holding the stylesheet.
 pub const STATIC_DIR: &str = "static";
@@ -28,6 +28,18 @@ pub fn page_name(path: &NotePath) -> String {
         "index" => "index-note.html".to_string(),
         stem => format!("{stem}.html"),
     }
+}
+
+/// Characters left as they are in a URL path segment (RFC 3986 unreserved).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A page file name as a relative URL: `what? #1.html` → `what%3F%20%231.html`.
+pub fn href(file: &str) -> String {
+    percent_encoding::utf8_percent_encode(file, SEGMENT).to_string()
 }
 
 /// Writes the stylesheet into `static/` (creating the public dir) unless it is already
@@ -153,7 +165,7 @@ pub fn index(record: &Record) -> String {
 fn index_row(entry: &Entry) -> String {
     format!(
         "<li><a href=\"{href}\">{title}</a>\n<p class=\"meta\">{time}</p>{tags}</li>\n",
-        href = escape_href(&entry.file),
+        href = href(&entry.file),
         title = escape(&entry.title),
         time = published(entry.published_at),
         tags = tag_list(&entry.tags),
