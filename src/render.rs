@@ -42,6 +42,44 @@ pub fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
     out
 }
 
+/// The opening words of a note body as plain text, at most `max` characters (cut at a
+/// word, with `…`), for page descriptions and feed summaries. Headings, code blocks
+/// and raw HTML are left out.
+pub fn summary(markdown: &str, max: usize) -> String {
+    let mut text = String::new();
+    let mut skip = 0usize;
+    for event in Parser::new_ext(markdown, options()) {
+        match event {
+            Event::Start(Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock) => skip += 1,
+            Event::End(TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock) => {
+                skip = skip.saturating_sub(1)
+            }
+            Event::Text(t) | Event::Code(t) if skip == 0 => text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph) if skip == 0 => {
+                text.push(' ')
+            }
+            _ => {}
+        }
+        if text.chars().count() > max {
+            break;
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out = String::new();
+    for word in words {
+        let extra = usize::from(!out.is_empty());
+        if out.chars().count() + extra + word.chars().count() > max {
+            out.push('…');
+            return out;
+        }
+        if extra == 1 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
 /// Escapes text for an HTML text node or a double-quoted attribute (also valid XML).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -200,6 +238,17 @@ mod tests {
         assert_eq!(to_html("# Hello\n\nText\n", Some("Hello")), "<p>Text</p>\n");
         assert!(to_html("# Other\n\nText\n", Some("Hello")).contains("<h1"));
         assert!(to_html("Intro\n\n# Hello\n", Some("Hello")).contains("<h1"));
+    }
+
+    #[test]
+    fn summaries_are_plain_text_cut_at_a_word() {
+        let md = "# Title\n\nSome *emphasis* and `code`.\n\n```\nskipped()\n```\n\nSecond paragraph here.\n";
+        assert_eq!(
+            summary(md, 200),
+            "Some emphasis and code. Second paragraph here."
+        );
+        assert_eq!(summary(md, 20), "Some emphasis and…");
+        assert_eq!(summary("<div>\nhidden\n</div>\n\nshown <b>bold</b>\n", 40), "shown bold");
     }
 
     #[test]

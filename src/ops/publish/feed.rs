@@ -23,7 +23,7 @@ fn iso(at: DateTime<Utc>) -> String {
 }
 
 /// Where the public pages live: `{base_url}/public/`, or relative when unknown.
-fn public_root(base_url: Option<&str>) -> Option<String> {
+pub fn public_root(base_url: Option<&str>) -> Option<String> {
     base_url
         .map(|b| b.trim_end_matches('/'))
         .filter(|b| !b.is_empty())
@@ -81,8 +81,12 @@ fn entry(e: &Entry, prefix: &str, absolute: bool) -> String {
         .iter()
         .map(|t| format!("<category term=\"{}\"/>\n", xml_text(t)))
         .collect();
+    let summary = match e.summary.as_str() {
+        "" => String::new(),
+        text => format!("<summary>{}</summary>\n", xml_text(text)),
+    };
     format!(
-        "<entry>\n<title>{title}</title>\n<id>{id}</id>\n<link rel=\"alternate\" type=\"text/html\" href=\"{href}\"/>\n<published>{at}</published>\n<updated>{at}</updated>\n{categories}</entry>\n",
+        "<entry>\n<title>{title}</title>\n<id>{id}</id>\n<link rel=\"alternate\" type=\"text/html\" href=\"{href}\"/>\n<published>{at}</published>\n<updated>{at}</updated>\n{summary}{categories}</entry>\n",
         title = xml_text(&e.title),
         id = xml_text(&id),
         href = xml_text(&href),
@@ -102,6 +106,7 @@ mod tests {
             path: "a/x y.md".into(),
             title: "A & <b>\u{1}".into(),
             tags: vec!["t\"1".into()],
+            summary: "Sum < more".into(),
             published_at: Utc.with_ymd_and_hms(2026, 11, 21, 9, 5, 0).unwrap(),
             file: "x y.html".into(),
         });

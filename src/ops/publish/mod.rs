@@ -181,12 +181,17 @@ impl Notebook {
                 .as_ref()
                 .map(|f| f.tags.clone())
                 .unwrap_or_default(),
+            summary: crate::render::summary(&note.body, site::SUMMARY_CHARS),
             published_at: record.next_stamp(Utc::now()),
             file: file.clone(),
         };
         let page = self.public_dir().join(&file);
         site::write_assets(self.public_dir()).map_err(failed)?;
-        fsutil::write_atomic(&page, site::page(&note, &entry).as_bytes()).map_err(failed)?;
+        fsutil::write_atomic(
+            &page,
+            site::page(&note, &entry, self.config().base_url.as_deref()).as_bytes(),
+        )
+        .map_err(failed)?;
         record.insert(entry);
         self.save_record(record)?;
         self.rebuild_public(record)?;
@@ -239,7 +244,7 @@ impl Notebook {
     fn render_page(&self, entry: &Entry) -> Result<String> {
         let path = NotePath::parse(&entry.path)?;
         let note = self.read(&path)?;
-        Ok(site::page(&note, entry))
+        Ok(site::page(&note, entry, self.config().base_url.as_deref()))
     }
 
     /// Rewrites the stylesheet (when changed), the index and the feed from the record.

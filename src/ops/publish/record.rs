@@ -23,6 +23,8 @@ pub struct Entry {
     pub path: String,
     pub title: String,
     pub tags: Vec<String>,
+    /// The opening words of the note, for the feed.
+    pub summary: String,
     /// Kept to the nanosecond so that publications made within one second keep their order.
     pub published_at: DateTime<Utc>,
     /// Page file name inside the public dir.
@@ -51,6 +53,8 @@ struct StoredEntry {
     file: String,
     #[serde(default)]
     tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    summary: String,
 }
 
 fn stamp(at: DateTime<Utc>) -> String {
@@ -105,6 +109,7 @@ impl Record {
                 path: path.clone(),
                 title: e.title,
                 tags: e.tags,
+                summary: e.summary,
                 published_at,
                 file: e.file,
             };
@@ -127,6 +132,7 @@ impl Record {
                         published_at: stamp(e.published_at),
                         file: e.file.clone(),
                         tags: e.tags.clone(),
+                        summary: e.summary.clone(),
                     };
                     (path.clone(), stored)
                 })
@@ -207,6 +213,7 @@ mod tests {
             path: path.into(),
             title: format!("T {path}"),
             tags: vec!["x".into()],
+            summary: "Words.".into(),
             published_at: at,
             file: file.into(),
         }

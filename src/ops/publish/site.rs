@@ -17,6 +17,8 @@ pub const STATIC_DIR: &str = "static";
 pub const STYLESHEET_FILE: &str = "style.css";
 /// The stylesheet every page and the index use.
 pub const STYLESHEET: &str = include_str!("../../../assets/public.css");
+/// Length of a page description and a feed summary, in characters.
+pub const SUMMARY_CHARS: usize = 200;
 /// The public index's file name.
 pub const INDEX_FILE: &str = "index.html";
 
@@ -103,7 +105,8 @@ fn reading_minutes(body: &str) -> usize {
 
 /// The standalone page of a public note: title, date, tags and the rendered body.
 /// The date shown is the note's own `date` when it has one, else the publication day.
-pub fn page(note: &Note, entry: &Entry) -> String {
+/// With the public origin known, the page also names its canonical address.
+pub fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
     let fields = note.front_matter.clone().unwrap_or_default();
     let date = NaiveDate::parse_from_str(&fields.date, "%d-%m-%Y")
         .unwrap_or_else(|_| entry.published_at.date_naive());
@@ -127,11 +130,30 @@ pub fn page(note: &Note, entry: &Entry) -> String {
 </body>
 </html>
 "#,
-        head = head(&note.title, ""),
+        head = head(&note.title, &sharing_meta(note, entry, base_url)),
         title = escape(&note.title),
         time = time_tag(date),
         tags = tag_list(&fields.tags),
     )
+}
+
+/// Description and Open Graph tags, so a shared link shows a title and a summary.
+fn sharing_meta(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
+    let title = escape(&note.title);
+    let description = escape(&entry.summary);
+    let mut out = format!(
+        "<meta name=\"description\" content=\"{description}\">\n\
+         <meta property=\"og:type\" content=\"article\">\n\
+         <meta property=\"og:title\" content=\"{title}\">\n\
+         <meta property=\"og:description\" content=\"{description}\">\n"
+    );
+    if let Some(root) = super::feed::public_root(base_url) {
+        let url = escape(&format!("{root}{}", href(&entry.file)));
+        out.push_str(&format!(
+            "<meta property=\"og:url\" content=\"{url}\">\n<link rel=\"canonical\" href=\"{url}\">\n"
+        ));
+    }
+    out
 }
 
 /// The public index: every public note, newest first, linking to its page.
@@ -189,6 +211,7 @@ mod tests {
             tags: tags.iter().map(|t| t.to_string()).collect(),
             published_at: Utc.with_ymd_and_hms(2026, 11, 21, 9, 5, 0).unwrap(),
             file: "n.html".into(),
+            summary: "A <summary>.".into(),
         }
     }
 
@@ -197,7 +220,7 @@ mod tests {
         let path = NotePath::parse("a/n.md").unwrap();
         let text = "---\ntitle: <script>alert(1)</script>\ndate: 03-02-2026\ntags: [\"<b>x</b>\", rust]\n---\n\n# Hello\n\nBody *text*.\n";
         let note = note_of(&path, text, text.len() as u64);
-        let html = page(&note, &entry(&note.title, &[]));
+        let html = page(&note, &entry(&note.title, &[]), None);
         assert!(!html.contains("<script>"), "{html}");
         assert!(
             html.contains("<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>"),
@@ -219,6 +242,12 @@ mod tests {
         assert!(!html.contains("date: 03-02-2026"), "{html}");
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(html.contains(r#"href="static/style.css""#));
+        assert!(html.contains(r#"<meta name="description" content="A &lt;summary&gt;.">"#));
+        assert!(!html.contains("canonical"));
+        let shared = page(&note, &entry(&note.title, &[]), Some("https://n.example"));
+        assert!(
+            shared.contains(r#"<link rel="canonical" href="https://n.example/public/n.html">"#)
+        );
     }
 
     #[test]
