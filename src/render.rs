@@ -248,7 +248,10 @@ mod tests {
             "Some emphasis and code. Second paragraph here."
         );
         assert_eq!(summary(md, 20), "Some emphasis and…");
-        assert_eq!(summary("<div>\nhidden\n</div>\n\nshown <b>bold</b>\n", 40), "shown bold");
+        assert_eq!(
+            summary("<div>\nhidden\n</div>\n\nshown <b>bold</b>\n", 40),
+            "shown bold"
+        );
     }
 
     #[test]

@@ -300,3 +300,6 @@ impl Notebook {
         Ok(PublicFile { name, bytes })
     }
 }
+
+#[cfg(test)]
+mod tests;
