@@ -77,6 +77,22 @@ pub enum Command {
     #[command(after_long_help = "EXAMPLES:\n  notes rm ideas/hi.md")]
     Rm(NoteArgs),
 
+    /// List the published notes: title, source note, page file and publication time
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes list-public\n  \
+        notes list-public ~/notes\n  \
+        notes list-public --json | jq '.notes[].path'")]
+    ListPublic(ListPublicArgs),
+
+    /// Publish a note to the public folder (regenerates its page when already public)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes publish ideas/hi.md\n  \
+        notes --public-dir /srv/www publish ideas/hi.md")]
+    Publish(NoteArgs),
+
+    /// Unpublish a public note: its page is removed and the public index rebuilt
+    #[command(after_long_help = "EXAMPLES:\n  notes unpublish ideas/hi.md")]
+    Unpublish(NoteArgs),
     /// Rebuild the search index from the notes on disk
     #[command(after_long_help = "EXAMPLES:\n  notes reindex")]
     Reindex,
@@ -133,6 +149,16 @@ pub struct ManArgs {
     /// Folder receiving notes.1 and one page per subcommand
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ListPublicArgs {
+    /// Folder holding the notes (overrides --notes-dir)
+    #[arg(value_name = "NOTES_DIR")]
+    pub dir: Option<PathBuf>,
+    /// Print the API's JSON (`{"notes": [...]}`)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

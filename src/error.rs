@@ -43,6 +43,8 @@ pub enum Error {
     PublishFailed(String),
     #[error("Failed to read the public record {}: {reason}", path.display())]
     PublicRecordUnreadable { path: PathBuf, reason: String },
+    #[error("Note is not public: {0}")]
+    NotPublic(String),
     #[error("Notes directory does not exist: {}", .0.display())]
     NotesDirMissing(PathBuf),
     #[error("Request body is larger than the limit of {0} bytes")]
@@ -74,6 +76,7 @@ impl Error {
             | InvalidQuery(_) | InvalidLimit(_) => 400,
             NotFound | NotesDirMissing(_) | RouteNotFound => 404,
             MethodNotAllowed | NoteMethodNotAllowed => 405,
+            NotPublic(_) => 409,
             PreconditionFailed | AlreadyExists => 412,
             RequestTimeout => 408,
             PayloadTooLarge(_) => 413,

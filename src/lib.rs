@@ -8,6 +8,7 @@ pub mod error;
 pub mod http;
 pub mod log;
 pub mod ops;
+pub mod render;
 
 use std::process::ExitCode;
 

@@ -2,7 +2,10 @@
 
 mod completions;
 mod list;
+mod list_public;
 mod man;
+mod messages;
+mod publish;
 mod put;
 mod reindex;
 mod rm;
@@ -34,6 +37,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(args) => man::run(args),
         Command::Reindex => reindex::run(&notebook),
         Command::Search(args) => search::run(&notebook, args),
+        Command::ListPublic(args) => list_public::run(notebook, args),
+        Command::Publish(args) => publish::publish(&notebook, args),
+        Command::Unpublish(args) => publish::unpublish(&notebook, args),
     }
 }
 

@@ -14,7 +14,8 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let notes_dir = notebook.notes_dir().to_path_buf();
     std::fs::create_dir_all(&notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
-    let cleaned = fsutil::clean_temp_files(&notes_dir);
+    let cleaned =
+        fsutil::clean_temp_files(&notes_dir) + fsutil::clean_temp_files(notebook.public_dir());
     if cleaned > 0 {
         crate::log::warn(&format!(
             "removed {cleaned} temp file(s) left by an interrupted write"

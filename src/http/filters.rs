@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use warp::Filter;
 
-use super::{State, body, handlers};
+use super::{State, body, handlers, public};
 
 fn with_state(
     state: Arc<State>,
@@ -32,4 +32,37 @@ pub fn openapi() -> impl Filter<Extract = (warp::reply::Response,), Error = warp
     warp::path!("api" / "v1" / "openapi.json")
         .and(warp::method())
         .and_then(handlers::openapi)
+}
+
+/// `/api/public/toggle`; the handler answers 405 to anything but POST.
+pub fn public_toggle(
+    state: Arc<State>,
+) -> impl Filter<Extract = (warp::reply::Response,), Error = warp::Rejection> + Clone {
+    warp::path!("api" / "public" / "toggle")
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state))
+        .and_then(public::toggle)
+}
+
+/// `/api/public/list`; the handler answers 405 to anything but GET.
+pub fn public_list(
+    state: Arc<State>,
+) -> impl Filter<Extract = (warp::reply::Response,), Error = warp::Rejection> + Clone {
+    warp::path!("api" / "public" / "list")
+        .and(warp::method())
+        .and(with_state(state))
+        .and_then(public::list)
+}
+
+/// `/public` and every file below it.
+pub fn public_files(
+    state: Arc<State>,
+) -> impl Filter<Extract = (warp::reply::Response,), Error = warp::Rejection> + Clone {
+    warp::path("public")
+        .and(warp::path::full())
+        .and(warp::method())
+        .and(with_state(state))
+        .and_then(public::file)
 }

@@ -3,6 +3,7 @@
 mod body;
 mod filters;
 mod handlers;
+mod public;
 mod reject;
 pub mod reply;
 mod search;
@@ -38,6 +39,12 @@ pub fn routes(
         .or(filters::openapi())
         .unify()
         .or(search::filter(state.clone()))
+        .unify()
+        .or(filters::public_toggle(state.clone()))
+        .unify()
+        .or(filters::public_list(state.clone()))
+        .unify()
+        .or(filters::public_files(state))
         .unify()
         .recover(reject::handle)
         .unify()

@@ -8,6 +8,7 @@ pub mod locks;
 pub mod meta_cache;
 pub mod model;
 pub mod path;
+pub mod publish;
 pub mod search;
 pub mod store;
 
@@ -16,6 +17,10 @@ use std::sync::OnceLock;
 
 pub use model::{DeleteConfirmation, Note, NoteList, NoteMeta, PutOutcome};
 pub use path::NotePath;
+pub use publish::{
+    PageEffect, PublicFile, PublicList, PublicNote, PublicPage, Publication, ToggleResult,
+    Visibility,
+};
 
 /// Called with the path of every note written or deleted (the search index listens).
 pub type ChangeListener = Box<dyn Fn(&NotePath) + Send + Sync>;

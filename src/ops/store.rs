@@ -161,6 +161,9 @@ impl Notebook {
             if *cond != Precondition::None {
                 cond.check(Some(&fs::read(&full).map_err(Error::ReadFailed)?))?;
             }
+            // A deleted note does not stay public: its page and entry go first, so a
+            // record that cannot be updated leaves the note in place.
+            self.unpublish_deleted(path)?;
             fsutil::remove_durable(&full).map_err(|e| match e.kind() {
                 io::ErrorKind::NotFound => Error::NotFound,
                 _ => Error::DeleteFailed(e),

@@ -5,8 +5,12 @@ mod support;
 
 mod cli_docs;
 mod cli_notes;
+mod cli_public;
 mod cli_search;
 mod notes_api;
 mod openapi;
+mod public_api;
+mod public_pages;
 mod reliability;
 mod search_api;
+mod xml;

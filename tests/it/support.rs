@@ -376,3 +376,47 @@ pub fn percent_encode(text: &str) -> String {
         })
         .collect()
 }
+
+impl Server {
+    /// POSTs an `application/x-www-form-urlencoded` body.
+    pub fn post_form(&self, path: &str, body: &str) -> reqwest::blocking::Response {
+        self.request("POST", path)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    }
+
+    /// Toggles a note's publication through `POST /api/public/toggle`.
+    pub fn toggle(&self, note: &str) -> (u16, serde_json::Value) {
+        let body = serde_urlencoded::to_string([("path", note)]).unwrap();
+        json(self.post_form("/api/public/toggle", &body))
+    }
+}
+
+impl Workspace {
+    /// Every file under `public/`, relative path → bytes.
+    pub fn public_files(&self) -> std::collections::BTreeMap<String, Vec<u8>> {
+        walkdir(&self.public())
+            .into_iter()
+            .map(|p| {
+                let rel = p.strip_prefix(self.public()).unwrap();
+                (
+                    rel.to_string_lossy().replace('\\', "/"),
+                    std::fs::read(&p).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// A file of `public/` as text.
+    pub fn public_text(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.public().join(rel)).unwrap()
+    }
+
+    /// `.public.json`, parsed.
+    pub fn record(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.notes().join(".public.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}

@@ -1,0 +1,115 @@
+//! Handlers of the public export: the toggle, the list of public notes and the public
+//! pages themselves.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::path::FullPath;
+use warp::reply::Response;
+
+use super::State;
+use super::body::{self, BodyStream};
+use super::handlers::{blocking, content_length};
+use super::reply;
+use crate::error::{Error, Result};
+use crate::ops::NotePath;
+
+const PUBLIC_PREFIX: &str = "/public";
+
+/// `POST /api/public/toggle` with the form field `path`.
+pub async fn toggle(
+    method: Method,
+    headers: HeaderMap,
+    body: BodyStream,
+    state: Arc<State>,
+) -> Result<Response, Infallible> {
+    if method != Method::POST {
+        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "POST"));
+    }
+    let path = match body::read(
+        body,
+        content_length(&headers),
+        state.max_body,
+        state.request_timeout,
+    )
+    .await
+    {
+        Ok(bytes) => form_path(&bytes),
+        Err(err) => Err(err),
+    };
+    let result = match path {
+        Ok(path) => blocking(&state, move |s| s.notebook.toggle_public(&path)).await,
+        Err(err) => Err(err),
+    };
+    Ok(reply::result(StatusCode::OK, result.map(|p| p.result)))
+}
+
+/// The `path` field of a form body: required, then checked like any note path.
+fn form_path(body: &[u8]) -> Result<NotePath> {
+    let fields: Vec<(String, String)> =
+        serde_urlencoded::from_bytes(body).map_err(|_| Error::PathRequired)?;
+    let raw = fields
+        .into_iter()
+        .find(|(name, _)| name == "path")
+        .map(|(_, value)| value)
+        .filter(|value| !value.is_empty())
+        .ok_or(Error::PathRequired)?;
+    NotePath::parse(&raw)
+}
+
+/// `GET /api/public/list`.
+pub async fn list(method: Method, state: Arc<State>) -> Result<Response, Infallible> {
+    if method != Method::GET {
+        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+    }
+    Ok(reply::result(
+        StatusCode::OK,
+        blocking(&state, |s| s.notebook.public_list()).await,
+    ))
+}
+
+/// `GET /public/…`: the index, the pages, the feed and the stylesheet.
+pub async fn file(
+    full: FullPath,
+    method: Method,
+    state: Arc<State>,
+) -> Result<Response, Infallible> {
+    if method != Method::GET && method != Method::HEAD {
+        return Ok(reply::method_not_allowed(
+            &Error::MethodNotAllowed,
+            "GET, HEAD",
+        ));
+    }
+    let rest = full.as_str().strip_prefix(PUBLIC_PREFIX).unwrap_or("");
+    let Some(rel) = rest.strip_prefix('/') else {
+        return Ok(redirect("/public/"));
+    };
+    let rel = rel.to_string();
+    Ok(
+        match blocking(&state, move |s| s.notebook.public_file(&rel)).await {
+            Ok(file) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
+            Err(err) => reply::error(&err),
+        },
+    )
+}
+
+fn content_type(name: &str) -> &'static str {
+    match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("xml") => "application/atom+xml; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    }
+}
+
+fn redirect(location: &'static str) -> Response {
+    let mut response = reply::with_type(StatusCode::MOVED_PERMANENTLY, "", "text/plain");
+    response
+        .headers_mut()
+        .insert(header::LOCATION, HeaderValue::from_static(location));
+    response
+}

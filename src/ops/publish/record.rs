@@ -1,0 +1,293 @@
+//! `.public.json`: which notes are public, since when, under which page name. Our own
+//! versioned layout, keyed by note path; written atomically; a file that cannot be read
+//! is an error, never an empty record.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, SecondsFormat, TimeDelta, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::ops::fsutil;
+
+/// The record's file name inside the notes dir (hidden, so note listings skip it).
+pub const FILE: &str = ".public.json";
+/// The layout version this build reads and writes.
+pub const VERSION: u32 = 1;
+
+/// One public note.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub path: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    /// The opening words of the note, for the feed.
+    pub summary: String,
+    /// Kept to the nanosecond so that publications made within one second keep their order.
+    pub published_at: DateTime<Utc>,
+    /// Page file name inside the public dir.
+    pub file: String,
+}
+
+/// Every public note, and when the set last changed (the feed's `updated`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Record {
+    entries: BTreeMap<String, Entry>,
+    updated: Option<DateTime<Utc>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    updated: Option<String>,
+    notes: BTreeMap<String, StoredEntry>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredEntry {
+    title: String,
+    published_at: String,
+    file: String,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    summary: String,
+}
+
+fn stamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Nanos, true)
+}
+
+fn parse_stamp(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+impl Record {
+    /// The record's path for a notes dir.
+    pub fn path(notes_dir: &Path) -> PathBuf {
+        notes_dir.join(FILE)
+    }
+
+    /// Reads the record; `None` when the file does not exist (nothing was ever published).
+    pub fn load(file: &Path) -> Result<Option<Record>> {
+        let unreadable = |reason: String| Error::PublicRecordUnreadable {
+            path: file.to_path_buf(),
+            reason,
+        };
+        let bytes = match std::fs::read(file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(unreadable(e.to_string())),
+        };
+        let stored: Stored =
+            serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
+        if stored.version != VERSION {
+            return Err(unreadable(format!(
+                "unsupported version {}",
+                stored.version
+            )));
+        }
+        let updated = match stored.updated.as_deref() {
+            Some(text) => {
+                Some(parse_stamp(text).ok_or_else(|| unreadable(format!("bad date {text:?}")))?)
+            }
+            None => None,
+        };
+        let mut entries = BTreeMap::new();
+        for (path, e) in stored.notes {
+            let published_at = parse_stamp(&e.published_at)
+                .ok_or_else(|| unreadable(format!("bad date {:?} for {path}", e.published_at)))?;
+            if e.file.contains('/') || e.file.starts_with('.') || !e.file.ends_with(".html") {
+                return Err(unreadable(format!("bad page name {:?} for {path}", e.file)));
+            }
+            let entry = Entry {
+                path: path.clone(),
+                title: e.title,
+                tags: e.tags,
+                summary: e.summary,
+                published_at,
+                file: e.file,
+            };
+            entries.insert(path, entry);
+        }
+        Ok(Some(Record { entries, updated }))
+    }
+
+    /// Writes the record atomically.
+    pub fn save(&self, file: &Path) -> io::Result<()> {
+        let stored = Stored {
+            version: VERSION,
+            updated: self.updated.map(stamp),
+            notes: self
+                .entries
+                .iter()
+                .map(|(path, e)| {
+                    let stored = StoredEntry {
+                        title: e.title.clone(),
+                        published_at: stamp(e.published_at),
+                        file: e.file.clone(),
+                        tags: e.tags.clone(),
+                        summary: e.summary.clone(),
+                    };
+                    (path.clone(), stored)
+                })
+                .collect(),
+        };
+        let mut text = serde_json::to_string_pretty(&stored).map_err(io::Error::other)?;
+        text.push('\n');
+        fsutil::write_atomic(file, text.as_bytes())
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Entry> {
+        self.entries.get(path)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// When the set of public notes last changed.
+    pub fn updated(&self) -> Option<DateTime<Utc>> {
+        self.updated
+    }
+
+    /// A time for a new change: now, or just after the latest stamp already recorded,
+    /// so that a later publication always sorts after an earlier one.
+    pub fn next_stamp(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        let latest = self
+            .entries
+            .values()
+            .map(|e| e.published_at)
+            .chain(self.updated)
+            .max();
+        match latest {
+            Some(latest) if latest >= now => latest + TimeDelta::microseconds(1),
+            _ => now,
+        }
+    }
+
+    /// Adds or replaces an entry; the record is updated at its publication time.
+    pub fn insert(&mut self, entry: Entry) {
+        self.updated = Some(entry.published_at);
+        self.entries.insert(entry.path.clone(), entry);
+    }
+
+    /// Removes an entry, marking the record changed at `at`.
+    pub fn remove(&mut self, path: &str, at: DateTime<Utc>) -> Option<Entry> {
+        let removed = self.entries.remove(path);
+        if removed.is_some() {
+            self.updated = Some(at);
+        }
+        removed
+    }
+
+    /// Entries newest first; equal times ordered by path.
+    pub fn newest_first(&self) -> Vec<&Entry> {
+        let mut entries: Vec<&Entry> = self.entries.values().collect();
+        entries.sort_by(|a, b| {
+            b.published_at
+                .cmp(&a.published_at)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        entries
+    }
+
+    /// The latest publication that uses page `file`, if any: that note owns the page.
+    pub fn owner_of(&self, file: &str) -> Option<&Entry> {
+        self.newest_first().into_iter().find(|e| e.file == file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn entry(path: &str, file: &str, at: DateTime<Utc>) -> Entry {
+        Entry {
+            path: path.into(),
+            title: format!("T {path}"),
+            tags: vec!["x".into()],
+            summary: "Words.".into(),
+            published_at: at,
+            file: file.into(),
+        }
+    }
+
+    #[test]
+    fn round_trips_with_sub_second_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = Record::path(dir.path());
+        assert_eq!(Record::load(&file).unwrap(), None);
+        let t = Utc.with_ymd_and_hms(2026, 11, 21, 9, 5, 0).unwrap();
+        let mut record = Record::default();
+        record.insert(entry("b.md", "b.html", t));
+        record.insert(entry("a/a.md", "a.html", t + TimeDelta::nanoseconds(5)));
+        record.insert(entry("c.md", "c.html", t));
+        record.save(&file).unwrap();
+        let loaded = Record::load(&file).unwrap().unwrap();
+        assert_eq!(loaded, record);
+        let order: Vec<_> = loaded
+            .newest_first()
+            .iter()
+            .map(|e| e.path.as_str())
+            .collect();
+        assert_eq!(order, ["a/a.md", "b.md", "c.md"]);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("\"version\": 1"), "{text}");
+        assert!(
+            text.contains("\"published_at\": \"2026-11-21T09:05:00.000000005Z\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn stamps_only_move_forward() {
+        let t = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        let mut record = Record::default();
+        assert_eq!(record.next_stamp(t), t);
+        record.insert(entry("a.md", "a.html", t));
+        assert!(record.next_stamp(t) > t);
+        assert!(record.next_stamp(t - TimeDelta::seconds(5)) > t);
+        let later = t + TimeDelta::seconds(1);
+        assert_eq!(record.next_stamp(later), later);
+    }
+
+    #[test]
+    fn the_latest_publication_owns_a_shared_page() {
+        let t = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        let mut record = Record::default();
+        record.insert(entry("x/n.md", "n.html", t));
+        record.insert(entry("y/n.md", "n.html", t + TimeDelta::seconds(1)));
+        assert_eq!(record.owner_of("n.html").unwrap().path, "y/n.md");
+        record.remove("y/n.md", t + TimeDelta::seconds(2));
+        assert_eq!(record.owner_of("n.html").unwrap().path, "x/n.md");
+        assert!(record.owner_of("m.html").is_none());
+    }
+
+    #[test]
+    fn unreadable_records_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = Record::path(dir.path());
+        for bad in [
+            "not json",
+            r#"{"version": 2, "notes": {}}"#,
+            r#"{"version": 1, "notes": {"a.md": {"title": "a", "published_at": "yesterday", "file": "a.html"}}}"#,
+            r#"{"version": 1, "notes": {"a.md": {"title": "a", "published_at": "2026-01-01T00:00:00Z", "file": "../a.html"}}}"#,
+        ] {
+            std::fs::write(&file, bad).unwrap();
+            assert!(
+                matches!(
+                    Record::load(&file),
+                    Err(Error::PublicRecordUnreadable { .. })
+                ),
+                "{bad}"
+            );
+        }
+    }
+}

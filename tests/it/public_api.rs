@@ -1,0 +1,335 @@
+//! The public export over HTTP: toggle, list and public pages, checked against the
+//! responses and the files on disk (pages, `static/`, index, feed, `.public.json`).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::support::{Server, Workspace, assert_error, json};
+
+fn note(title: &str, tags: &str, body: &str) -> String {
+    format!("---\ntitle: {title}\ndate: 03-02-2026\ntags: {tags}\n---\n\n{body}")
+}
+
+fn is_iso_utc(text: &str) -> bool {
+    chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%SZ").is_ok()
+}
+
+fn listed(server: &Server) -> Vec<String> {
+    let (status, body) = json(server.get("/api/public/list"));
+    assert_eq!(status, 200, "{body}");
+    body["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn toggle_publishes_then_unpublishes_with_every_file() {
+    let ws = Workspace::new();
+    ws.write(
+        "blog/first-post.md",
+        &note("First post", "[rust, web]", "Hello **world**.\n"),
+    );
+    let server = ws.serve();
+
+    let (status, body) = server.toggle("blog/first-post.md");
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!({"status": "public", "path": "blog/first-post.md"})
+    );
+    let page = ws.public_text("first-post.html");
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.contains("<title>First post</title>"));
+    assert!(page.contains("<strong>world</strong>"));
+    assert!(page.contains(r#"<li class="tag">rust</li>"#));
+    assert!(page.contains(r#"<time datetime="2026-02-03">"#));
+    assert!(
+        !page.contains("date: 03-02-2026"),
+        "front matter shown as text"
+    );
+    let css = ws.public_text("static/style.css");
+    assert!(css.contains("prefers-color-scheme: dark"));
+    assert!(page.contains(r#"href="static/style.css""#));
+    let index = ws.public_text("index.html");
+    assert!(
+        index.contains(r#"<a href="first-post.html">First post</a>"#),
+        "{index}"
+    );
+    assert!(
+        ws.public_text("feed.xml")
+            .contains("<title>First post</title>")
+    );
+    assert!(!ws.public().join("blog").exists(), "the public dir is flat");
+
+    let record = ws.record();
+    assert_eq!(record["version"], 1);
+    let entry = &record["notes"]["blog/first-post.md"];
+    assert_eq!(entry["title"], "First post");
+    assert_eq!(entry["file"], "first-post.html");
+
+    let (status, list) = json(server.get("/api/public/list"));
+    assert_eq!(status, 200);
+    let notes = list["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].as_object().unwrap().len(), 3, "{list}");
+    assert_eq!(notes[0]["path"], "blog/first-post.md");
+    assert_eq!(notes[0]["title"], "First post");
+    assert!(
+        is_iso_utc(notes[0]["published_at"].as_str().unwrap()),
+        "{list}"
+    );
+
+    let (status, body) = server.toggle("blog/first-post.md");
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!({"status": "private", "path": "blog/first-post.md"})
+    );
+    assert!(!ws.public().join("first-post.html").exists());
+    assert!(!ws.public_text("index.html").contains("first-post.html"));
+    assert!(!ws.public_text("feed.xml").contains("<entry>"));
+    assert_eq!(ws.record()["notes"], json!({}));
+    assert_eq!(json(server.get("/api/public/list")).1, json!({"notes": []}));
+    assert!(
+        ws.notes().join("blog/first-post.md").exists(),
+        "the note itself stays"
+    );
+}
+
+#[test]
+fn list_is_empty_before_anything_is_published() {
+    let ws = Workspace::new();
+    let server = ws.serve();
+    let response = server.get("/api/public/list");
+    let (status, body) = json(response);
+    assert_eq!((status, body), (200, json!({"notes": []})));
+    assert!(
+        !ws.notes().join(".public.json").exists(),
+        "listing creates nothing"
+    );
+}
+
+#[test]
+fn list_is_newest_first() {
+    let ws = Workspace::new();
+    for name in ["a", "b", "c"] {
+        ws.write(&format!("{name}.md"), &note(name, "[]", "x\n"));
+    }
+    let server = ws.serve();
+    for name in ["a.md", "b.md", "c.md"] {
+        assert_eq!(server.toggle(name).0, 200);
+    }
+    assert_eq!(listed(&server), ["c.md", "b.md", "a.md"]);
+    // Republishing moves a note to the top.
+    server.toggle("a.md");
+    server.toggle("a.md");
+    assert_eq!(listed(&server), ["a.md", "c.md", "b.md"]);
+    let index = ws.public_text("index.html");
+    let positions: Vec<usize> = ["a.html", "c.html", "b.html"]
+        .iter()
+        .map(|f| index.find(&format!("href=\"{f}\"")).unwrap())
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{index}");
+}
+
+#[test]
+fn toggle_errors_are_exact_and_change_nothing() {
+    let ws = Workspace::new();
+    ws.write("n.md", &note("N", "[]", "x\n"));
+    let server = ws.serve();
+    let before = ws.snapshot();
+    assert_error(
+        server.post_form("/api/public/toggle", ""),
+        400,
+        "Path is required",
+    );
+    assert_error(
+        server.post_form("/api/public/toggle", "path="),
+        400,
+        "Path is required",
+    );
+    assert_error(
+        server.post_form("/api/public/toggle", "other=n.md"),
+        400,
+        "Path is required",
+    );
+    assert_error(
+        server.post_form("/api/public/toggle", "path=..%2Fx.md"),
+        400,
+        "Invalid path",
+    );
+    assert_error(
+        server.post_form("/api/public/toggle", "path=%2Fetc%2Fx.md"),
+        400,
+        "Invalid path",
+    );
+    assert_error(
+        server.post_form("/api/public/toggle", "path=notes.txt"),
+        400,
+        "Only .md files are supported",
+    );
+    assert_error(
+        server.post_form("/api/public/toggle", "path=missing.md"),
+        404,
+        "Note not found",
+    );
+    for method in ["GET", "PUT", "DELETE", "PATCH"] {
+        let response = server.request(method, "/api/public/toggle").send().unwrap();
+        assert_error(response, 405, "Method not allowed");
+    }
+    for method in ["POST", "PUT", "DELETE"] {
+        let response = server.request(method, "/api/public/list").send().unwrap();
+        assert_error(response, 405, "Method not allowed");
+    }
+    assert_eq!(ws.snapshot(), before, "a refused toggle writes nothing");
+    assert!(!ws.public().exists());
+}
+
+#[test]
+fn delete_of_a_published_note_unpublishes_it() {
+    let ws = Workspace::new();
+    ws.write("gone.md", &note("Gone", "[]", "x\n"));
+    ws.write("kept.md", &note("Kept", "[]", "x\n"));
+    let server = ws.serve();
+    server.toggle("gone.md");
+    server.toggle("kept.md");
+    let (status, _) = json(
+        server
+            .request("DELETE", "/api/v1/notes/gone.md")
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(status, 200);
+    assert!(!ws.public().join("gone.html").exists());
+    assert!(ws.public().join("kept.html").exists());
+    assert!(!ws.public_text("index.html").contains("gone.html"));
+    assert!(!ws.public_text("feed.xml").contains("Gone"));
+    assert_eq!(ws.record()["notes"].as_object().unwrap().len(), 1);
+    assert_eq!(listed(&server), ["kept.md"]);
+    // A new note of the same name starts private.
+    ws.write("gone.md", &note("Gone", "[]", "x\n"));
+    assert_eq!(server.toggle("gone.md").1["status"], "public");
+}
+
+#[test]
+fn an_unreadable_record_is_an_error_not_a_reset() {
+    let ws = Workspace::new();
+    ws.write("n.md", &note("N", "[]", "x\n"));
+    std::fs::write(ws.notes().join(".public.json"), "{ not json").unwrap();
+    let server = ws.serve();
+    let (status, body) = json(server.get("/api/public/list"));
+    assert_eq!((status, body["code"].as_u64()), (500, Some(500)), "{body}");
+    let (status, _) = server.toggle("n.md");
+    assert_eq!(status, 500);
+    let (status, _) = json(
+        server
+            .request("DELETE", "/api/v1/notes/n.md")
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(
+        status, 500,
+        "a note whose publication state is unknown is not deleted"
+    );
+    assert!(ws.notes().join("n.md").exists());
+    let text = std::fs::read_to_string(ws.notes().join(".public.json")).unwrap();
+    assert_eq!(text, "{ not json");
+    assert!(!ws.public().exists());
+}
+
+#[test]
+fn concurrent_toggles_keep_record_pages_and_list_consistent() {
+    let ws = Workspace::new();
+    let names: Vec<String> = (0..40)
+        .map(|i| format!("d{}/note-{i:02}.md", i % 4))
+        .collect();
+    for name in &names {
+        ws.write(name, &note(name, "[]", "x\n"));
+    }
+    let server = Arc::new(ws.serve());
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let server = server.clone();
+            let mine: Vec<(usize, String)> = names
+                .iter()
+                .cloned()
+                .enumerate()
+                .filter(|(i, _)| i % 8 == t)
+                .collect();
+            std::thread::spawn(move || {
+                for (_, name) in &mine {
+                    assert_eq!(server.toggle(name).1["status"], "public");
+                }
+                // Every third note is toggled back off.
+                for (i, name) in &mine {
+                    if i % 3 == 0 {
+                        assert_eq!(server.toggle(name).1["status"], "private");
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let expected: BTreeSet<String> = names
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 3 != 0)
+        .map(|(_, n)| n.clone())
+        .collect();
+    let record: BTreeSet<String> = ws.record()["notes"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(record, expected);
+    let listed: BTreeSet<String> = listed(&server).into_iter().collect();
+    assert_eq!(listed, expected);
+    let pages: BTreeSet<String> = ws
+        .public_files()
+        .into_keys()
+        .filter(|f| f.starts_with("note-"))
+        .collect();
+    let expected_pages: BTreeSet<String> = expected
+        .iter()
+        .map(|n| n.rsplit('/').next().unwrap().replace(".md", ".html"))
+        .collect();
+    assert_eq!(pages, expected_pages);
+    let index = ws.public_text("index.html");
+    assert_eq!(index.matches("<li><a href=").count(), expected.len());
+    assert_eq!(
+        ws.public_text("feed.xml").matches("<entry>").count(),
+        expected.len()
+    );
+    let leftovers = ws
+        .public_files()
+        .into_keys()
+        .filter(|f| f.contains(".tmp-"))
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+#[test]
+fn a_page_that_cannot_be_written_is_a_generation_failure() {
+    let ws = Workspace::new();
+    ws.write("n.md", &note("N", "[]", "x\n"));
+    std::fs::write(ws.public(), "a file where the public dir should be").unwrap();
+    let server = ws.serve();
+    assert_error(
+        server.post_form("/api/public/toggle", "path=n.md"),
+        500,
+        "Failed to generate HTML",
+    );
+    assert!(
+        !ws.notes().join(".public.json").exists(),
+        "nothing recorded"
+    );
+    assert_eq!(listed(&server), Vec::<String>::new());
+}
