@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::engine::ArgValueCompleter;
 
-use crate::completion::note_candidates;
+use crate::completion::{note_candidates, public_note_candidates};
 
 /// Self-hosted Markdown notes: a JSON/HTTP API over a folder of `.md` files, full-text
 /// search, and one-command publishing to static HTML pages.
@@ -92,6 +92,7 @@ pub enum Command {
 
     /// Unpublish a public note: its page is removed and the public index rebuilt
     #[command(after_long_help = "EXAMPLES:\n  notes unpublish ideas/hi.md")]
+    #[command(mut_arg("note", |arg| arg.add(ArgValueCompleter::new(public_note_candidates))))]
     Unpublish(NoteArgs),
     /// Rebuild the search index from the notes on disk
     #[command(after_long_help = "EXAMPLES:\n  notes reindex")]

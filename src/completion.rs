@@ -72,6 +72,27 @@ pub fn note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     out
 }
 
+/// Candidates for `unpublish`: only the notes that are public now.
+pub fn public_note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+    let notebook = crate::ops::Notebook::new(crate::ops::Config {
+        notes_dir: notes_dir_of(std::env::args_os()),
+        public_dir: PathBuf::new(),
+        base_url: None,
+    });
+    let current = current.to_string_lossy();
+    let Ok(list) = notebook.public_list() else {
+        return Vec::new();
+    };
+    let mut out: Vec<CompletionCandidate> = list
+        .notes
+        .into_iter()
+        .filter(|note| note.path.starts_with(current.as_ref()))
+        .map(|note| CompletionCandidate::new(note.path).help(Some(note.title.into())))
+        .collect();
+    out.sort_by(|a, b| a.get_value().cmp(b.get_value()));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -171,6 +171,15 @@ fn note_paths_complete_from_the_folder() {
         ]),
         ["elsewhere.md"]
     );
+    // unpublish offers only the public notes.
+    assert_eq!(complete(&["notes", "unpublish", ""]), Vec::<String>::new());
+    assert!(ws.run(&["publish", "ideas/two.md"]).status.success());
+    assert_eq!(complete(&["notes", "unpublish", ""]), ["ideas/two.md"]);
+    assert_eq!(
+        complete(&["notes", "unpublish", "top"]),
+        Vec::<String>::new()
+    );
+    assert_eq!(complete(&["notes", "publish", "i"]), ["ideas/"]);
     let subcommands = complete(&["notes", "s"]);
     assert!(
         subcommands.contains(&"serve".to_string()) && subcommands.contains(&"show".to_string())

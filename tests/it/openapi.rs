@@ -23,6 +23,11 @@ fn the_document_is_served_and_covers_every_route() {
         "/api/v1/notes",
         "/api/v1/notes/{path}",
         "/api/v1/openapi.json",
+        "/api/v1/search",
+        "/api/public/toggle",
+        "/api/public/list",
+        "/public/",
+        "/public/{file}",
     ] {
         assert!(paths.contains_key(route), "{route} is not documented");
     }
