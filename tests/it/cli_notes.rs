@@ -121,3 +121,54 @@ fn list_of_a_missing_folder_fails() {
         stderr(&out)
     );
 }
+
+/// Runs `notes ARGS` on a pseudo-terminal (util-linux `script`) and returns what it
+/// printed, so colour decisions are made as for a person at a terminal.
+fn on_a_terminal(ws: &Workspace, args: &str, no_color: bool) -> Option<String> {
+    let found = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !found {
+        assert!(
+            std::env::var("CI").is_err(),
+            "`script` (util-linux) is required in CI"
+        );
+        eprintln!("SKIPPED: `script` is not installed");
+        return None;
+    }
+    let mut cmd = ws.command("script");
+    cmd.env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE");
+    cmd.env("TERM", "xterm-256color");
+    if no_color {
+        cmd.env("NO_COLOR", "1");
+    }
+    let out = cmd
+        .arg("-qec")
+        .arg(format!("{} {args}", crate::support::bin()))
+        .arg("/dev/null")
+        .output()
+        .unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let ws = Workspace::new();
+    ws.write("a.md", "---\ntitle: A\ntags: [x]\n---\n");
+    let Some(coloured) = on_a_terminal(&ws, "list", false) else {
+        return;
+    };
+    assert!(
+        coloured.contains("\u{1b}["),
+        "no colour on a terminal: {coloured:?}"
+    );
+    let plain = on_a_terminal(&ws, "list", true).unwrap();
+    assert!(plain.contains("a.md"), "{plain:?}");
+    assert!(
+        !plain.contains("\u{1b}["),
+        "colour despite NO_COLOR: {plain:?}"
+    );
+}

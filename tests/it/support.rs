@@ -74,7 +74,12 @@ impl Workspace {
 
     /// The CLI with this workspace's folders and a fixed environment.
     pub fn cli(&self) -> Command {
-        let mut cmd = Command::new(bin());
+        self.command(bin())
+    }
+
+    /// Any program, with the environment the CLI gets.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env("TZ", TZ)
             .env("NO_COLOR", "1")
             .env("NOTES_DIR", self.notes())
