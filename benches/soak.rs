@@ -175,10 +175,10 @@ fn main() {
                     tally.record(status);
                     // An acknowledged write or delete decides what must be on disk; a
                     // delete of a note that was not there (404) leaves it absent too.
-                    if let (Some((path, content)), Some(code)) = (write, status) {
-                        if (200..300).contains(&code) || (content.is_none() && code == 404) {
-                            acknowledged.lock().unwrap().insert(path, content);
-                        }
+                    if let (Some((path, content)), Some(code)) = (write, status)
+                        && ((200..300).contains(&code) || (content.is_none() && code == 404))
+                    {
+                        acknowledged.lock().unwrap().insert(path, content);
                     }
                 }
             })
