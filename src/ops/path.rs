@@ -113,6 +113,7 @@ fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
         Err(_) => return Ok(()),
     };
     let mut probe = full.to_path_buf();
+    let mut retries = 3;
     loop {
         match probe.canonicalize() {
             Ok(real) => {
@@ -122,16 +123,18 @@ fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
                     Err(Error::InvalidPath)
                 };
             }
-            Err(_) => {
+            Err(_) => match probe.symlink_metadata() {
                 // A dangling symlink cannot be followed to check where it points:
                 // refuse it rather than write through it.
-                if probe.symlink_metadata().is_ok() {
-                    return Err(Error::InvalidPath);
+                Ok(meta) if meta.file_type().is_symlink() => return Err(Error::InvalidPath),
+                // Created by a concurrent writer since the first look: look again.
+                Ok(_) if retries > 0 => retries -= 1,
+                _ => {
+                    if !probe.pop() {
+                        return Ok(());
+                    }
                 }
-                if !probe.pop() {
-                    return Ok(());
-                }
-            }
+            },
         }
     }
 }

@@ -310,3 +310,135 @@ fn slow_clients_are_cut_off() {
     let (status, _) = json(server.get("/api/v1/notes"));
     assert_eq!(status, 200);
 }
+
+#[test]
+fn concurrent_writers_distinct_and_shared() {
+    let ws = Workspace::new();
+    let server = Arc::new(ws.serve());
+    let shared_bodies: Arc<Vec<String>> = Arc::new(
+        (0..100)
+            .map(|i| format!("{}\n", format!("body-{i:03} ").repeat(2_000)))
+            .collect(),
+    );
+    let stop_readers = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Readers poll the shared note all along: each read is one whole submitted body.
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (server, bodies, stop) =
+                (server.clone(), shared_bodies.clone(), stop_readers.clone());
+            std::thread::spawn(move || {
+                let mut seen = 0;
+                for _ in 0..5_000 {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                    let r = server
+                        .request("GET", "/api/v1/notes/shared.md")
+                        .header("Accept", "text/markdown")
+                        .send()
+                        .unwrap();
+                    if r.status() == 200 {
+                        let text = r.text().unwrap();
+                        assert!(
+                            bodies.contains(&text),
+                            "a reader saw a partial note ({} bytes)",
+                            text.len()
+                        );
+                        seen += 1;
+                    }
+                }
+                seen
+            })
+        })
+        .collect();
+    let writers: Vec<_> = (0..16)
+        .map(|t| {
+            let (server, bodies) = (server.clone(), shared_bodies.clone());
+            std::thread::spawn(move || {
+                for i in (t..200).step_by(16) {
+                    let r = server.put_json(
+                        &format!("/api/v1/notes/many/n{i:03}.md"),
+                        &json!({"content": format!("note {i}\n")}).to_string(),
+                    );
+                    assert!(r.status().is_success());
+                }
+                for i in (t..100).step_by(16) {
+                    let r = server.put_json(
+                        "/api/v1/notes/shared.md",
+                        &json!({"content": bodies[i]}).to_string(),
+                    );
+                    assert!(r.status().is_success());
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    stop_readers.store(true, std::sync::atomic::Ordering::Relaxed);
+    for r in readers {
+        r.join().unwrap();
+    }
+    for i in 0..200 {
+        assert_eq!(ws.read(&format!("many/n{i:03}.md")), format!("note {i}\n"));
+    }
+    assert!(shared_bodies.contains(&ws.read("shared.md")));
+    let (_, list) = json(server.get("/api/v1/notes"));
+    assert_eq!(list["total"], 201);
+}
+
+#[test]
+fn put_delete_and_toggle_racing_on_one_note_end_consistent() {
+    let ws = Workspace::new();
+    let server = Arc::new(ws.serve());
+    for round in 0..5 {
+        let workers: Vec<_> = (0..6)
+            .map(|t| {
+                let server = server.clone();
+                std::thread::spawn(move || {
+                    for i in 0..30 {
+                        match (t + i) % 3 {
+                            0 => {
+                                let r = server.put_markdown(
+                                    "/api/v1/notes/race/hot.md",
+                                    &format!("# round {round} t{t} i{i}\n"),
+                                );
+                                let status = r.status();
+                                assert!(status.is_success(), "{status}: {}", r.text().unwrap());
+                            }
+                            1 => {
+                                let r = server
+                                    .request("DELETE", "/api/v1/notes/race/hot.md")
+                                    .send()
+                                    .unwrap();
+                                assert!(r.status() == 200 || r.status() == 404, "{}", r.status());
+                            }
+                            _ => {
+                                let (status, _) = server.toggle("race/hot.md");
+                                assert!(status == 200 || status == 404, "{status}");
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        // Consistent: a public entry only for an existing note, and a page exactly
+        // when the note is public.
+        let exists = ws.notes().join("race/hot.md").exists();
+        let (_, public) = json(server.get("/api/public/list"));
+        let listed = public["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["path"] == "race/hot.md");
+        let page = ws.public().join("hot.html").exists();
+        assert!(
+            exists || !listed,
+            "round {round}: a deleted note is still public"
+        );
+        assert_eq!(listed, page, "round {round}: record and page disagree");
+    }
+}

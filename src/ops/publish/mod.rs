@@ -85,20 +85,26 @@ fn failed(e: io::Error) -> Error {
 impl Notebook {
     /// `POST /api/public/toggle`: a private note becomes public, a public one private.
     /// The note must exist either way.
+    /// Holds the note's lock (then the record's, the order delete takes them in), so a
+    /// delete racing with a toggle cannot leave a public entry for a deleted note.
     pub fn toggle_public(&self, path: &NotePath) -> Result<Publication> {
-        self.with_record(|record| {
-            self.read(path)?;
-            if record.get(path.as_str()).is_some() {
-                self.take_down(record, path)
-            } else {
-                self.put_up(record, path)
-            }
+        self.note_locks.with(path.as_str(), || {
+            self.with_record(|record| {
+                self.read(path)?;
+                if record.get(path.as_str()).is_some() {
+                    self.take_down(record, path)
+                } else {
+                    self.put_up(record, path)
+                }
+            })
         })
     }
 
     /// Makes a note public, or regenerates its page when it already is.
     pub fn publish(&self, path: &NotePath) -> Result<Publication> {
-        self.with_record(|record| self.put_up(record, path))
+        self.note_locks.with(path.as_str(), || {
+            self.with_record(|record| self.put_up(record, path))
+        })
     }
 
     /// Makes a public note private. Works when the note file is gone too, so that an
