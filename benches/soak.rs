@@ -124,7 +124,8 @@ fn main() {
                         break;
                     }
                     let own = format!("soak/t{t:02}/n{:02}.md", i % PATHS_PER_THREAD);
-                    let seed = format!("seed{:02}/n{:03}.md", (i + t) % 10, (i * 13 + t) % 200);
+                    let n = (i * 13 + t) % 200;
+                    let seed = format!("seed{:02}/n{n:03}.md", n % 10);
                     let (request, write) = match i % 10 {
                         0..=3 => (
                             client.get(format!("{base}/api/v1/notes/{seed}")).header(
