@@ -61,15 +61,29 @@ fn print_json<T: Serialize>(value: &T) -> anyhow::Result<ExitCode> {
 }
 
 /// A progress bar on standard error, only when it is a terminal.
-fn progress_bar() -> Option<indicatif::ProgressBar> {
-    if !console::Term::stderr().is_term() {
-        return None;
+/// Runs `work` with a progress callback drawn as a bar on a terminal (nothing when
+/// stderr is not one, or when `show` is false).
+fn with_progress<T>(
+    show: bool,
+    work: impl FnOnce(&mut dyn FnMut(usize, usize)) -> crate::error::Result<T>,
+) -> crate::error::Result<T> {
+    let bar = (show && console::Term::stderr().is_term()).then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} indexing {bar:40} {pos}/{len} notes ({eta} left)",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let result = work(&mut |done, total| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        }
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    let bar = indicatif::ProgressBar::new(0);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} indexing {bar:40} {pos}/{len} notes ({eta} left)",
-    ) {
-        bar.set_style(style);
-    }
-    Some(bar)
+    result
 }

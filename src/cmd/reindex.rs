@@ -9,16 +9,7 @@ use crate::ops::search::updater::IndexUpdater;
 pub fn run(notebook: &Notebook) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut updater = IndexUpdater::new(notebook.open_index()?, notebook.notes_dir())?;
-    let bar = super::progress_bar();
-    let count = updater.rebuild(&mut |done, total| {
-        if let Some(bar) = &bar {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        }
-    })?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let count = super::with_progress(true, |progress| updater.rebuild(progress))?;
     super::print(&format!(
         "indexed {count} note{} in {:.2} s\n",
         if count == 1 { "" } else { "s" },

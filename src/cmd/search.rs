@@ -61,20 +61,7 @@ fn fresh_index(notebook: &Notebook) -> anyhow::Result<NotesIndex> {
     let first_use = index.is_empty();
     match IndexUpdater::new(index.clone(), notebook.notes_dir()) {
         Ok(mut updater) => {
-            let bar = if first_use {
-                super::progress_bar()
-            } else {
-                None
-            };
-            updater.catch_up(&mut |done, total| {
-                if let Some(bar) = &bar {
-                    bar.set_length(total as u64);
-                    bar.set_position(done as u64);
-                }
-            })?;
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
+            super::with_progress(first_use, |progress| updater.catch_up(progress))?;
             Ok(updater.index().clone())
         }
         Err(Error::Index(why)) if why.contains("another process") => Ok(index),

@@ -52,10 +52,10 @@ pub async fn notes(
     let tail = rest.strip_prefix('/').unwrap_or(rest);
     if tail.is_empty() {
         return Ok(if method == Method::GET {
-            reply::result(
-                StatusCode::OK,
-                blocking(&state, |s| s.notebook.list()).await,
-            )
+            match blocking(&state, |s| s.notebook.list_json()).await {
+                Ok(body) => reply::with_type(StatusCode::OK, body, reply::JSON_TYPE),
+                Err(err) => reply::error(&err),
+            }
         } else {
             reply::method_not_allowed(&Error::MethodNotAllowed, "GET")
         });

@@ -10,7 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use super::model::NoteMeta;
 
 /// What identifies one version of a file without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileId {
     len: u64,
     modified: Option<std::time::SystemTime>,
@@ -40,6 +40,8 @@ impl FileId {
 #[derive(Default)]
 pub struct MetaCache {
     entries: Mutex<HashMap<String, (FileId, NoteMeta)>>,
+    /// The last list body served, with the fingerprint of the files it was made from.
+    snapshot: Mutex<Option<(u64, bytes::Bytes)>>,
 }
 
 impl MetaCache {
@@ -55,6 +57,19 @@ impl MetaCache {
     pub fn put(&self, id: FileId, meta: NoteMeta) {
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         entries.insert(meta.path.clone(), (id, meta));
+    }
+
+    /// The last list body, when it was made from files with this fingerprint.
+    pub fn snapshot(&self, fingerprint: u64) -> Option<bytes::Bytes> {
+        let snapshot = self.snapshot.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*snapshot {
+            Some((made_from, body)) if *made_from == fingerprint => Some(body.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn set_snapshot(&self, fingerprint: u64, body: bytes::Bytes) {
+        *self.snapshot.lock().unwrap_or_else(PoisonError::into_inner) = Some((fingerprint, body));
     }
 
     /// Keeps only the entries of `seen` (the notes a full list just found).

@@ -104,13 +104,30 @@ pub fn clean(path: &str) -> String {
     }
 }
 
+/// The real location of a notes dir, remembered after the first success: every
+/// request resolves against it. Should the dir be moved away while serving, paths
+/// resolve outside the remembered place and are refused, never let through.
+fn canonical_root(root: &Path) -> Option<PathBuf> {
+    use std::sync::{Mutex, PoisonError};
+    static ROOTS: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+    let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, real)) = roots.iter().find(|(given, _)| given == root) {
+        return Some(real.clone());
+    }
+    let real = root.canonicalize().ok()?;
+    if roots.len() >= 16 {
+        roots.remove(0);
+    }
+    roots.push((root.to_path_buf(), real.clone()));
+    Some(real)
+}
+
 /// Refuses `full` when it, or the deepest part of it that exists, resolves (through
 /// symlinks) to a place outside `root`.
 fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
-    let root = match root.canonicalize() {
-        Ok(root) => root,
+    let Some(root) = canonical_root(root) else {
         // No notes dir yet: nothing under it can be a symlink.
-        Err(_) => return Ok(()),
+        return Ok(());
     };
     let mut probe = full.to_path_buf();
     let mut retries = 3;

@@ -39,9 +39,42 @@ impl RawNote {
 impl Notebook {
     /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
     pub fn list(&self) -> Result<NoteList> {
-        let root = self.notes_dir();
-        let mut notes = Vec::new();
-        for file in note_files(root)? {
+        let mut files = note_files(self.notes_dir())?;
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(self.list_of(&files))
+    }
+
+    /// The list as the indented JSON the API sends. While no note file changed (same
+    /// paths, same file identities) the same bytes are returned, shared, without
+    /// serialising 10k entries again for every request.
+    pub fn list_json(&self) -> Result<bytes::Bytes> {
+        // The first walk keeps nothing but a fingerprint, so concurrent warm lists
+        // cost a stat per note and almost no memory.
+        let mut fingerprint = Fingerprint::default();
+        visit_note_files(self.notes_dir(), |file| fingerprint.add(&file))?;
+        if let Some(body) = self.meta_cache.snapshot(fingerprint.value()) {
+            return Ok(body);
+        }
+        let mut files = note_files(self.notes_dir())?;
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let fingerprint = files.iter().fold(Fingerprint::default(), |mut f, file| {
+            f.add(file);
+            f
+        });
+        let list = self.list_of(&files);
+        let mut text = serde_json::to_string_pretty(&list)
+            .map_err(|e| Error::ListFailed(io::Error::other(e)))?;
+        text.push('\n');
+        let body = bytes::Bytes::from(text);
+        self.meta_cache
+            .set_snapshot(fingerprint.value(), body.clone());
+        Ok(body)
+    }
+
+    /// The list entries of `files` (sorted), parsed only for files not seen before.
+    fn list_of(&self, files: &[NoteFile]) -> NoteList {
+        let mut notes = Vec::with_capacity(files.len());
+        for file in files {
             let id = FileId::of(&file.meta);
             if let Some(cached) = self.meta_cache.get(file.path.as_str(), id) {
                 notes.push(cached);
@@ -52,12 +85,11 @@ impl Notebook {
             self.meta_cache.put(id, entry.clone());
             notes.push(entry);
         }
-        notes.sort_by(|a, b| a.path.cmp(&b.path));
         self.meta_cache.retain_listed(&notes);
-        Ok(NoteList {
+        NoteList {
             total: notes.len(),
             notes,
-        })
+        }
     }
 
     /// The raw bytes of a note.
@@ -202,6 +234,29 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
+/// Identifies a set of note files and their versions, whatever the order they are
+/// seen in: equal while no file was added, removed or changed.
+#[derive(Default)]
+struct Fingerprint {
+    sum: u64,
+    count: u64,
+}
+
+impl Fingerprint {
+    fn add(&mut self, file: &NoteFile) {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        file.path.hash(&mut hasher);
+        FileId::of(&file.meta).hash(&mut hasher);
+        self.sum = self.sum.wrapping_add(hasher.finish());
+        self.count += 1;
+    }
+
+    fn value(&self) -> u64 {
+        self.sum ^ self.count.rotate_left(32)
+    }
+}
+
 /// A note file found on disk.
 pub struct NoteFile {
     pub path: NotePath,
@@ -212,8 +267,15 @@ pub struct NoteFile {
 /// Every note file under `root` with the listing's rules: dot-files and dot-folders
 /// skipped, only valid `.md` paths inside the root, regular files only. Unsorted.
 pub fn note_files(root: &Path) -> Result<Vec<NoteFile>> {
-    fs::read_dir(root).map_err(Error::ListFailed)?;
     let mut files = Vec::new();
+    visit_note_files(root, |file| files.push(file))?;
+    Ok(files)
+}
+
+/// Calls `visit` with every note file under `root` (the rules of `note_files`), in
+/// the walk's order, without keeping them.
+pub fn visit_note_files(root: &Path, mut visit: impl FnMut(NoteFile)) -> Result<()> {
+    fs::read_dir(root).map_err(Error::ListFailed)?;
     let walker = WalkDir::new(root)
         .min_depth(1)
         .into_iter()
@@ -245,9 +307,9 @@ pub fn note_files(root: &Path) -> Result<Vec<NoteFile>> {
         if !meta.is_file() {
             continue;
         }
-        files.push(NoteFile { path, full, meta });
+        visit(NoteFile { path, full, meta });
     }
-    Ok(files)
+    Ok(())
 }
 
 /// The title shown for a note: its front matter title, or the file name without `.md`.

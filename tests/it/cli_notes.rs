@@ -1,14 +1,6 @@
 //! The offline CLI mirrors of the v1 operations: list, show, put, rm.
 
-use crate::support::Workspace;
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::support::{Workspace, stderr, stdout};
 
 #[test]
 fn put_then_show_then_rm() {

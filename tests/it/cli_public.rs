@@ -3,15 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::support::{Workspace, json};
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::support::{Workspace, json, stderr, stdout};
 
 fn note(title: &str, body: &str) -> String {
     format!("---\ntitle: {title}\ndate: 03-02-2026\ntags: [demo]\n---\n\n{body}")

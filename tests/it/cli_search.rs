@@ -1,14 +1,6 @@
 //! `notes reindex` and `notes search`, offline.
 
-use crate::support::Workspace;
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::support::{Workspace, stderr, stdout};
 
 #[test]
 fn reindex_then_search_offline() {

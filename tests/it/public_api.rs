@@ -6,25 +6,10 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::support::{Server, Workspace, assert_error, json};
-
-fn note(title: &str, tags: &str, body: &str) -> String {
-    format!("---\ntitle: {title}\ndate: 03-02-2026\ntags: {tags}\n---\n\n{body}")
-}
+use crate::support::{Workspace, assert_error, json, note_text, public_paths};
 
 fn is_iso_utc(text: &str) -> bool {
     chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%SZ").is_ok()
-}
-
-fn listed(server: &Server) -> Vec<String> {
-    let (status, body) = json(server.get("/api/public/list"));
-    assert_eq!(status, 200, "{body}");
-    body["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["path"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]
@@ -32,7 +17,7 @@ fn toggle_publishes_then_unpublishes_with_every_file() {
     let ws = Workspace::new();
     ws.write(
         "blog/first-post.md",
-        &note("First post", "[rust, web]", "Hello **world**.\n"),
+        &note_text("First post", "[rust, web]", "Hello **world**.\n"),
     );
     let server = ws.serve();
 
@@ -118,17 +103,17 @@ fn list_is_empty_before_anything_is_published() {
 fn list_is_newest_first() {
     let ws = Workspace::new();
     for name in ["a", "b", "c"] {
-        ws.write(&format!("{name}.md"), &note(name, "[]", "x\n"));
+        ws.write(&format!("{name}.md"), &note_text(name, "[]", "x\n"));
     }
     let server = ws.serve();
     for name in ["a.md", "b.md", "c.md"] {
         assert_eq!(server.toggle(name).0, 200);
     }
-    assert_eq!(listed(&server), ["c.md", "b.md", "a.md"]);
+    assert_eq!(public_paths(&server), ["c.md", "b.md", "a.md"]);
     // Republishing moves a note to the top.
     server.toggle("a.md");
     server.toggle("a.md");
-    assert_eq!(listed(&server), ["a.md", "c.md", "b.md"]);
+    assert_eq!(public_paths(&server), ["a.md", "c.md", "b.md"]);
     let index = ws.public_text("index.html");
     let positions: Vec<usize> = ["a.html", "c.html", "b.html"]
         .iter()
@@ -140,7 +125,7 @@ fn list_is_newest_first() {
 #[test]
 fn toggle_errors_are_exact_and_change_nothing() {
     let ws = Workspace::new();
-    ws.write("n.md", &note("N", "[]", "x\n"));
+    ws.write("n.md", &note_text("N", "[]", "x\n"));
     let server = ws.serve();
     let before = ws.snapshot();
     assert_error(
@@ -193,8 +178,8 @@ fn toggle_errors_are_exact_and_change_nothing() {
 #[test]
 fn delete_of_a_published_note_unpublishes_it() {
     let ws = Workspace::new();
-    ws.write("gone.md", &note("Gone", "[]", "x\n"));
-    ws.write("kept.md", &note("Kept", "[]", "x\n"));
+    ws.write("gone.md", &note_text("Gone", "[]", "x\n"));
+    ws.write("kept.md", &note_text("Kept", "[]", "x\n"));
     let server = ws.serve();
     server.toggle("gone.md");
     server.toggle("kept.md");
@@ -210,16 +195,16 @@ fn delete_of_a_published_note_unpublishes_it() {
     assert!(!ws.public_text("index.html").contains("gone.html"));
     assert!(!ws.public_text("feed.xml").contains("Gone"));
     assert_eq!(ws.record()["notes"].as_object().unwrap().len(), 1);
-    assert_eq!(listed(&server), ["kept.md"]);
+    assert_eq!(public_paths(&server), ["kept.md"]);
     // A new note of the same name starts private.
-    ws.write("gone.md", &note("Gone", "[]", "x\n"));
+    ws.write("gone.md", &note_text("Gone", "[]", "x\n"));
     assert_eq!(server.toggle("gone.md").1["status"], "public");
 }
 
 #[test]
 fn an_unreadable_record_is_an_error_not_a_reset() {
     let ws = Workspace::new();
-    ws.write("n.md", &note("N", "[]", "x\n"));
+    ws.write("n.md", &note_text("N", "[]", "x\n"));
     std::fs::write(ws.notes().join(".public.json"), "{ not json").unwrap();
     let server = ws.serve();
     let (status, body) = json(server.get("/api/public/list"));
@@ -249,7 +234,7 @@ fn concurrent_toggles_keep_record_pages_and_list_consistent() {
         .map(|i| format!("d{}/note-{i:02}.md", i % 4))
         .collect();
     for name in &names {
-        ws.write(name, &note(name, "[]", "x\n"));
+        ws.write(name, &note_text(name, "[]", "x\n"));
     }
     let server = Arc::new(ws.serve());
     let threads: Vec<_> = (0..8)
@@ -290,7 +275,7 @@ fn concurrent_toggles_keep_record_pages_and_list_consistent() {
         .cloned()
         .collect();
     assert_eq!(record, expected);
-    let listed: BTreeSet<String> = listed(&server).into_iter().collect();
+    let listed: BTreeSet<String> = public_paths(&server).into_iter().collect();
     assert_eq!(listed, expected);
     let pages: BTreeSet<String> = ws
         .public_files()
@@ -319,7 +304,7 @@ fn concurrent_toggles_keep_record_pages_and_list_consistent() {
 #[test]
 fn a_page_that_cannot_be_written_is_a_generation_failure() {
     let ws = Workspace::new();
-    ws.write("n.md", &note("N", "[]", "x\n"));
+    ws.write("n.md", &note_text("N", "[]", "x\n"));
     std::fs::write(ws.public(), "a file where the public dir should be").unwrap();
     let server = ws.serve();
     assert_error(
@@ -331,5 +316,5 @@ fn a_page_that_cannot_be_written_is_a_generation_failure() {
         !ws.notes().join(".public.json").exists(),
         "nothing recorded"
     );
-    assert_eq!(listed(&server), Vec::<String>::new());
+    assert_eq!(public_paths(&server), Vec::<String>::new());
 }

@@ -425,3 +425,30 @@ impl Workspace {
         serde_json::from_str(&text).unwrap()
     }
 }
+
+/// A note's text with a front matter (title, a fixed date, tags as YAML flow text).
+pub fn note_text(title: &str, tags: &str, body: &str) -> String {
+    format!("---\ntitle: {title}\ndate: 03-02-2026\ntags: {tags}\n---\n\n{body}")
+}
+
+/// The paths `GET /api/public/list` returns, in its order.
+pub fn public_paths(server: &Server) -> Vec<String> {
+    let (status, body) = json(server.get("/api/public/list"));
+    assert_eq!(status, 200, "{body}");
+    body["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A command's standard output, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A command's standard error, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
