@@ -442,3 +442,103 @@ fn put_delete_and_toggle_racing_on_one_note_end_consistent() {
         assert_eq!(listed, page, "round {round}: record and page disagree");
     }
 }
+
+/// Every file under `dir` with its bytes.
+fn tree(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = walk(dir)
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn hostile_paths_over_the_cli_touch_nothing_outside() {
+    let ws = Workspace::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.path(), ws.notes().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), ws.notes().join("link.md"))
+            .unwrap();
+    }
+    let escape = format!(
+        "../{}/secret.md",
+        outside.path().file_name().unwrap().to_string_lossy()
+    );
+    let absolute = outside
+        .path()
+        .join("secret.md")
+        .to_string_lossy()
+        .into_owned();
+    let long = format!("{}.md", "a".repeat(300));
+    let hostile: Vec<&str> = vec![
+        "../x.md",
+        "a/../../x.md",
+        &escape,
+        &absolute,
+        "..\\x.md",
+        "a\\..\\..\\x.md",
+        &long,
+        "out/secret.md",
+        "out/new.md",
+        "link.md",
+        ".notes/index/x.md",
+    ];
+    let before = tree(outside.path());
+    for path in &hostile {
+        for args in [
+            vec!["show", path],
+            vec!["rm", path],
+            vec!["publish", path],
+            vec!["unpublish", path],
+        ] {
+            let out = ws.run(&args);
+            assert_eq!(out.status.code(), Some(1), "{args:?} was accepted");
+            let err = crate::support::stderr(&out);
+            assert!(
+                err.starts_with("error: ") && err.lines().count() == 1,
+                "{args:?}: {err}"
+            );
+        }
+        let out = ws.run_stdin(&["put", path], b"pwned");
+        assert_eq!(out.status.code(), Some(1), "put {path:?} was accepted");
+    }
+    assert_eq!(
+        tree(outside.path()),
+        before,
+        "a file outside the notes dir changed"
+    );
+    assert!(!ws.public().exists() || walk(&ws.public()).iter().all(|p| !p.contains("secret")));
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_notes_cannot_be_published_or_read_through_http() {
+    let ws = Workspace::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.md"),
+        "---\ntitle: Secret\n---\nsecret body\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), ws.notes().join("out")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), ws.notes().join("link.md"))
+        .unwrap();
+    let server = ws.serve();
+    let before = tree(outside.path());
+    for note in ["link.md", "out/secret.md"] {
+        let (status, body) = server.toggle(note);
+        assert_eq!(status, 400, "{note}: {body}");
+        assert_eq!(body["message"], "Invalid path");
+    }
+    assert_eq!(tree(outside.path()), before);
+    let (_, public) = json(server.get("/api/public/list"));
+    assert_eq!(public["notes"], json!([]));
+    assert!(!ws.public().join("secret.html").exists() && !ws.public().join("link.html").exists());
+}

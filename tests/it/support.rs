@@ -106,7 +106,8 @@ impl Workspace {
             .stderr(Stdio::piped())
             .spawn()
             .expect("run notes");
-        child.stdin.take().unwrap().write_all(input).unwrap();
+        // The command may refuse its arguments before reading its input.
+        let _ = child.stdin.take().unwrap().write_all(input);
         child.wait_with_output().unwrap()
     }
 
