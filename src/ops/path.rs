@@ -81,6 +81,14 @@ impl fmt::Display for NotePath {
 /// `..` removes the segment before it; a rooted path stays rooted, and `..` that climbs
 /// above the start of a relative path is kept (so the caller can refuse it).
 pub fn clean(path: &str) -> String {
+    // Most paths (every one a listing finds) are clean already.
+    if !path.is_empty()
+        && path
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
+    {
+        return path.to_string();
+    }
     let rooted = path.starts_with('/');
     let mut out: Vec<&str> = Vec::new();
     for segment in path.split('/') {

@@ -81,7 +81,7 @@ impl Notebook {
                 continue;
             }
             let text = fs::read(&file.full).unwrap_or_default();
-            let entry = metadata_of(&file.path, &String::from_utf8_lossy(&text), file.meta.len());
+            let entry = metadata_of(&file.path, &text_of(&text), file.meta.len());
             self.meta_cache.put(id, entry.clone());
             notes.push(entry);
         }
@@ -115,11 +115,7 @@ impl Notebook {
     /// A note with its front matter read.
     pub fn read(&self, path: &NotePath) -> Result<Note> {
         let raw = self.read_raw(path)?;
-        Ok(note_of(
-            path,
-            &String::from_utf8_lossy(&raw.bytes),
-            raw.bytes.len() as u64,
-        ))
+        Ok(note_of(path, &text_of(&raw.bytes), raw.bytes.len() as u64))
     }
 
     /// Create-or-replace from a JSON NoteRequest body.
@@ -229,9 +225,21 @@ fn parse_request(body: &[u8]) -> Result<NoteRequest> {
 
 /// `path` relative to `root` with `/` separators.
 fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
-    Some(parts?.join("/"))
+    let rel = path.strip_prefix(root).ok()?.to_str()?;
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.to_string()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    })
+}
+
+/// A note's bytes as text: borrowed when they are UTF-8 (checked with the standard
+/// library's fast validation), with replacement characters otherwise.
+pub fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// Identifies a set of note files and their versions, whatever the order they are

@@ -159,7 +159,7 @@ impl IndexUpdater {
             }
             Err(e) => return Err(Error::ReadFailed(e)),
         };
-        let text = String::from_utf8_lossy(&bytes);
+        let text = store::text_of(&bytes);
         let stamp = schema::stamp_of(&file.meta);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
         self.writer.delete_term(Term::from_field_text(
