@@ -42,6 +42,8 @@ pub struct MetaCache {
     entries: Mutex<HashMap<String, (FileId, NoteMeta)>>,
     /// The last list body served, with the fingerprint of the files it was made from.
     snapshot: Mutex<Option<(u64, bytes::Bytes)>>,
+    /// Held while a list body is built.
+    building: Mutex<()>,
 }
 
 impl MetaCache {
@@ -66,6 +68,11 @@ impl MetaCache {
             Some((made_from, body)) if *made_from == fingerprint => Some(body.clone()),
             _ => None,
         }
+    }
+
+    /// Serialises list builds.
+    pub fn build_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.building.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub fn set_snapshot(&self, fingerprint: u64, body: bytes::Bytes) {

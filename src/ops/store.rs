@@ -55,6 +55,12 @@ impl Notebook {
         if let Some(body) = self.meta_cache.snapshot(fingerprint.value()) {
             return Ok(body);
         }
+        // One build at a time: concurrent requests that saw the same change wait for
+        // it and share its body instead of each building their own.
+        let _building = self.meta_cache.build_lock();
+        if let Some(body) = self.meta_cache.snapshot(fingerprint.value()) {
+            return Ok(body);
+        }
         let mut files = note_files(self.notes_dir())?;
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let fingerprint = files.iter().fold(Fingerprint::default(), |mut f, file| {
