@@ -6,6 +6,11 @@ use warp::Filter;
 
 use super::{State, body, handlers, public};
 
+/// The raw query string, empty when there is none.
+fn raw_query() -> impl Filter<Extract = (String,), Error = std::convert::Infallible> + Clone {
+    warp::query::raw().or(warp::any().map(String::new)).unify()
+}
+
 fn with_state(
     state: Arc<State>,
 ) -> impl Filter<Extract = (Arc<State>,), Error = std::convert::Infallible> + Clone {
@@ -41,6 +46,7 @@ pub fn public_toggle(
     warp::path!("api" / "public" / "toggle")
         .and(warp::method())
         .and(warp::header::headers_cloned())
+        .and(raw_query())
         .and(body::stream())
         .and(with_state(state))
         .and_then(public::toggle)

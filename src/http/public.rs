@@ -17,10 +17,12 @@ use crate::ops::NotePath;
 
 const PUBLIC_PREFIX: &str = "/public";
 
-/// `POST /api/public/toggle` with the form field `path`.
+/// `POST /api/public/toggle` with the form field `path`. Like a form handler reading
+/// a field, it also takes `path` from the query string, or from a JSON object body.
 pub async fn toggle(
     method: Method,
     headers: HeaderMap,
+    query: String,
     body: BodyStream,
     state: Arc<State>,
 ) -> Result<Response, Infallible> {
@@ -35,7 +37,7 @@ pub async fn toggle(
     )
     .await
     {
-        Ok(bytes) => form_path(&bytes),
+        Ok(bytes) => form_path(&headers, &bytes, &query),
         Err(err) => Err(err),
     };
     let result = match path {
@@ -45,17 +47,35 @@ pub async fn toggle(
     Ok(reply::result(StatusCode::OK, result.map(|p| p.result)))
 }
 
-/// The `path` field of a form body: required, then checked like any note path.
-fn form_path(body: &[u8]) -> Result<NotePath> {
-    let fields: Vec<(String, String)> =
-        serde_urlencoded::from_bytes(body).map_err(|_| Error::PathRequired)?;
-    let raw = fields
-        .into_iter()
-        .find(|(name, _)| name == "path")
-        .map(|(_, value)| value)
+/// The `path` field: from the body (form, or a JSON object), else from the query
+/// string; required, then checked like any note path.
+fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath> {
+    let is_json = headers
+        .get(warp::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.to_ascii_lowercase().contains("application/json"));
+    let from_body = if is_json {
+        serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("path")?.as_str().map(str::to_string))
+    } else {
+        field(body, "path")
+    };
+    let raw = from_body
+        .filter(|value| !value.is_empty())
+        .or_else(|| field(query.as_bytes(), "path"))
         .filter(|value| !value.is_empty())
         .ok_or(Error::PathRequired)?;
     NotePath::parse(&raw)
+}
+
+/// A field of a URL-encoded form or query string.
+fn field(encoded: &[u8], name: &str) -> Option<String> {
+    serde_urlencoded::from_bytes::<Vec<(String, String)>>(encoded)
+        .ok()?
+        .into_iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value)
 }
 
 /// `GET /api/public/list`.

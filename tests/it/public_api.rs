@@ -318,3 +318,37 @@ fn a_page_that_cannot_be_written_is_a_generation_failure() {
     );
     assert_eq!(public_paths(&server), Vec::<String>::new());
 }
+
+#[test]
+fn toggle_takes_the_path_from_a_form_the_query_or_a_json_body() {
+    let ws = Workspace::new();
+    ws.write("a.md", &note_text("A", "[]", "a\n"));
+    let server = ws.serve();
+    let (status, body) = json(server.post_form("/api/public/toggle", "path=a.md"));
+    assert_eq!((status, body["status"].as_str()), (200, Some("public")));
+    let r = server
+        .request("POST", "/api/public/toggle?path=a.md")
+        .send()
+        .unwrap();
+    assert_eq!(json(r).1["status"], "private");
+    let r = server
+        .request("POST", "/api/public/toggle")
+        .header("Content-Type", "application/json")
+        .body(r#"{"path": "a.md"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(json(r).1["status"], "public");
+    // The form field wins over the query string.
+    let r = server
+        .request("POST", "/api/public/toggle?path=missing.md")
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("path=a.md")
+        .send()
+        .unwrap();
+    assert_eq!(json(r).1["status"], "private");
+    assert_error(
+        server.post_form("/api/public/toggle", "other=1"),
+        400,
+        "Path is required",
+    );
+}
