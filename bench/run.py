@@ -91,12 +91,12 @@ def wait_http(url, timeout=60):
     raise SystemExit(f"{url} did not come up")
 
 
-def wrk(url, mode="get", path="/", accept=None):
+def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads=THREADS):
     env = {**os.environ, "BENCH_MODE": mode, "BENCH_PATH": path}
     if accept:
         env["BENCH_ACCEPT"] = accept
     out = subprocess.run(
-        ["wrk", "-t", THREADS, "-c", CONNECTIONS, "-d", DURATION, "--timeout", "10s",
+        ["wrk", "-t", threads, "-c", connections, "-d", DURATION, "--timeout", "10s",
          "-s", str(LUA), url],
         capture_output=True, text=True, env=env, timeout=300,
     )
@@ -197,7 +197,9 @@ def main():
                 rows.append((f"GET JSON ({label})", js, js["rps"] / ref["rps"]))
                 lst = wrk(nbase, path="/api/v1/notes")
                 rows.append((f"list ({label})", lst, None))
-                list_p50[count] = lst["p50_us"]
+                one_client = wrk(nbase, path="/api/v1/notes", connections="1", threads="1")
+                rows.append((f"list, 1 client ({label})", one_client, None))
+                list_p50[count] = one_client["p50_us"]
                 rows.append((f"search ({label})", wrk(nbase, mode="search"), None))
                 if count == 10000:
                     rows.append(("PUT new", wrk(nbase, mode="put_new"), None))
@@ -226,7 +228,7 @@ def main():
         )
     lines += [
         "",
-        f"- list p50 grows {growth:.1f}x from 1k to 10k notes (10x more notes).",
+        f"- list p50 (1 client, warm) grows {growth:.1f}x from 1k to 10k notes (10x more notes).",
         f"- peak RSS of `notes serve`: {peak[1000] / 1024:.1f} MiB (1k corpus), "
         f"{peak[10000] / 1024:.1f} MiB (10k corpus).",
         "",

@@ -10,6 +10,9 @@ use crate::http::{self, State};
 use crate::ops::search::indexer::{Indexer, SharedIndex};
 use crate::ops::{Notebook, fsutil};
 
+/// Threads for file and index work.
+const BLOCKING_THREADS: usize = 16;
+
 pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let notes_dir = notebook.notes_dir().to_path_buf();
     std::fs::create_dir_all(&notes_dir)
@@ -21,7 +24,13 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
             "removed {cleaned} temp file(s) left by an interrupted write"
         ));
     }
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    // File work runs on the blocking pool; a bounded pool keeps memory and context
+    // switches in check under many connections (requests queue instead).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+        .context("cannot start the async runtime")?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
