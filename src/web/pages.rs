@@ -172,6 +172,10 @@ pub(super) async fn note_page(
         Some("raw") => "/raw",
         _ => "/notes",
     };
+    // `/notes` and `/notes/` name no note: the list of notes is what they mean.
+    if full.as_str().trim_end_matches('/') == prefix {
+        return Ok(super::see_other("/"));
+    }
     let path = match path_after(&full, prefix) {
         Ok(path) => path,
         Err(err) => return Ok(domain_error(&err)),
