@@ -3,6 +3,11 @@
 (function () {
   "use strict";
   document.addEventListener("DOMContentLoaded", function () {
+    // A confirmation (`?done=saved`) is said once: reloading or going back to the page
+    // does not repeat it.
+    if (window.history && /[?&]done=/.test(location.search)) {
+      history.replaceState(null, "", location.pathname);
+    }
     var form = document.querySelector("form.editor");
     if (!form) return;
     var body = form.querySelector("textarea[name=body]");

@@ -203,8 +203,18 @@ fn prefer_dark(driver: &Driver, session: &str) -> Result {
         driver.port,
         body.len()
     )?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer)?;
+    // Only the status line matters; chromedriver may keep the connection open.
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&chunk[..n]);
+    }
+    let answer = String::from_utf8_lossy(&answer);
     if !answer.starts_with("HTTP/1.1 200") {
         return Err(format!("dark mode emulation failed: {answer}").into());
     }
