@@ -8,6 +8,9 @@ use crate::support::{Server, Workspace, eventually, json};
 
 const HOSTILE: &str = "---\ntitle: \"<script>alert('t')</script> & co\"\ntags: [\"<img src=x onerror=alert(1)>\", plain]\n---\n# Body\n\nText <script>alert('b')</script> and a [link](javascript:alert(1)).\n";
 
+/// Form fields or headers, as name-value pairs.
+type Pairs<'a> = &'a [(&'a str, &'a str)];
+
 /// A client that shows redirects instead of following them.
 fn no_redirects() -> reqwest::blocking::Client {
     reqwest::blocking::Client::builder()
@@ -308,7 +311,7 @@ fn cross_site_posts_are_refused_and_write_nothing() {
     ws.write("keep.md", "---\ntitle: Keep\n---\nkeep\n");
     let server = ws.serve();
     let before = ws.snapshot();
-    let cases: [(&str, &[(&str, &str)], &[(&str, &str)]); 5] = [
+    let cases: [(&str, Pairs, Pairs); 5] = [
         (
             "/save",
             &[("mode", "new"), ("path", "evil.md"), ("title", "x")],
