@@ -206,7 +206,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
     match outcome {
         Ok(outcome) => {
             let done = if outcome.created { "created" } else { "saved" };
-            see_other(&format!("{}?done={done}", note_url("notes", path.as_str())))
+            see_other(&format!("{}?done={done}", note_url("note", path.as_str())))
         }
         Err(Error::AlreadyExists) => refuse(
             StatusCode::CONFLICT,
@@ -275,7 +275,7 @@ async fn publish(form: PathForm, state: &Arc<State>) -> Response {
     match outcome {
         Ok(_) => see_other(&format!(
             "{}?done={action}",
-            note_url("notes", path.as_str())
+            note_url("note", path.as_str())
         )),
         Err(err) => domain_error(&err),
     }

@@ -1,6 +1,6 @@
 //! The web interface at `/`: server-rendered pages over the same `ops` as the API.
 //!
-//! Its routes are a fixed set of first segments (`/`, `/notes/…`, `/edit/…`, `/raw/…`,
+//! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
 //! `/new`, `/search`, `/assets/…` and the POST-only `/save`, `/delete`, `/publish`,
 //! `/preview`), so `/api/…` and `/public/…` are never shadowed and any other path keeps
 //! the API's JSON 404. Pages are GET; every change is a same-origin form POST answered
@@ -62,8 +62,8 @@ pub(crate) fn routes(
         .and(warp::method())
         .and(query())
         .and_then(pages::new_note);
-    // `/notes/<path>`, `/edit/<path>` and `/raw/<path>`: the tail is the note path.
-    let note_pages = warp::path("notes")
+    // `/note/<path>`, `/edit/<path>` and `/raw/<path>`: the tail is the note path.
+    let note_pages = warp::path("note")
         .or(warp::path("edit"))
         .unify()
         .or(warp::path("raw"))
@@ -220,10 +220,10 @@ mod tests {
 
     #[test]
     fn note_urls_encode_each_segment() {
-        assert_eq!(note_url("notes", "a b/c?#.md"), "/notes/a%20b/c%3F%23.md");
+        assert_eq!(note_url("note", "a b/c?#.md"), "/note/a%20b/c%3F%23.md");
         assert_eq!(note_url("edit", "été.md"), "/edit/%C3%A9t%C3%A9.md");
-        let url = note_url("notes", "dir/a b?#%.md");
-        let tail = url.strip_prefix("/notes/").unwrap();
+        let url = note_url("note", "dir/a b?#%.md");
+        let tail = url.strip_prefix("/note/").unwrap();
         assert_eq!(NotePath::from_url(tail).unwrap().as_str(), "dir/a b?#%.md");
     }
 }

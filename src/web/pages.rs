@@ -157,7 +157,7 @@ pub(super) async fn new_note(method: Method, raw: String) -> Reply {
     ))
 }
 
-/// `/notes/<path>` (rendered), `/edit/<path>` (editor) and `/raw/<path>` (the text).
+/// `/note/<path>` (rendered), `/edit/<path>` (editor) and `/raw/<path>` (the text).
 pub(super) async fn note_page(
     full: FullPath,
     method: Method,
@@ -170,9 +170,9 @@ pub(super) async fn note_page(
     let prefix = match full.as_str().split('/').nth(1) {
         Some("edit") => "/edit",
         Some("raw") => "/raw",
-        _ => "/notes",
+        _ => "/note",
     };
-    // `/notes` and `/notes/` name no note: the list of notes is what they mean.
+    // `/note` and `/note/` name no note: the list of notes is what they mean.
     if full.as_str().trim_end_matches('/') == prefix {
         return Ok(super::see_other("/"));
     }

@@ -209,7 +209,7 @@ pub(super) fn index(page: &Listing) -> Markup {
             ol.notes {
                 @for note in page.notes {
                     li {
-                        a.title href=(note_url("notes", &note.path)) { (note.title) }
+                        a.title href=(note_url("note", &note.path)) { (note.title) }
                         @if page.public.contains_key(&note.path) {
                             " " span.badge title="Published on the public pages" { "Public" }
                         }
@@ -306,7 +306,7 @@ pub(super) fn editor(page: &Editor) -> Markup {
         Mode::Edit => format!("Edit “{}”", page.title),
     };
     let cancel = match page.mode {
-        Mode::Edit => note_url("notes", &page.path),
+        Mode::Edit => note_url("note", &page.path),
         Mode::New => "/".to_string(),
     };
     let content = html! {
@@ -407,7 +407,7 @@ pub(super) fn search(page: &SearchView) -> Markup {
                     ol.notes.results {
                         @for hit in &found.results {
                             li {
-                                a.title href=(note_url("notes", &hit.path)) { (hit.title) }
+                                a.title href=(note_url("note", &hit.path)) { (hit.title) }
                                 p.meta { span.path { (hit.path) } }
                                 @if !hit.snippet.is_empty() {
                                     p.snippet { (snippet(&hit.snippet)) }

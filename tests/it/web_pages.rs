@@ -101,7 +101,7 @@ fn pages_render_and_escape_note_data() {
         home.contains("&lt;script&gt;alert('t')&lt;/script&gt; &amp; co"),
         "{home}"
     );
-    assert!(home.contains("href=\"/notes/folder/hostile.md\""), "{home}");
+    assert!(home.contains("href=\"/note/folder/hostile.md\""), "{home}");
     assert!(home.contains("href=\"/new\""), "{home}");
     assert!(home.contains("action=\"/search\""), "{home}");
 
@@ -115,7 +115,7 @@ fn pages_render_and_escape_note_data() {
     );
     assert_escaped(&only);
 
-    let (status, note) = page(server.get("/notes/folder/hostile.md"));
+    let (status, note) = page(server.get("/note/folder/hostile.md"));
     assert_eq!(status, 200);
     assert_escaped(&note);
     assert!(
@@ -127,7 +127,7 @@ fn pages_render_and_escape_note_data() {
     assert!(note.contains("action=\"/delete\""), "{note}");
     assert!(note.contains("action=\"/publish\""), "{note}");
 
-    let (_, rendered) = page(server.get("/notes/plain.md"));
+    let (_, rendered) = page(server.get("/note/plain.md"));
     assert!(rendered.contains("<strong>world</strong>"), "{rendered}");
 
     let (status, editor) = page(server.get("/edit/folder/hostile.md"));
@@ -166,11 +166,11 @@ fn pages_render_and_escape_note_data() {
 fn pages_of_missing_notes_and_bad_paths_are_html_errors() {
     let ws = Workspace::new();
     let server = ws.serve();
-    let (status, body) = page(server.get("/notes/missing.md"));
+    let (status, body) = page(server.get("/note/missing.md"));
     assert_eq!(status, 404);
     assert!(body.contains("There is no note at this path"), "{body}");
     // Sent as is: a client would resolve the encoded dots itself.
-    let raw = server.raw("GET", "/notes/%2e%2e/etc/passwd.md", &[], b"");
+    let raw = server.raw("GET", "/note/%2e%2e/etc/passwd.md", &[], b"");
     assert_eq!(raw.status, 400, "{}", raw.body);
     assert!(raw.body.contains("not allowed"), "{}", raw.body);
     let (status, body) = page(server.get("/edit/notes.txt"));
@@ -201,7 +201,7 @@ fn form_posts_redirect_after_post() {
     assert_eq!(response.status(), 303);
     assert_eq!(
         location(&response),
-        "/notes/ideas/%C3%A9t%C3%A9-%C3%A0-paris.md?done=created"
+        "/note/ideas/%C3%A9t%C3%A9-%C3%A0-paris.md?done=created"
     );
     let text = ws.read("ideas/été-à-paris.md");
     assert!(text.contains("title: Été à Paris"), "{text}");
@@ -234,7 +234,7 @@ fn form_posts_redirect_after_post() {
         ],
     );
     assert_eq!(response.status(), 303);
-    assert_eq!(location(&response), "/notes/n.md?done=saved");
+    assert_eq!(location(&response), "/note/n.md?done=saved");
     let text = ws.read("n.md");
     assert!(text.contains("title: New\ndate: 01-02-2020\n"), "{text}");
     assert!(text.contains("author: Ann"), "{text}");
@@ -277,9 +277,9 @@ fn form_posts_redirect_after_post() {
         &[("path", "n.md"), ("action", "publish")],
     );
     assert_eq!(response.status(), 303);
-    assert_eq!(location(&response), "/notes/n.md?done=published");
+    assert_eq!(location(&response), "/note/n.md?done=published");
     assert_eq!(server.get("/public/n.html").status(), 200);
-    let (_, shown) = page(server.get("/notes/n.md"));
+    let (_, shown) = page(server.get("/note/n.md"));
     assert!(shown.contains("href=\"/public/n.html\""), "{shown}");
     assert!(page(server.get("/")).1.contains("Public"));
     let response = same_site_post(
@@ -287,13 +287,13 @@ fn form_posts_redirect_after_post() {
         "/publish",
         &[("path", "n.md"), ("action", "republish")],
     );
-    assert_eq!(location(&response), "/notes/n.md?done=republished");
+    assert_eq!(location(&response), "/note/n.md?done=republished");
     let response = same_site_post(
         &server,
         "/publish",
         &[("path", "n.md"), ("action", "unpublish")],
     );
-    assert_eq!(location(&response), "/notes/n.md?done=unpublished");
+    assert_eq!(location(&response), "/note/n.md?done=unpublished");
     assert!(!ws.public().join("n.html").exists());
 
     // Delete.
@@ -418,6 +418,7 @@ fn the_interface_never_shadows_the_api_or_the_public_pages() {
         "/api",
         "/api/v1/notesx",
         "/notesx",
+        "/notes/a.md",
         "/assetsx/app.css",
     ] {
         let (status, body) = json(server.get(path));
@@ -429,8 +430,8 @@ fn the_interface_never_shadows_the_api_or_the_public_pages() {
     }
     let (status, _) = json(server.request("POST", "/api/v1/notes").send().unwrap());
     assert_eq!(status, 405);
-    // `/notes` names no note: it leads to the list.
-    let response = no_redirects().get(server.url("/notes/")).send().unwrap();
+    // `/note` names no note: it leads to the list.
+    let response = no_redirects().get(server.url("/note/")).send().unwrap();
     assert_eq!(response.status(), 303);
     assert_eq!(location(&response), "/");
 }
