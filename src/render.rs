@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn scripting_links_are_neutralised() {
         let html = to_html(
-            "[a](javascript:alert(1)) [b]( JaVa\tScript:x) ![c](data:text/html,x) \
+            "[a](javascript:alert(1)) [b](JaVaScript:x) [h](<java\tscript:x>) ![c](data:text/html,x) \
              [d](https://e.org/x:y) [e](rel/x.md) [f](mailto:a@b.c) [g](#top)\n",
             None,
         );
@@ -281,7 +281,8 @@ mod tests {
         assert!(html.contains(r#"<a href="rel/x.md">e</a>"#), "{html}");
         assert!(html.contains(r#"<a href="mailto:a@b.c">f</a>"#), "{html}");
         assert!(html.contains(r##"<a href="#top">g</a>"##), "{html}");
-        assert_eq!(html.matches(r##"href="#""##).count(), 1, "{html}");
+        assert_eq!(html.matches(r##"href="#""##).count(), 3, "{html}");
+        assert!(html.contains(r##"<img src="#""##), "{html}");
     }
 
     #[test]
