@@ -380,9 +380,34 @@ fn snippet(text: &str) -> Markup {
     parts.push((false, rest));
     html! {
         @for (marked, part) in parts {
-            @if marked { mark { (part) } } @else { (part) }
+            @if marked { mark { (tidy(part)) } } @else { (tidy(part)) }
         }
     }
+}
+
+/// Snippets are cut from the Markdown source: the emphasis, code and table marks read
+/// as noise in a sentence, so they go (spacing around matches is kept).
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '*' | '`' => {}
+            '|' => {
+                if !out.ends_with(' ') && !out.is_empty() {
+                    out.push(' ');
+                }
+            }
+            c if c.is_whitespace() => {
+                if !out.ends_with(' ') {
+                    out.push(' ');
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.replace(" > ", " ")
+        .replace(" # ", " ")
+        .replace(" ## ", " ")
 }
 
 /// Search results, best first.
