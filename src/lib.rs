@@ -9,6 +9,7 @@ pub mod http;
 pub mod log;
 pub mod ops;
 pub mod render;
+mod web;
 
 use std::process::ExitCode;
 

@@ -32,6 +32,29 @@ pub fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
             // An HTML block is shown as the code it is.
             Event::Start(Tag::HtmlBlock) => Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)),
             Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::CodeBlock),
+            // A `javascript:` (or other scripting) link would run in the reader's page.
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => Event::Start(Tag::Link {
+                link_type,
+                dest_url: safe_url(dest_url),
+                title,
+                id,
+            }),
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => Event::Start(Tag::Image {
+                link_type,
+                dest_url: safe_url(dest_url),
+                title,
+                id,
+            }),
             other => other,
         })
         .collect();
@@ -40,6 +63,27 @@ pub fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut out, events.into_iter());
     out
+}
+
+/// A link target kept when it is relative or uses a scheme that only navigates
+/// (`http`, `https`, `mailto`, `tel`, `ftp`); any other scheme (`javascript:`,
+/// `vbscript:`, `data:`…) becomes `#`.
+fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
+    // Browsers ignore tabs, newlines and leading spaces or controls in a scheme.
+    let cleaned: String = url
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace() && !c.is_control())
+        .take(32)
+        .collect();
+    let scheme = match cleaned.find([':', '/', '?', '#']) {
+        Some(i) if cleaned[i..].starts_with(':') => cleaned[..i].to_ascii_lowercase(),
+        _ => return url,
+    };
+    if ["http", "https", "mailto", "tel", "ftp"].contains(&scheme.as_str()) {
+        url
+    } else {
+        CowStr::Borrowed("#")
+    }
 }
 
 /// The opening words of a note body as plain text, at most `max` characters (cut at a
@@ -219,6 +263,26 @@ mod tests {
             html.contains("<p>hi &lt;b onclick=\"x\"&gt;there&lt;/b&gt;</p>"),
             "{html}"
         );
+    }
+
+    #[test]
+    fn scripting_links_are_neutralised() {
+        let html = to_html(
+            "[a](javascript:alert(1)) [b](JaVaScript:x) [h](<java\tscript:x>) ![c](data:text/html,x) \
+             [d](https://e.org/x:y) [e](rel/x.md) [f](mailto:a@b.c) [g](#top)\n",
+            None,
+        );
+        assert!(!html.to_lowercase().contains("script:"), "{html}");
+        assert!(!html.contains("data:"), "{html}");
+        assert!(
+            html.contains(r#"<a href="https://e.org/x:y">d</a>"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"<a href="rel/x.md">e</a>"#), "{html}");
+        assert!(html.contains(r#"<a href="mailto:a@b.c">f</a>"#), "{html}");
+        assert!(html.contains(r##"<a href="#top">g</a>"##), "{html}");
+        assert_eq!(html.matches(r##"href="#""##).count(), 3, "{html}");
+        assert!(html.contains(r##"<img src="#""##), "{html}");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::ops::model::Precondition;
 const NOTES_PREFIX: &str = "/api/v1/notes";
 
 /// Runs a blocking domain call on the blocking pool.
-pub(super) async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     f: impl FnOnce(&State) -> Result<T> + Send + 'static,
 ) -> Result<T> {
@@ -35,7 +35,7 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
         .unwrap_or("")
 }
 
-pub(super) fn content_length(headers: &HeaderMap) -> Option<u64> {
+pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
     header_str(headers, header::CONTENT_LENGTH).parse().ok()
 }
 

@@ -1,8 +1,8 @@
 //! The HTTP server: the spec'd API and the additions, as warp filters over `ops`.
 
-mod body;
+pub(crate) mod body;
 mod filters;
-mod handlers;
+pub(crate) mod handlers;
 mod public;
 mod reject;
 pub mod reply;
@@ -44,7 +44,9 @@ pub fn routes(
         .unify()
         .or(filters::public_list(state.clone()))
         .unify()
-        .or(filters::public_files(state))
+        .or(filters::public_files(state.clone()))
+        .unify()
+        .or(crate::web::routes(state))
         .unify()
         .recover(reject::handle)
         .unify()

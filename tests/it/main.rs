@@ -13,4 +13,6 @@ mod public_api;
 mod public_pages;
 mod reliability;
 mod search_api;
+mod web_browser;
+mod web_pages;
 mod xml;

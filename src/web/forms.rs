@@ -1,0 +1,316 @@
+//! The form posts: save (create or replace), delete, publish / unpublish, and the live
+//! preview. Each is refused when it comes from another site, validates the note path
+//! like the API, calls one `ops` operation, and answers 303 to the page to show next.
+//! Bad input gets an HTML page saying what is wrong, and nothing is written.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use warp::http::{HeaderMap, Method, StatusCode};
+use warp::reply::Response;
+
+use super::views::{self, Editor, Mode};
+use super::{Reply, domain_error, error_page, guard, html, note_url, read_body, see_other};
+use crate::error::{Error, Result};
+use crate::http::State;
+use crate::http::body::BodyStream;
+use crate::http::handlers::blocking;
+use crate::ops::NotePath;
+use crate::ops::model::Precondition;
+
+/// Which form was posted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Action {
+    Save,
+    Delete,
+    Publish,
+    Preview,
+}
+
+/// `POST /save`, `/delete`, `/publish` and `/preview`.
+pub(super) async fn handle(
+    action: Action,
+    method: Method,
+    headers: HeaderMap,
+    body: BodyStream,
+    state: Arc<State>,
+) -> Reply {
+    if method != Method::POST {
+        return Ok(super::method_not_allowed("POST"));
+    }
+    if !guard::same_origin(&headers) {
+        return Ok(error_page(StatusCode::FORBIDDEN, guard::REFUSED));
+    }
+    let bytes = match read_body(body, &headers, &state).await {
+        Ok(bytes) => bytes,
+        Err(err) => return Ok(domain_error(&err)),
+    };
+    Ok(match action {
+        Action::Save => match serde_urlencoded::from_bytes(&bytes) {
+            Ok(form) => save(form, &state).await,
+            Err(_) => malformed(),
+        },
+        Action::Delete => match serde_urlencoded::from_bytes::<PathForm>(&bytes) {
+            Ok(form) => delete(form, &state).await,
+            Err(_) => malformed(),
+        },
+        Action::Publish => match serde_urlencoded::from_bytes::<PathForm>(&bytes) {
+            Ok(form) => publish(form, &state).await,
+            Err(_) => malformed(),
+        },
+        Action::Preview => match serde_urlencoded::from_bytes::<PreviewForm>(&bytes) {
+            Ok(form) => preview(form),
+            Err(_) => malformed(),
+        },
+    })
+}
+
+fn malformed() -> Response {
+    error_page(
+        StatusCode::BAD_REQUEST,
+        "The form could not be read. Reload the page and try again.",
+    )
+}
+
+/// The editor's fields.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct SaveForm {
+    /// `new` or `edit`.
+    mode: String,
+    path: String,
+    title: String,
+    /// Comma-separated.
+    tags: String,
+    body: String,
+    /// The note's creation date, kept as it was when editing.
+    date: String,
+    /// The entity tag of the note as the editor opened it.
+    etag: String,
+}
+
+/// A form naming one note (delete, publish).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PathForm {
+    path: String,
+    /// For publish: `publish`, `republish` or `unpublish`.
+    action: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PreviewForm {
+    title: String,
+    body: String,
+}
+
+/// `a, b ,#c,, a` → `[a, b, c]`.
+fn split_tags(text: &str) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for tag in text.split(',') {
+        let tag = tag.trim().trim_start_matches('#').trim();
+        if !tag.is_empty() && !tags.iter().any(|t| t == tag) {
+            tags.push(tag.to_string());
+        }
+    }
+    tags
+}
+
+/// `Été à Paris!` → `été-à-paris`.
+fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// The path a new note is saved at: as typed (with `.md` added when the name has no
+/// extension), or made from the title when left empty; then validated like the API's.
+fn new_path(typed: &str, title: &str) -> Result<NotePath> {
+    let typed = typed.trim();
+    let mut raw = if typed.is_empty() || typed.ends_with('/') {
+        let stem = slug(title);
+        if stem.is_empty() {
+            return Err(Error::PathRequired);
+        }
+        format!("{typed}{stem}.md")
+    } else {
+        typed.to_string()
+    };
+    let name = raw.rsplit('/').next().unwrap_or_default();
+    if !name.contains('.') {
+        raw.push_str(".md");
+    }
+    NotePath::parse(&raw)
+}
+
+async fn save(form: SaveForm, state: &Arc<State>) -> Response {
+    let mode = if form.mode == "edit" {
+        Mode::Edit
+    } else {
+        Mode::New
+    };
+    // Browsers send a textarea's line breaks as CRLF.
+    let body = form.body.replace("\r\n", "\n");
+    let path = match mode {
+        Mode::New => new_path(&form.path, &form.title),
+        Mode::Edit => NotePath::parse(form.path.trim()),
+    };
+    let refuse = |status: StatusCode, message: String, form: &SaveForm, body: &str| {
+        html(
+            status,
+            views::editor(&Editor {
+                mode,
+                path: form.path.clone(),
+                title: form.title.clone(),
+                tags: form.tags.clone(),
+                body: body.to_string(),
+                date: form.date.clone(),
+                etag: form.etag.clone(),
+                error: Some(message),
+            }),
+        )
+    };
+    let path = match path {
+        Ok(path) => path,
+        Err(err) => {
+            let status = StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+            return refuse(status, views::explain_path(&err), &form, &body);
+        }
+    };
+    let request = serde_json::json!({
+        "frontMatter": {
+            "title": form.title.trim(),
+            "tags": split_tags(&form.tags),
+            "date": form.date,
+        },
+        "body": body,
+    });
+    let cond = match mode {
+        Mode::New => Precondition::IfNoneMatchAny,
+        Mode::Edit if form.etag.is_empty() => Precondition::None,
+        Mode::Edit => Precondition::IfMatch(vec![form.etag.clone()]),
+    };
+    let target = path.clone();
+    let outcome = blocking(state, move |s| {
+        s.notebook
+            .put_json(&target, request.to_string().as_bytes(), &cond)
+    })
+    .await;
+    match outcome {
+        Ok(outcome) => {
+            let done = if outcome.created { "created" } else { "saved" };
+            see_other(&format!("{}?done={done}", note_url("note", path.as_str())))
+        }
+        Err(Error::AlreadyExists) => refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "A note already exists at {path}. Choose another path, or open that note to edit it."
+            ),
+            &form,
+            &body,
+        ),
+        Err(Error::PreconditionFailed) => refuse(
+            StatusCode::CONFLICT,
+            "This note was changed elsewhere since you opened it, so it was not saved. \
+             Copy your text, reopen the editor, and apply your changes again."
+                .to_string(),
+            &form,
+            &body,
+        ),
+        Err(err) if err.http_status() < 500 => {
+            let status = StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+            refuse(status, views::explain(&err), &form, &body)
+        }
+        Err(err) => domain_error(&err),
+    }
+}
+
+fn form_path(form: &PathForm) -> Result<NotePath> {
+    let raw = form.path.trim();
+    if raw.is_empty() {
+        return Err(Error::PathRequired);
+    }
+    NotePath::parse(raw)
+}
+
+async fn delete(form: PathForm, state: &Arc<State>) -> Response {
+    let path = match form_path(&form) {
+        Ok(path) => path,
+        Err(err) => return domain_error(&err),
+    };
+    match blocking(state, move |s| {
+        s.notebook.delete(&path, &Precondition::None)
+    })
+    .await
+    {
+        Ok(_) => see_other("/?done=deleted"),
+        Err(err) => domain_error(&err),
+    }
+}
+
+async fn publish(form: PathForm, state: &Arc<State>) -> Response {
+    let path = match form_path(&form) {
+        Ok(path) => path,
+        Err(err) => return domain_error(&err),
+    };
+    let action = match form.action.as_str() {
+        "publish" | "" => "published",
+        "republish" => "republished",
+        "unpublish" => "unpublished",
+        _ => return malformed(),
+    };
+    let target = path.clone();
+    let outcome = blocking(state, move |s| match action {
+        "unpublished" => s.notebook.unpublish(&target),
+        _ => s.notebook.publish(&target),
+    })
+    .await;
+    match outcome {
+        Ok(_) => see_other(&format!(
+            "{}?done={action}",
+            note_url("note", path.as_str())
+        )),
+        Err(err) => domain_error(&err),
+    }
+}
+
+/// The rendered HTML of an editor's text, for the live preview.
+fn preview(form: PreviewForm) -> Response {
+    let body = form.body.replace("\r\n", "\n");
+    let title = form.title.trim();
+    let fragment = crate::render::to_html(&body, (!title.is_empty()).then_some(title));
+    let mut response =
+        crate::http::reply::with_type(StatusCode::OK, fragment, "text/html; charset=utf-8");
+    super::secure(response.headers_mut());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_split_trimmed_and_deduplicated() {
+        assert_eq!(split_tags(" a, b ,#c,, a"), ["a", "b", "c"]);
+        assert!(split_tags(" , ").is_empty());
+    }
+
+    #[test]
+    fn new_paths() {
+        let p = |typed: &str, title: &str| new_path(typed, title).map(|p| p.to_string());
+        assert_eq!(p("", "Été à Paris!").unwrap(), "été-à-paris.md");
+        assert_eq!(p("ideas/", "First idea").unwrap(), "ideas/first-idea.md");
+        assert_eq!(p("ideas/x", "").unwrap(), "ideas/x.md");
+        assert_eq!(p("a/b.md", "T").unwrap(), "a/b.md");
+        assert!(matches!(p("../x.md", "T"), Err(Error::InvalidPath)));
+        assert!(matches!(p("x.txt", "T"), Err(Error::NotMarkdown)));
+        assert!(matches!(p("", " !"), Err(Error::PathRequired)));
+    }
+}

@@ -1,0 +1,229 @@
+//! The web interface at `/`: server-rendered pages over the same `ops` as the API.
+//!
+//! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
+//! `/new`, `/search`, `/assets/…` and the POST-only `/save`, `/delete`, `/publish`,
+//! `/preview`), so `/api/…` and `/public/…` are never shadowed and any other path keeps
+//! the API's JSON 404. Pages are GET; every change is a same-origin form POST answered
+//! with a 303 redirect.
+
+mod forms;
+mod guard;
+mod pages;
+mod views;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use warp::Filter;
+use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::path::FullPath;
+use warp::reply::Response;
+
+use crate::http::State;
+use crate::http::body::{self, BodyStream};
+use crate::ops::NotePath;
+
+/// The stylesheet of the interface: the public pages' sheet, then the interface's own
+/// rules on top, so both share one look.
+const STYLESHEET: &str = concat!(
+    include_str!("../../assets/public.css"),
+    include_str!("../../assets/app.css")
+);
+/// The small script of the editor (live preview) and the delete confirmation.
+const SCRIPT: &str = include_str!("../../assets/app.js");
+
+type Reply = Result<Response, Infallible>;
+
+fn with_state(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Arc<State>,), Error = Infallible> + Clone {
+    warp::any().map(move || state.clone())
+}
+
+fn query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
+    warp::query::raw().or(warp::any().map(String::new)).unify()
+}
+
+/// Every route of the interface; any other path is rejected as not found.
+pub(crate) fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    let index = warp::path::end()
+        .and(warp::method())
+        .and(query())
+        .and(with_state(state.clone()))
+        .and_then(pages::index);
+    let search = warp::path!("search")
+        .and(warp::method())
+        .and(query())
+        .and(with_state(state.clone()))
+        .and_then(pages::search);
+    let new = warp::path!("new")
+        .and(warp::method())
+        .and(query())
+        .and_then(pages::new_note);
+    // `/note/<path>`, `/edit/<path>` and `/raw/<path>`: the tail is the note path.
+    let note_pages = warp::path("note")
+        .or(warp::path("edit"))
+        .unify()
+        .or(warp::path("raw"))
+        .unify()
+        .and(warp::path::full())
+        .and(warp::method())
+        .and(query())
+        .and(with_state(state.clone()))
+        .and_then(pages::note_page);
+    let assets = warp::path!("assets" / String)
+        .and(warp::method())
+        .and_then(pages::asset);
+    let posts = warp::path!("save")
+        .map(|| forms::Action::Save)
+        .or(warp::path!("delete").map(|| forms::Action::Delete))
+        .unify()
+        .or(warp::path!("publish").map(|| forms::Action::Publish))
+        .unify()
+        .or(warp::path!("preview").map(|| forms::Action::Preview))
+        .unify()
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state))
+        .and_then(forms::handle);
+    index
+        .or(search)
+        .unify()
+        .or(new)
+        .unify()
+        .or(note_pages)
+        .unify()
+        .or(assets)
+        .unify()
+        .or(posts)
+        .unify()
+}
+
+/// Characters left as they are in a URL path segment (RFC 3986 unreserved).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `/<prefix>/<path>` with every segment of the note path percent-encoded.
+pub(crate) fn note_url(prefix: &str, path: &str) -> String {
+    let encoded: Vec<String> = path
+        .split('/')
+        .map(|s| percent_encoding::utf8_percent_encode(s, SEGMENT).to_string())
+        .collect();
+    format!("/{prefix}/{}", encoded.join("/"))
+}
+
+/// A query-string value, percent-encoded.
+pub(crate) fn query_value(value: &str) -> String {
+    percent_encoding::utf8_percent_encode(value, SEGMENT).to_string()
+}
+
+/// The note path of a `/<prefix>/<encoded path>` URL, validated like the API's.
+fn path_after(full: &FullPath, prefix: &str) -> crate::error::Result<NotePath> {
+    let rest = full.as_str().strip_prefix(prefix).unwrap_or("");
+    let tail = rest.strip_prefix('/').unwrap_or(rest);
+    NotePath::from_url(tail)
+}
+
+/// An HTML page with the headers every page of the interface carries: no framing by
+/// other sites (the forms change notes), scripts and styles only from this origin.
+fn html(status: StatusCode, markup: maud::Markup) -> Response {
+    let mut response =
+        crate::http::reply::with_type(status, markup.into_string(), "text/html; charset=utf-8");
+    secure(response.headers_mut());
+    response
+}
+
+fn secure(headers: &mut HeaderMap) {
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data: https:; object-src 'none'; \
+             base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        ),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+/// The page of a failure: its status and a sentence saying what went wrong.
+fn error_page(status: StatusCode, message: &str) -> Response {
+    html(status, views::error(status, message))
+}
+
+/// The error page of a domain error, with its HTTP status.
+fn domain_error(err: &crate::error::Error) -> Response {
+    let status =
+        StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status.is_server_error() {
+        crate::log::error(&err.detailed());
+    }
+    error_page(status, &views::explain(err))
+}
+
+/// 303 See Other: where the browser goes after a successful form post.
+fn see_other(location: &str) -> Response {
+    let mut response = crate::http::reply::with_type(StatusCode::SEE_OTHER, "", "text/plain");
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+/// 405 with `Allow`, as an HTML page.
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = error_page(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &format!("This page only answers {allow}."),
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+fn is_read(method: &Method) -> bool {
+    method == Method::GET || method == Method::HEAD
+}
+
+/// Reads a whole form body with the server's size limit and timeout.
+async fn read_body(
+    body: BodyStream,
+    headers: &HeaderMap,
+    state: &State,
+) -> crate::error::Result<bytes::Bytes> {
+    body::read(
+        body,
+        crate::http::handlers::content_length(headers),
+        state.max_body,
+        state.request_timeout,
+    )
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn note_urls_encode_each_segment() {
+        assert_eq!(note_url("note", "a b/c?#.md"), "/note/a%20b/c%3F%23.md");
+        assert_eq!(note_url("edit", "été.md"), "/edit/%C3%A9t%C3%A9.md");
+        let url = note_url("note", "dir/a b?#%.md");
+        let tail = url.strip_prefix("/note/").unwrap();
+        assert_eq!(NotePath::from_url(tail).unwrap().as_str(), "dir/a b?#%.md");
+    }
+}

@@ -1,0 +1,268 @@
+//! The GET pages: the list of notes, a note, the editor, search results, the raw text
+//! and the interface's two assets. Each reads through `ops`, then renders a view.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use warp::http::{Method, StatusCode};
+use warp::path::FullPath;
+
+use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
+use super::{Reply, domain_error, error_page, html, is_read, method_not_allowed, path_after};
+use crate::error::Result;
+use crate::http::State;
+use crate::http::handlers::blocking;
+use crate::ops::publish::site;
+use crate::ops::search::DEFAULT_LIMIT;
+use crate::ops::{NoteMeta, NotePath, Notebook};
+
+/// The parameters of a query string; a malformed one reads as empty.
+fn params(raw: &str) -> HashMap<String, String> {
+    serde_urlencoded::from_str(raw).unwrap_or_default()
+}
+
+/// A confirmation shown once after a form post (`?done=saved`): only known words are
+/// shown, as fixed sentences, so nothing from the URL is reflected into the page.
+fn notice(params: &HashMap<String, String>) -> Option<&'static str> {
+    Some(match params.get("done")?.as_str() {
+        "created" => "Note created.",
+        "saved" => "Changes saved.",
+        "published" => "Published: the public page is up.",
+        "republished" => "Public page updated.",
+        "unpublished" => "Unpublished: the public page is gone.",
+        "deleted" => "Note deleted.",
+        _ => return None,
+    })
+}
+
+/// Note path → URL of its public page, for every public note.
+pub(super) fn public_pages(notebook: &Notebook) -> Result<HashMap<String, String>> {
+    Ok(notebook
+        .public_pages()?
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| {
+            let file = p.page.file_name()?.to_str()?.to_string();
+            Some((p.note.path, format!("/public/{}", site::href(&file))))
+        })
+        .collect())
+}
+
+/// Sort key of a `DD-MM-YYYY:HH:MM` stamp: newest first; unreadable stamps last.
+fn recency(note: &NoteMeta) -> std::cmp::Reverse<Option<chrono::NaiveDateTime>> {
+    std::cmp::Reverse(
+        chrono::NaiveDateTime::parse_from_str(&note.last_modified, "%d-%m-%Y:%H:%M").ok(),
+    )
+}
+
+/// `/`: every note, most recently changed first, optionally only those with a tag.
+pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Reply {
+    if !is_read(&method) {
+        return Ok(method_not_allowed("GET, HEAD"));
+    }
+    let params = params(&raw);
+    let tag = params.get("tag").filter(|t| !t.is_empty()).cloned();
+    let loaded = blocking(&state, |s| {
+        Ok((s.notebook.list()?, public_pages(&s.notebook)?))
+    })
+    .await;
+    let (list, public) = match loaded {
+        Ok(loaded) => loaded,
+        Err(err) => return Ok(domain_error(&err)),
+    };
+    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
+    for note in &list.notes {
+        for t in &note.tags {
+            *tags.entry(t.clone()).or_default() += 1;
+        }
+    }
+    let total = list.notes.len();
+    let mut notes: Vec<NoteMeta> = list
+        .notes
+        .into_iter()
+        .filter(|n| tag.as_ref().is_none_or(|t| n.tags.contains(t)))
+        .collect();
+    notes.sort_by_key(recency);
+    Ok(html(
+        StatusCode::OK,
+        views::index(&Listing {
+            notes: &notes,
+            total,
+            public: &public,
+            tags: &tags,
+            tag: tag.as_deref(),
+            notice: notice(&params),
+        }),
+    ))
+}
+
+/// `/search?q=…`: ranked results with the matched words highlighted.
+pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Reply {
+    if !is_read(&method) {
+        return Ok(method_not_allowed("GET, HEAD"));
+    }
+    let query = params(&raw).remove("q").unwrap_or_default();
+    if query.trim().is_empty() {
+        return Ok(html(
+            StatusCode::OK,
+            views::search(&SearchView {
+                query: "",
+                outcome: None,
+            }),
+        ));
+    }
+    let q = query.clone();
+    let outcome = blocking(&state, move |s| {
+        let index = s.search.get()?;
+        index.search(s.notebook.notes_dir(), &q, DEFAULT_LIMIT)
+    })
+    .await;
+    let status = match &outcome {
+        Ok(_) => StatusCode::OK,
+        Err(err) => StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST),
+    };
+    let outcome = outcome.map_err(|err| views::explain(&err));
+    Ok(html(
+        status,
+        views::search(&SearchView {
+            query: &query,
+            outcome: Some(outcome),
+        }),
+    ))
+}
+
+/// `/new[?folder=…]`: an empty editor, its path field prefilled with the folder.
+pub(super) async fn new_note(method: Method, raw: String) -> Reply {
+    if !is_read(&method) {
+        return Ok(method_not_allowed("GET, HEAD"));
+    }
+    let folder = params(&raw)
+        .remove("folder")
+        .map(|f| f.trim_matches('/').to_string())
+        .filter(|f| !f.is_empty())
+        .map(|f| format!("{f}/"))
+        .unwrap_or_default();
+    Ok(html(
+        StatusCode::OK,
+        views::editor(&Editor {
+            mode: Mode::New,
+            path: folder,
+            title: String::new(),
+            tags: String::new(),
+            body: String::new(),
+            date: String::new(),
+            etag: String::new(),
+            error: None,
+        }),
+    ))
+}
+
+/// `/note/<path>` (rendered), `/edit/<path>` (editor) and `/raw/<path>` (the text).
+pub(super) async fn note_page(
+    full: FullPath,
+    method: Method,
+    raw: String,
+    state: Arc<State>,
+) -> Reply {
+    if !is_read(&method) {
+        return Ok(method_not_allowed("GET, HEAD"));
+    }
+    let prefix = match full.as_str().split('/').nth(1) {
+        Some("edit") => "/edit",
+        Some("raw") => "/raw",
+        _ => "/note",
+    };
+    // `/note` and `/note/` name no note: the list of notes is what they mean.
+    if full.as_str().trim_end_matches('/') == prefix {
+        return Ok(super::see_other("/"));
+    }
+    let path = match path_after(&full, prefix) {
+        Ok(path) => path,
+        Err(err) => return Ok(domain_error(&err)),
+    };
+    Ok(match prefix {
+        "/raw" => raw_text(path, &state).await,
+        "/edit" => edit(path, &state).await,
+        _ => view(path, &params(&raw), &state).await,
+    })
+}
+
+async fn view(
+    path: NotePath,
+    params: &HashMap<String, String>,
+    state: &Arc<State>,
+) -> warp::reply::Response {
+    let loaded = blocking(state, move |s| {
+        let note = s.notebook.read(&path)?;
+        let public = public_pages(&s.notebook)?.remove(&note.path);
+        Ok((note, public))
+    })
+    .await;
+    match loaded {
+        Ok((note, public)) => html(
+            StatusCode::OK,
+            views::note(&NoteView {
+                note: &note,
+                public: public.as_deref(),
+                notice: notice(params),
+            }),
+        ),
+        Err(err) => domain_error(&err),
+    }
+}
+
+async fn edit(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
+    match blocking(state, move |s| s.notebook.read(&path)).await {
+        Ok(note) => {
+            let fields = note.front_matter.clone().unwrap_or_default();
+            html(
+                StatusCode::OK,
+                views::editor(&Editor {
+                    mode: Mode::Edit,
+                    path: note.path.clone(),
+                    title: note.title.clone(),
+                    tags: fields.tags.join(", "),
+                    body: note.body.clone(),
+                    date: fields.date,
+                    etag: note.etag.clone(),
+                    error: None,
+                }),
+            )
+        }
+        Err(err) => domain_error(&err),
+    }
+}
+
+/// The note's text as stored, shown as plain text so the browser displays it.
+async fn raw_text(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
+    match blocking(state, move |s| s.notebook.read_raw(&path)).await {
+        Ok(raw) => {
+            let mut response = crate::http::reply::with_type(
+                StatusCode::OK,
+                raw.bytes,
+                "text/plain; charset=utf-8",
+            );
+            super::secure(response.headers_mut());
+            response
+        }
+        Err(err) => domain_error(&err),
+    }
+}
+
+/// `/assets/app.css` and `/assets/app.js`, embedded in the binary.
+pub(super) async fn asset(name: String, method: Method) -> Reply {
+    if !is_read(&method) {
+        return Ok(method_not_allowed("GET, HEAD"));
+    }
+    let (body, content_type) = match name.as_str() {
+        "app.css" => (super::STYLESHEET, "text/css; charset=utf-8"),
+        "app.js" => (super::SCRIPT, "text/javascript; charset=utf-8"),
+        _ => return Ok(error_page(StatusCode::NOT_FOUND, "There is no such file.")),
+    };
+    let mut response = crate::http::reply::with_type(StatusCode::OK, body, content_type);
+    response.headers_mut().insert(
+        warp::http::header::CACHE_CONTROL,
+        warp::http::HeaderValue::from_static("no-cache"),
+    );
+    Ok(response)
+}

@@ -1,0 +1,402 @@
+//! The web interface in a real browser: headless Chromium driven through chromedriver
+//! (WebDriver, with fantoccini) through create → edit → view rendered → publish → open
+//! the public page → search → delete, saving a screenshot of each page under
+//! `tests/artifacts/web/` (desktop, phone width, and dark).
+//!
+//! Outside CI the test is skipped, loudly, when Chromium or chromedriver is missing;
+//! with `CI=true` it must run.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+use crate::support::Workspace;
+
+type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// An executable on `PATH`.
+fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// Chromium and chromedriver, or `None` (after saying so loudly) when the test may skip.
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    let chromium = find_program(&["chromium", "chromium-browser", "google-chrome"]);
+    let driver = find_program(&["chromedriver"]);
+    match (chromium, driver) {
+        (Some(chromium), Some(driver)) => Some((chromium, driver)),
+        (chromium, driver) => {
+            let missing = [
+                chromium.is_none().then_some("chromium"),
+                driver.is_none().then_some("chromedriver"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" and ");
+            assert!(
+                !in_ci(),
+                "CI=true but {missing} is not installed: the browser test must run in CI"
+            );
+            eprintln!(
+                "\n==================== BROWSER TEST SKIPPED ====================\n\
+                 {missing} not found on PATH. Install them to run the web interface's\n\
+                 end-to-end test:  apt-get install -y chromium chromium-driver\n\
+                 ==============================================================\n"
+            );
+            None
+        }
+    }
+}
+
+/// A running chromedriver on a free loopback port, killed on drop.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Driver {
+    fn start(program: &Path, log: &Path) -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        let child = Command::new(program)
+            .arg(format!("--port={port}"))
+            .arg("--allowed-ips=127.0.0.1")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).expect("driver log"))
+            .spawn()
+            .expect("start chromedriver");
+        let driver = Driver { child, port };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        driver
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A browser session: headless Chromium with the flags that work here (as root, in a
+/// container), a fresh profile, no network beyond loopback.
+async fn session(driver: &Driver, chromium: &Path, profile: &Path) -> Result<Client> {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": [
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                "--window-size=1280,900",
+                format!("--user-data-dir={}", profile.display()),
+            ],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    Ok(ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&driver.url())
+        .await?)
+}
+
+/// Screenshots of every step.
+struct Shots {
+    dir: PathBuf,
+}
+
+impl Shots {
+    fn new() -> Shots {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts/web");
+        std::fs::create_dir_all(&dir).expect("artifacts dir");
+        Shots { dir }
+    }
+
+    async fn take(&self, client: &Client, name: &str) -> Result {
+        let png = client.screenshot().await?;
+        std::fs::write(self.dir.join(format!("{name}.png")), png)?;
+        Ok(())
+    }
+}
+
+/// Waits until an element matching `css` shows `needle` in its text; returns that text.
+async fn wait_text(client: &Client, css: &str, needle: &str) -> Result<String> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut seen = Vec::new();
+    loop {
+        seen.clear();
+        for element in client.find_all(Locator::Css(css)).await? {
+            let text = element.text().await.unwrap_or_default();
+            // CSS may change the case of what is shown (badges are upper case).
+            if text.to_lowercase().contains(&needle.to_lowercase()) {
+                return Ok(text);
+            }
+            seen.push(text);
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "no {css} with {needle:?} on {} (saw {seen:?})",
+                client.current_url().await?
+            )
+            .into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn click(client: &Client, css: &str) -> Result {
+    client.find(Locator::Css(css)).await?.click().await?;
+    Ok(())
+}
+
+async fn type_into(client: &Client, css: &str, text: &str) -> Result {
+    let field = client.find(Locator::Css(css)).await?;
+    field.clear().await?;
+    field.send_keys(text).await?;
+    Ok(())
+}
+
+/// Emulates the dark colour scheme through chromedriver's DevTools bridge.
+fn prefer_dark(driver: &Driver, session: &str) -> Result {
+    use std::io::{Read, Write};
+    let body = json!({
+        "cmd": "Emulation.setEmulatedMedia",
+        "params": {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+    })
+    .to_string();
+    let mut stream = TcpStream::connect(("127.0.0.1", driver.port))?;
+    write!(
+        stream,
+        "POST /session/{session}/goog/cdp/execute HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        driver.port,
+        body.len()
+    )?;
+    // Only the status line matters; chromedriver may keep the connection open.
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&chunk[..n]);
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    if !answer.starts_with("HTTP/1.1 200") {
+        return Err(format!("dark mode emulation failed: {answer}").into());
+    }
+    Ok(())
+}
+
+const BODY: &str = "Two slow days, no alarm clock.\n\n## Saturday\n\n- Market at **9**\n- [x] Book the table\n- [ ] Call Ann\n\n## Sunday\n\n| When | What |\n|---|---|\n| 10:00 | Bike ride |\n| 16:00 | `tea` & cake |\n\n> Leave the laptop at home.\n";
+
+#[test]
+fn a_note_from_creation_to_deletion_in_a_real_browser() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let ws = Workspace::new();
+    ws.write(
+        "recipes/tarte-tatin.md",
+        "---\ntitle: Tarte Tatin\ntags: [recipes, baking]\n---\nCaramelise the apples first.\n",
+    );
+    ws.write(
+        "work/standup.md",
+        "---\ntitle: Stand-up notes\ntags: [work]\n---\nShip the web interface.\n",
+    );
+    let server = ws.serve();
+    let driver = Driver::start(&chromedriver, &ws.root.path().join("chromedriver.log"));
+    let profile = ws.root.path().join("chromium-profile");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(async {
+        let client = session(&driver, &chromium, &profile).await?;
+        let flow = journey(&client, &driver, &server.base, &ws).await;
+        if flow.is_err() {
+            let _ = Shots::new().take(&client, "failure").await;
+        }
+        let _ = client.close().await;
+        flow
+    });
+    if let Err(err) = outcome {
+        panic!(
+            "browser flow failed: {err}\nserver log:\n{}\nchromedriver log tail:\n{}",
+            server.log(),
+            std::fs::read_to_string(ws.root.path().join("chromedriver.log"))
+                .unwrap_or_default()
+                .lines()
+                .rev()
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -> Result {
+    let shots = Shots::new();
+    let url = |path: &str| format!("{}{path}", base.trim_end_matches('/'));
+
+    // The list of notes.
+    client.goto(&url("/")).await?;
+    wait_text(client, "h1", "All notes").await?;
+    wait_text(client, ".notes .title", "Tarte Tatin").await?;
+    shots.take(client, "01-home").await?;
+
+    // Create a note in a sub-folder, with the live preview on.
+    click(client, "a.button.new").await?;
+    wait_text(client, "h1", "New note").await?;
+    type_into(client, "input[name=title]", "Weekend plans").await?;
+    type_into(client, "input[name=path]", "life/").await?;
+    type_into(client, "input[name=tags]", "home, todo").await?;
+    type_into(client, "textarea[name=body]", BODY).await?;
+    wait_text(client, ".preview .content h2", "Saturday").await?;
+    shots.take(client, "02-editor-new").await?;
+    click(client, "form.editor button[type=submit]").await?;
+    wait_text(client, ".notice", "Note created.").await?;
+    wait_text(client, "article h1", "Weekend plans").await?;
+    assert!(ws.notes().join("life/weekend-plans.md").is_file());
+
+    // Edit it: the change shows rendered.
+    click(client, ".toolbar a.button.primary").await?;
+    wait_text(client, "h1", "Edit").await?;
+    let body = client.find(Locator::Css("textarea[name=body]")).await?;
+    body.send_keys("\nBring **croissants** for everyone.\n")
+        .await?;
+    wait_text(client, ".preview .content", "croissants").await?;
+    shots.take(client, "03-editor-edit").await?;
+    click(client, "form.editor button[type=submit]").await?;
+    wait_text(client, ".notice", "Changes saved.").await?;
+    let strong = wait_text(client, ".content strong", "croissants").await?;
+    assert_eq!(strong, "croissants");
+    wait_text(client, ".content table td", "Bike ride").await?;
+    wait_text(client, ".content h2", "Sunday").await?;
+    shots.take(client, "04-note-rendered").await?;
+
+    // Publish, then open the public page.
+    click(client, "button[value=publish]").await?;
+    wait_text(client, ".notice", "Published").await?;
+    wait_text(client, "article .badge", "Public").await?;
+    shots.take(client, "05-note-published").await?;
+    let note_url = client.current_url().await?;
+    click(client, "a[href^='/public/']").await?;
+    wait_text(client, "h1", "Weekend plans").await?;
+    wait_text(client, ".content", "croissants").await?;
+    assert!(
+        client
+            .current_url()
+            .await?
+            .path()
+            .ends_with("/public/weekend-plans.html")
+    );
+    shots.take(client, "06-public-page").await?;
+
+    // The home page shows the badge and filters by tag.
+    client.goto(&url("/")).await?;
+    wait_text(client, ".notes li", "Public").await?;
+    click(client, ".tagbar a[href='/?tag=todo']").await?;
+    wait_text(client, "h1", "#todo").await?;
+    let titles = client.find_all(Locator::Css(".notes .title")).await?;
+    assert_eq!(titles.len(), 1);
+    shots.take(client, "07-home-tag-filter").await?;
+
+    // Search from the top bar; the index catches up in the background.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        type_into(client, ".bar input[name=q]", "croissants\n").await?;
+        wait_text(client, "h1", "Search").await?;
+        let marks = client.find_all(Locator::Css(".results mark")).await?;
+        if !marks.is_empty() {
+            assert_eq!(marks[0].text().await?.to_lowercase(), "croissants");
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err("search never found the new note".into());
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    wait_text(client, ".results .title", "Weekend plans").await?;
+    shots.take(client, "08-search").await?;
+
+    // Phone width.
+    client.set_window_size(390, 844).await?;
+    client.goto(&url("/")).await?;
+    wait_text(client, "h1", "All notes").await?;
+    shots.take(client, "09-phone-home").await?;
+    client.goto(note_url.as_str()).await?;
+    wait_text(client, "article h1", "Weekend plans").await?;
+    shots.take(client, "10-phone-note").await?;
+    let width: i64 = client
+        .execute("return document.documentElement.scrollWidth", vec![])
+        .await?
+        .as_i64()
+        .unwrap_or(0);
+    assert!(
+        width <= 390,
+        "the note page scrolls sideways at 390px: {width}px"
+    );
+    click(client, ".toolbar a.button.primary").await?;
+    wait_text(client, "h1", "Edit").await?;
+    shots.take(client, "11-phone-editor").await?;
+
+    // Dark.
+    client.set_window_size(1280, 900).await?;
+    if let Some(id) = client.session_id().await? {
+        prefer_dark(driver, &id)?;
+    }
+    client.goto(note_url.as_str()).await?;
+    wait_text(client, "article h1", "Weekend plans").await?;
+    shots.take(client, "12-dark-note").await?;
+    client.goto(&url("/")).await?;
+    wait_text(client, "h1", "All notes").await?;
+    shots.take(client, "13-dark-home").await?;
+
+    // Delete, after confirming.
+    client.goto(note_url.as_str()).await?;
+    wait_text(client, "article h1", "Weekend plans").await?;
+    click(client, "details.delete summary").await?;
+    wait_text(client, "form.confirm", "cannot be undone").await?;
+    shots.take(client, "14-delete-confirm").await?;
+    click(client, "form.confirm button").await?;
+    wait_text(client, ".notice", "Note deleted.").await?;
+    wait_text(client, "h1", "All notes").await?;
+    shots.take(client, "15-after-delete").await?;
+    assert!(!ws.notes().join("life/weekend-plans.md").exists());
+    assert!(!ws.public().join("weekend-plans.html").exists());
+    Ok(())
+}

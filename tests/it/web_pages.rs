@@ -1,0 +1,437 @@
+//! The web interface over HTTP, without a browser: pages render and escape note data,
+//! form posts redirect (303), cross-site posts and bad paths are refused without
+//! writing anything, and the interface never shadows the API or the public pages.
+
+use std::time::Duration;
+
+use crate::support::{Server, Workspace, eventually, json};
+
+const HOSTILE: &str = "---\ntitle: \"<script>alert('t')</script> & co\"\ntags: [\"<img src=x onerror=alert(1)>\", plain]\n---\n# Body\n\nText <script>alert('b')</script> and a [link](javascript:alert(1)).\n";
+
+/// Form fields or headers, as name-value pairs.
+type Pairs<'a> = &'a [(&'a str, &'a str)];
+
+/// A client that shows redirects instead of following them.
+fn no_redirects() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+/// The `Origin` a browser sends for a form on this server's own pages.
+fn origin(server: &Server) -> String {
+    server.base.trim_end_matches('/').to_string()
+}
+
+/// POSTs a form the way a browser on this site does.
+fn post(
+    server: &Server,
+    path: &str,
+    fields: &[(&str, &str)],
+    headers: &[(&str, &str)],
+) -> reqwest::blocking::Response {
+    let mut request = no_redirects()
+        .post(server.url(path))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(serde_urlencoded::to_string(fields).unwrap());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().unwrap()
+}
+
+fn same_site_post(
+    server: &Server,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::blocking::Response {
+    let origin = origin(server);
+    post(
+        server,
+        path,
+        fields,
+        &[("Origin", &origin), ("Sec-Fetch-Site", "same-origin")],
+    )
+}
+
+/// Status and body of an HTML page, checking its content type.
+fn page(response: reqwest::blocking::Response) -> (u16, String) {
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let body = response.text().unwrap();
+    assert_eq!(content_type, "text/html; charset=utf-8", "{status}: {body}");
+    (status, body)
+}
+
+fn location(response: &reqwest::blocking::Response) -> String {
+    response
+        .headers()
+        .get("location")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+fn assert_escaped(html: &str) {
+    assert!(!html.contains("<script>alert"), "{html}");
+    assert!(!html.contains("<img src=x"), "{html}");
+    assert!(!html.contains("href=\"javascript:"), "{html}");
+}
+
+#[test]
+fn pages_render_and_escape_note_data() {
+    let ws = Workspace::new();
+    ws.write("folder/hostile.md", HOSTILE);
+    ws.write(
+        "plain.md",
+        "---\ntitle: Plain\ntags: [plain]\n---\nHello **world**\n",
+    );
+    let server = ws.serve();
+
+    let (status, home) = page(server.get("/"));
+    assert_eq!(status, 200);
+    assert_escaped(&home);
+    assert!(
+        home.contains("&lt;script&gt;alert('t')&lt;/script&gt; &amp; co"),
+        "{home}"
+    );
+    assert!(home.contains("href=\"/note/folder/hostile.md\""), "{home}");
+    assert!(home.contains("href=\"/new\""), "{home}");
+    assert!(home.contains("action=\"/search\""), "{home}");
+
+    let (status, filtered) = page(server.get("/?tag=plain"));
+    assert_eq!(status, 200);
+    assert!(filtered.contains("Plain") && filtered.contains("hostile.md"));
+    let (_, only) = page(server.get("/?tag=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"));
+    assert!(
+        only.contains("hostile.md") && !only.contains("plain.md"),
+        "{only}"
+    );
+    assert_escaped(&only);
+
+    let (status, note) = page(server.get("/note/folder/hostile.md"));
+    assert_eq!(status, 200);
+    assert_escaped(&note);
+    assert!(
+        note.contains("Text &lt;script&gt;alert('b')&lt;/script&gt;"),
+        "{note}"
+    );
+    assert!(note.contains("href=\"/edit/folder/hostile.md\""), "{note}");
+    assert!(note.contains("href=\"/raw/folder/hostile.md\""), "{note}");
+    assert!(note.contains("action=\"/delete\""), "{note}");
+    assert!(note.contains("action=\"/publish\""), "{note}");
+
+    let (_, rendered) = page(server.get("/note/plain.md"));
+    assert!(rendered.contains("<strong>world</strong>"), "{rendered}");
+
+    let (status, editor) = page(server.get("/edit/folder/hostile.md"));
+    assert_eq!(status, 200);
+    assert_escaped(&editor);
+    assert!(editor.contains("<textarea name=\"body\""), "{editor}");
+
+    let raw = server.get("/raw/folder/hostile.md");
+    assert_eq!(raw.status(), 200);
+    assert_eq!(
+        raw.headers()["content-type"].to_str().unwrap(),
+        "text/plain; charset=utf-8"
+    );
+    assert_eq!(raw.text().unwrap(), HOSTILE);
+
+    // Search shows the escaped snippet with the matches marked.
+    assert!(
+        eventually(Duration::from_secs(15), || {
+            page(server.get("/search?q=alert")).1.contains("hostile.md")
+        }),
+        "search never found the note"
+    );
+    let (status, found) = page(server.get("/search?q=alert"));
+    assert_eq!(status, 200);
+    assert_escaped(&found);
+    assert!(found.contains("<mark>"), "{found}");
+
+    let (status, _) = page(server.get("/new"));
+    assert_eq!(status, 200);
+    let css = server.get("/assets/app.css");
+    assert_eq!(css.status(), 200);
+    assert!(css.text().unwrap().contains("prefers-color-scheme: dark"));
+}
+
+#[test]
+fn pages_of_missing_notes_and_bad_paths_are_html_errors() {
+    let ws = Workspace::new();
+    let server = ws.serve();
+    let (status, body) = page(server.get("/note/missing.md"));
+    assert_eq!(status, 404);
+    assert!(body.contains("There is no note at this path"), "{body}");
+    // Sent as is: a client would resolve the encoded dots itself.
+    let raw = server.raw("GET", "/note/%2e%2e/etc/passwd.md", &[], b"");
+    assert_eq!(raw.status, 400, "{}", raw.body);
+    assert!(raw.body.contains("not allowed"), "{}", raw.body);
+    let (status, body) = page(server.get("/edit/notes.txt"));
+    assert_eq!(status, 400);
+    assert!(body.contains(".md"), "{body}");
+    let response = server.request("GET", "/save").send().unwrap();
+    assert_eq!(response.headers()["allow"].to_str().unwrap(), "POST");
+    assert_eq!(page(response).0, 405);
+}
+
+#[test]
+fn form_posts_redirect_after_post() {
+    let ws = Workspace::new();
+    let server = ws.serve();
+
+    // Create in a sub-folder, the file name made from the title.
+    let response = same_site_post(
+        &server,
+        "/save",
+        &[
+            ("mode", "new"),
+            ("path", "ideas/"),
+            ("title", "Été à Paris"),
+            ("tags", "travel, #summer, travel"),
+            ("body", "Line one\r\n\r\n- a\r\n- b\r\n"),
+        ],
+    );
+    assert_eq!(response.status(), 303);
+    assert_eq!(
+        location(&response),
+        "/note/ideas/%C3%A9t%C3%A9-%C3%A0-paris.md?done=created"
+    );
+    let text = ws.read("ideas/été-à-paris.md");
+    assert!(text.contains("title: Été à Paris"), "{text}");
+    assert!(text.contains("- travel\n- summer\n"), "{text}");
+    assert!(text.ends_with("Line one\n\n- a\n- b\n"), "{text}");
+    let (_, shown) = page(server.get(&location(&response)));
+    assert!(shown.contains("Note created."), "{shown}");
+
+    // Edit with the entity tag the editor carries: the creation date and unknown keys stay.
+    ws.write(
+        "n.md",
+        "---\ntitle: Old\ndate: 01-02-2020\nauthor: Ann\n---\nold\n",
+    );
+    let (_, etag) = {
+        let response = server.get("/api/v1/notes/n.md");
+        let etag = response.headers()["etag"].to_str().unwrap().to_string();
+        (json(response), etag)
+    };
+    let response = same_site_post(
+        &server,
+        "/save",
+        &[
+            ("mode", "edit"),
+            ("path", "n.md"),
+            ("title", "New"),
+            ("tags", ""),
+            ("body", "new body"),
+            ("date", "01-02-2020"),
+            ("etag", &etag),
+        ],
+    );
+    assert_eq!(response.status(), 303);
+    assert_eq!(location(&response), "/note/n.md?done=saved");
+    let text = ws.read("n.md");
+    assert!(text.contains("title: New\ndate: 01-02-2020\n"), "{text}");
+    assert!(text.contains("author: Ann"), "{text}");
+
+    // The same stale editor cannot overwrite the newer text.
+    let before = ws.snapshot();
+    let response = same_site_post(
+        &server,
+        "/save",
+        &[
+            ("mode", "edit"),
+            ("path", "n.md"),
+            ("title", "Stale"),
+            ("body", "stale"),
+            ("etag", &etag),
+        ],
+    );
+    let (status, body) = page(response);
+    assert_eq!(status, 409);
+    assert!(
+        body.contains("changed elsewhere") && body.contains("stale"),
+        "{body}"
+    );
+    assert_eq!(ws.snapshot(), before);
+
+    // A new note never replaces an existing one.
+    let (status, body) = page(same_site_post(
+        &server,
+        "/save",
+        &[("mode", "new"), ("path", "n.md"), ("title", "Again")],
+    ));
+    assert_eq!(status, 409);
+    assert!(body.contains("already exists"), "{body}");
+    assert_eq!(ws.snapshot(), before);
+
+    // Publish, republish, unpublish.
+    let response = same_site_post(
+        &server,
+        "/publish",
+        &[("path", "n.md"), ("action", "publish")],
+    );
+    assert_eq!(response.status(), 303);
+    assert_eq!(location(&response), "/note/n.md?done=published");
+    assert_eq!(server.get("/public/n.html").status(), 200);
+    let (_, shown) = page(server.get("/note/n.md"));
+    assert!(shown.contains("href=\"/public/n.html\""), "{shown}");
+    assert!(page(server.get("/")).1.contains("Public"));
+    let response = same_site_post(
+        &server,
+        "/publish",
+        &[("path", "n.md"), ("action", "republish")],
+    );
+    assert_eq!(location(&response), "/note/n.md?done=republished");
+    let response = same_site_post(
+        &server,
+        "/publish",
+        &[("path", "n.md"), ("action", "unpublish")],
+    );
+    assert_eq!(location(&response), "/note/n.md?done=unpublished");
+    assert!(!ws.public().join("n.html").exists());
+
+    // Delete.
+    let response = same_site_post(&server, "/delete", &[("path", "n.md")]);
+    assert_eq!(response.status(), 303);
+    assert_eq!(location(&response), "/?done=deleted");
+    assert!(!ws.notes().join("n.md").exists());
+    let (_, home) = page(server.get("/?done=deleted"));
+    assert!(home.contains("Note deleted."), "{home}");
+}
+
+#[test]
+fn cross_site_posts_are_refused_and_write_nothing() {
+    let ws = Workspace::new();
+    ws.write("keep.md", "---\ntitle: Keep\n---\nkeep\n");
+    let server = ws.serve();
+    let before = ws.snapshot();
+    let cases: [(&str, Pairs, Pairs); 5] = [
+        (
+            "/save",
+            &[("mode", "new"), ("path", "evil.md"), ("title", "x")],
+            &[("Origin", "http://evil.example")],
+        ),
+        (
+            "/delete",
+            &[("path", "keep.md")],
+            &[("Sec-Fetch-Site", "cross-site")],
+        ),
+        (
+            "/publish",
+            &[("path", "keep.md"), ("action", "publish")],
+            &[("Origin", "null")],
+        ),
+        (
+            "/save",
+            &[("mode", "edit"), ("path", "keep.md"), ("title", "x")],
+            &[
+                ("Origin", "http://127.0.0.1:1"),
+                ("Sec-Fetch-Site", "same-site"),
+            ],
+        ),
+        (
+            "/delete",
+            &[("path", "keep.md")],
+            &[("Origin", "https://attacker.test")],
+        ),
+    ];
+    for (path, fields, headers) in cases {
+        let (status, body) = page(post(&server, path, fields, headers));
+        assert_eq!(status, 403, "{path} {headers:?}");
+        assert!(body.contains("sent from another site"), "{body}");
+    }
+    assert_eq!(ws.snapshot(), before);
+    assert!(!ws.public().exists());
+}
+
+#[test]
+fn invalid_paths_in_forms_show_an_error_and_write_nothing() {
+    let ws = Workspace::new();
+    ws.write("keep.md", "---\ntitle: Keep\n---\nkeep\n");
+    let server = ws.serve();
+    let before = ws.snapshot();
+    for (path, message) in [
+        ("../escape.md", "not allowed"),
+        ("/abs.md", "not allowed"),
+        ("a/../../x.md", "not allowed"),
+        ("notes.txt", "must end in “.md”"),
+        (".notes/x.md", "not allowed"),
+    ] {
+        let (status, body) = page(same_site_post(
+            &server,
+            "/save",
+            &[
+                ("mode", "new"),
+                ("path", path),
+                ("title", "T"),
+                ("body", "my precious text"),
+            ],
+        ));
+        assert_eq!(status, 400, "{path}");
+        assert!(body.contains(message), "{path}: {body}");
+        // The editor comes back with the text typed, so nothing is lost.
+        assert!(body.contains("my precious text"), "{body}");
+    }
+    for (form, fields) in [
+        ("/delete", &[("path", "../keep.md")][..]),
+        ("/delete", &[("path", "")]),
+        ("/publish", &[("path", "keep.txt"), ("action", "publish")]),
+    ] {
+        let (status, _) = page(same_site_post(&server, form, fields));
+        assert_eq!(status, 400, "{form} {fields:?}");
+    }
+    let (status, _) = page(same_site_post(&server, "/delete", &[("path", "gone.md")]));
+    assert_eq!(status, 404);
+    assert_eq!(ws.snapshot(), before);
+}
+
+#[test]
+fn the_interface_never_shadows_the_api_or_the_public_pages() {
+    let ws = Workspace::new();
+    ws.write("a.md", "---\ntitle: A\n---\nA\n");
+    let server = ws.serve();
+    let (status, list) = json(server.get("/api/v1/notes"));
+    assert_eq!((status, list["total"].as_u64()), (200, Some(1)));
+    let (status, _) = json(server.get("/api/v1/notes/a.md"));
+    assert_eq!(status, 200);
+    let (status, public) = json(server.get("/api/public/list"));
+    assert_eq!(
+        (status, public["notes"].as_array().map(Vec::len)),
+        (200, Some(0))
+    );
+    let (status, _) = server.toggle("a.md");
+    assert_eq!(status, 200);
+    let index = server.get("/public/");
+    assert_eq!(index.status(), 200);
+    assert!(index.text().unwrap().contains("Public notes"));
+    assert_eq!(server.get("/public/a.html").status(), 200);
+    // Paths outside the interface keep the API's JSON 404; methods the API refuses
+    // keep its JSON 405.
+    for path in [
+        "/nope",
+        "/api",
+        "/api/v1/notesx",
+        "/notesx",
+        "/notes/a.md",
+        "/assetsx/app.css",
+    ] {
+        let (status, body) = json(server.get(path));
+        assert_eq!(
+            (status, body["message"].as_str()),
+            (404, Some("Not found")),
+            "{path}"
+        );
+    }
+    let (status, _) = json(server.request("POST", "/api/v1/notes").send().unwrap());
+    assert_eq!(status, 405);
+    // `/note` names no note: it leads to the list.
+    let response = no_redirects().get(server.url("/note/")).send().unwrap();
+    assert_eq!(response.status(), 303);
+    assert_eq!(location(&response), "/");
+}
