@@ -91,6 +91,20 @@ def wait_http(url, timeout=60):
     raise SystemExit(f"{url} did not come up")
 
 
+def wait_indexed(base, count, timeout=120):
+    """Waits until the start-up indexing has every note (each title holds "Note")."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/api/v1/search?q=note&limit=1", timeout=5) as r:
+                if json.loads(r.read())["total"] >= count:
+                    return
+        except Exception:
+            pass
+        time.sleep(0.5)
+    raise SystemExit("the start-up indexing did not finish")
+
+
 def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads=THREADS):
     env = {**os.environ, "BENCH_MODE": mode, "BENCH_PATH": path}
     if accept:
@@ -106,6 +120,12 @@ def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads
     r = json.loads(line[-1])
     r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
     return r
+
+
+def measured(proc, result):
+    """Notes the server's peak RSS so far on a wrk result."""
+    result["rss_after_kib"] = rss_peak_kib(proc.pid)
+    return result
 
 
 def rss_peak_kib(pid):
@@ -174,6 +194,7 @@ def main():
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
     rows = []
     peak = {}
+    startup_peak = {}
     list_p50 = {}
     with tempfile.TemporaryDirectory(prefix="notes-bench-") as tmp:
         tmp = Path(tmp)
@@ -185,26 +206,26 @@ def main():
             notes, nbase = start_notes(notes_dir, public_dir)
             nginx, xbase = start_nginx(notes_dir, tmp)
             try:
-                # Let the startup indexing finish before measuring.
-                time.sleep(3 if count == 1000 else 8)
+                wait_indexed(nbase, count)
+                startup_peak[count] = rss_peak_kib(notes.pid)
                 one = note_path(7)
                 label = f"{count // 1000}k"
                 ref = wrk(xbase, path="/" + one)
                 rows.append((f"nginx GET file ({label})", ref, None))
-                raw = wrk(nbase, path="/api/v1/notes/" + one, accept="text/markdown")
+                raw = measured(notes, wrk(nbase, path="/api/v1/notes/" + one, accept="text/markdown"))
                 rows.append((f"GET raw ({label})", raw, raw["rps"] / ref["rps"]))
-                js = wrk(nbase, path="/api/v1/notes/" + one)
+                js = measured(notes, wrk(nbase, path="/api/v1/notes/" + one))
                 rows.append((f"GET JSON ({label})", js, js["rps"] / ref["rps"]))
-                lst = wrk(nbase, path="/api/v1/notes")
+                lst = measured(notes, wrk(nbase, path="/api/v1/notes"))
                 rows.append((f"list ({label})", lst, None))
-                one_client = wrk(nbase, path="/api/v1/notes", connections="1", threads="1")
+                one_client = measured(notes, wrk(nbase, path="/api/v1/notes", connections="1", threads="1"))
                 rows.append((f"list, 1 client ({label})", one_client, None))
                 list_p50[count] = one_client["p50_us"]
-                rows.append((f"search ({label})", wrk(nbase, mode="search"), None))
+                rows.append((f"search ({label})", measured(notes, wrk(nbase, mode="search")), None))
                 if count == 10000:
-                    rows.append(("PUT new", wrk(nbase, mode="put_new"), None))
-                    rows.append(("PUT replace", wrk(nbase, mode="put_replace"), None))
-                    rows.append(("toggle", wrk(nbase, mode="toggle"), None))
+                    rows.append(("PUT new", measured(notes, wrk(nbase, mode="put_new")), None))
+                    rows.append(("PUT replace", measured(notes, wrk(nbase, mode="put_replace")), None))
+                    rows.append(("toggle", measured(notes, wrk(nbase, mode="toggle")), None))
                 peak[count] = rss_peak_kib(notes.pid)
             finally:
                 stop(notes)
@@ -218,19 +239,22 @@ def main():
         f"{CONNECTIONS} connections, {DURATION} per row, loopback only. Ratios are against "
         "nginx serving the same file in the same run.",
         "",
-        "| request | req/s | p50 ms | p99 ms | non-2xx | ratio to nginx |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| request | req/s | p50 ms | p99 ms | non-2xx | ratio to nginx | server peak RSS after, MiB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, r, ratio in rows:
+        rss = r.get("rss_after_kib")
         lines.append(
             f"| {name} | {r['rps']:.0f} | {fmt_ms(r['p50_us'])} | {fmt_ms(r['p99_us'])} | "
-            f"{r['non2xx'] + r['socket_errors']} | {'' if ratio is None else f'{ratio:.2f}'} |"
+            f"{r['non2xx'] + r['socket_errors']} | {'' if ratio is None else f'{ratio:.2f}'} | "
+            f"{'' if rss is None else f'{rss / 1024:.1f}'} |"
         )
     lines += [
         "",
         f"- list p50 (1 client, warm) grows {growth:.1f}x from 1k to 10k notes (10x more notes).",
         f"- peak RSS of `notes serve`: {peak[1000] / 1024:.1f} MiB (1k corpus), "
-        f"{peak[10000] / 1024:.1f} MiB (10k corpus).",
+        f"{peak[10000] / 1024:.1f} MiB (10k corpus); after start-up indexing, before any "
+        f"request: {startup_peak[1000] / 1024:.1f} and {startup_peak[10000] / 1024:.1f} MiB.",
         "",
     ]
     text = "\n".join(lines)
