@@ -224,10 +224,15 @@ fn main() {
     let transport = tally.transport_errors.load(Ordering::Relaxed);
     let quarter = samples.len() / 4;
     let avg = |s: &[(u64, u64)], anon: bool| {
-        s.iter().map(|&(rss, a)| if anon { a } else { rss }).sum::<u64>() as f64
+        s.iter()
+            .map(|&(rss, a)| if anon { a } else { rss })
+            .sum::<u64>() as f64
             / s.len().max(1) as f64
     };
-    let (second, last) = (&samples[quarter..quarter * 2], &samples[samples.len() - quarter..]);
+    let (second, last) = (
+        &samples[quarter..quarter * 2],
+        &samples[samples.len() - quarter..],
+    );
     let early = avg(second, false);
     let late = avg(last, false);
     let early_anon = avg(second, true);
