@@ -60,5 +60,4 @@ bench: bench-http bench-search
 # Soak: SECONDS of mixed load on loopback, then acknowledged writes checked on disk,
 # zero 5xx and flat memory required; writes bench/SOAK.md
 soak SECONDS="60":
-    cargo build --release
     SOAK_SECONDS={{SECONDS}} cargo bench --bench soak

@@ -4,10 +4,11 @@
 //! run on the same machine, so the ratio means something on any hardware. The table is
 //! printed and written to `bench/SEARCH.md`.
 
+mod common;
+
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use notes::ops::search::NotesIndex;
@@ -191,23 +192,7 @@ fn main() {
     }
 
     // 3. PUT to searchable, through a real `notes serve` on loopback.
-    let mut server = Command::new(env!("CARGO_BIN_EXE_notes"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("NOTES_DIR", &dir)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start notes serve");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("server URL")
-        .to_string();
+    let (mut server, base) = common::start_server(&dir, &dir.join(".bench-public"), Stdio::null());
     let client = reqwest::blocking::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(10))

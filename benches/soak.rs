@@ -4,10 +4,11 @@
 //! byte for byte, that no request got a 5xx, and that memory stayed flat. Writes the
 //! figures to bench/SOAK.md.
 
+mod common;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -71,34 +72,14 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(60)
-        .clamp(5, 1800);
-    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/notes");
-    assert!(
-        bin.exists(),
-        "build the release binary first (cargo build --release)"
-    );
+        // Shorter runs are all warm-up: the flatness check needs quarters of steady load.
+        .clamp(30, 1800);
     let work = tempfile::tempdir().unwrap();
     let notes_dir = work.path().join("notes");
     seed_notes(&notes_dir);
-    let mut server = Command::new(&bin)
-        .arg("--notes-dir")
-        .arg(&notes_dir)
-        .arg("--public-dir")
-        .arg(work.path().join("public"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(work.path().join("server.log")).unwrap())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .expect("server URL")
-        .to_string();
+    let log = std::fs::File::create(work.path().join("server.log")).unwrap();
+    let (mut server, base) =
+        common::start_server(&notes_dir, &work.path().join("public"), log.into());
     let pid = server.id();
 
     let tally = Arc::new(Tally::default());

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json};
+use crate::support::{Workspace, assert_error, json, snapshot_of};
 
 #[test]
 fn etags_guard_against_lost_updates() {
@@ -443,19 +443,6 @@ fn put_delete_and_toggle_racing_on_one_note_end_consistent() {
     }
 }
 
-/// Every file under `dir` with its bytes.
-fn tree(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = walk(dir)
-        .into_iter()
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap_or_default();
-            (p, bytes)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn hostile_paths_over_the_cli_touch_nothing_outside() {
     let ws = Workspace::new();
@@ -490,7 +477,7 @@ fn hostile_paths_over_the_cli_touch_nothing_outside() {
         "link.md",
         ".notes/index/x.md",
     ];
-    let before = tree(outside.path());
+    let before = snapshot_of(outside.path());
     for path in &hostile {
         for args in [
             vec!["show", path],
@@ -510,7 +497,7 @@ fn hostile_paths_over_the_cli_touch_nothing_outside() {
         assert_eq!(out.status.code(), Some(1), "put {path:?} was accepted");
     }
     assert_eq!(
-        tree(outside.path()),
+        snapshot_of(outside.path()),
         before,
         "a file outside the notes dir changed"
     );
@@ -531,13 +518,13 @@ fn symlinked_notes_cannot_be_published_or_read_through_http() {
     std::os::unix::fs::symlink(outside.path().join("secret.md"), ws.notes().join("link.md"))
         .unwrap();
     let server = ws.serve();
-    let before = tree(outside.path());
+    let before = snapshot_of(outside.path());
     for note in ["link.md", "out/secret.md"] {
         let (status, body) = server.toggle(note);
         assert_eq!(status, 400, "{note}: {body}");
         assert_eq!(body["message"], "Invalid path");
     }
-    assert_eq!(tree(outside.path()), before);
+    assert_eq!(snapshot_of(outside.path()), before);
     let (_, public) = json(server.get("/api/public/list"));
     assert_eq!(public["notes"], json!([]));
     assert!(!ws.public().join("secret.html").exists() && !ws.public().join("link.html").exists());

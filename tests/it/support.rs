@@ -61,15 +61,7 @@ impl Workspace {
 
     /// Every file under the workspace with its bytes, for "nothing changed" checks.
     pub fn snapshot(&self) -> Vec<(PathBuf, Vec<u8>)> {
-        let mut files: Vec<_> = walkdir(self.root.path())
-            .into_iter()
-            .map(|p| {
-                let bytes = std::fs::read(&p).unwrap_or_default();
-                (p, bytes)
-            })
-            .collect();
-        files.sort();
-        files
+        snapshot_of(self.root.path())
     }
 
     /// The CLI with this workspace's folders and a fixed environment.
@@ -152,6 +144,19 @@ impl Workspace {
                 .unwrap(),
         }
     }
+}
+
+/// Every file under `dir` (but the server log) with its bytes, sorted.
+pub fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = walkdir(dir)
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_default();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 fn walkdir(dir: &Path) -> Vec<PathBuf> {
@@ -240,19 +245,22 @@ impl Drop for Server {
 
 /// Reads a response as JSON, checking the spec's JSON content type on the way.
 pub fn json(response: reqwest::blocking::Response) -> (u16, serde_json::Value) {
+    let (status, text) = body_of_type(response, "application/json; charset=utf-8");
+    let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (status, value)
+}
+
+/// Status and body of a response, asserting its exact content type.
+pub fn body_of_type(response: reqwest::blocking::Response, expected: &str) -> (u16, String) {
     let status = response.status().as_u16();
     let content_type = response
         .headers()
         .get("content-type")
         .map(|v| v.to_str().unwrap().to_string())
         .unwrap_or_default();
-    let text = response.text().unwrap();
-    assert_eq!(
-        content_type, "application/json; charset=utf-8",
-        "status {status}, body {text}"
-    );
-    let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    (status, value)
+    let body = response.text().unwrap();
+    assert_eq!(content_type, expected, "status {status}, body {body}");
+    (status, body)
 }
 
 /// Asserts an ErrorResponse with the given status and message.

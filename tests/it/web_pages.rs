@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::support::{Server, Workspace, eventually, json};
+use crate::support::{Server, Workspace, body_of_type, eventually, json};
 
 const HOSTILE: &str = "---\ntitle: \"<script>alert('t')</script> & co\"\ntags: [\"<img src=x onerror=alert(1)>\", plain]\n---\n# Body\n\nText <script>alert('b')</script> and a [link](javascript:alert(1)).\n";
 
@@ -59,15 +59,7 @@ fn same_site_post(
 
 /// Status and body of an HTML page, checking its content type.
 fn page(response: reqwest::blocking::Response) -> (u16, String) {
-    let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    let body = response.text().unwrap();
-    assert_eq!(content_type, "text/html; charset=utf-8", "{status}: {body}");
-    (status, body)
+    body_of_type(response, "text/html; charset=utf-8")
 }
 
 fn location(response: &reqwest::blocking::Response) -> String {
