@@ -1,13 +1,56 @@
-//! The list's metadata cache: a note's list entry is kept with the identity of the file
-//! it was read from (inode, size, modification and change times), so a warm list costs
-//! one `stat` per note and a file changed by anything (the service, an editor, a
-//! `git pull`) is read again on the next list.
+//! Caches keyed by file identity (inode, size, modification and change times): a
+//! note's list entry, so a warm list costs one `stat` per note, and the parsed head of
+//! a note read, so reading an unchanged note skips the YAML. A file changed by anything
+//! (the service, an editor, a `git pull`) is read again on the next request.
 
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::sync::{Mutex, PoisonError};
 
-use super::model::NoteMeta;
+use std::sync::Arc;
+
+use super::front_matter::FrontMatter;
+use super::model::{Note, NoteMeta};
+use super::path::NotePath;
+
+/// Most note reads remembered at once; past it the memory starts over.
+const MAX_HEADS: usize = 50_000;
+
+/// What a read takes from parsing a note version: everything of the NoteResponse but
+/// the text itself, and where the body starts in it.
+#[derive(Debug)]
+pub struct Head {
+    title: String,
+    front_matter: Option<FrontMatter>,
+    last_modified: String,
+    body_start: usize,
+}
+
+impl Head {
+    /// The head of `note`, read from `text`; its body is always a suffix of the text.
+    pub fn of(note: &Note, text: &str) -> Self {
+        Head {
+            title: note.title.clone(),
+            front_matter: note.front_matter.clone(),
+            last_modified: note.last_modified.clone(),
+            body_start: text.len() - note.body.len(),
+        }
+    }
+
+    /// The NoteResponse of `text`, the same version of the file this head was made from.
+    pub fn note(&self, path: &NotePath, text: &str, size: u64) -> Option<Note> {
+        Some(Note {
+            path: path.to_string(),
+            title: self.title.clone(),
+            content: text.to_string(),
+            body: text.get(self.body_start..)?.to_string(),
+            front_matter: self.front_matter.clone(),
+            last_modified: self.last_modified.clone(),
+            size,
+            etag: String::new(),
+        })
+    }
+}
 
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +87,8 @@ pub struct MetaCache {
     snapshot: Mutex<Option<(u64, bytes::Bytes)>>,
     /// Held while a list body is built.
     building: Mutex<()>,
+    /// Parsed heads of note versions read, by note path.
+    heads: Mutex<HashMap<String, (FileId, Arc<Head>)>>,
 }
 
 impl MetaCache {
@@ -68,6 +113,23 @@ impl MetaCache {
             Some((made_from, body)) if *made_from == fingerprint => Some(body.clone()),
             _ => None,
         }
+    }
+
+    /// The parsed head of `path` when the file is still the version it was read from.
+    pub fn head(&self, path: &str, id: FileId) -> Option<Arc<Head>> {
+        let heads = self.heads.lock().unwrap_or_else(PoisonError::into_inner);
+        match heads.get(path) {
+            Some((cached, head)) if *cached == id => Some(head.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn put_head(&self, path: &str, id: FileId, head: Head) {
+        let mut heads = self.heads.lock().unwrap_or_else(PoisonError::into_inner);
+        if heads.len() >= MAX_HEADS {
+            heads.clear();
+        }
+        heads.insert(path.to_string(), (id, Arc::new(head)));
     }
 
     /// Serialises list builds.

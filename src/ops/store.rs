@@ -12,7 +12,7 @@ use walkdir::WalkDir;
 use super::clock;
 use super::front_matter::{self, Document, FrontMatter};
 use super::fsutil;
-use super::meta_cache::FileId;
+use super::meta_cache::{FileId, Head};
 use super::model::{
     DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
 };
@@ -28,6 +28,8 @@ pub const DELETED: &str = "Note deleted successfully";
 pub struct RawNote {
     pub path: NotePath,
     pub bytes: Vec<u8>,
+    /// The identity of the file version the bytes were read from.
+    pub id: FileId,
 }
 
 impl RawNote {
@@ -100,28 +102,52 @@ impl Notebook {
 
     /// The raw bytes of a note.
     pub fn read_raw(&self, path: &NotePath) -> Result<RawNote> {
+        use std::io::Read;
         let full = path.resolve(self.notes_dir())?;
-        let meta = fs::metadata(&full).map_err(|e| match e.kind() {
+        let mut file = fs::File::open(&full).map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => Error::NotFound,
             _ => Error::AccessFailed(e),
         })?;
+        // The identity and the bytes come from the one open file, so they match.
+        let meta = file.metadata().map_err(Error::AccessFailed)?;
         if !meta.is_file() {
             return Err(Error::NotFound);
         }
-        let bytes = fs::read(&full).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => Error::NotFound,
-            _ => Error::ReadFailed(e),
-        })?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
         Ok(RawNote {
             path: path.clone(),
             bytes,
+            id: FileId::of(&meta),
         })
     }
 
-    /// A note with its front matter read.
+    /// A note with its front matter read. The parse of a file version is kept, so
+    /// reading an unchanged note again skips the YAML.
     pub fn read(&self, path: &NotePath) -> Result<Note> {
         let raw = self.read_raw(path)?;
-        Ok(note_of(path, &text_of(&raw.bytes), raw.bytes.len() as u64))
+        let size = raw.bytes.len() as u64;
+        let text = text_of(&raw.bytes);
+        let cached = match &text {
+            std::borrow::Cow::Borrowed(text) => self
+                .meta_cache
+                .head(path.as_str(), raw.id)
+                .and_then(|head| head.note(path, text, size)),
+            std::borrow::Cow::Owned(_) => None,
+        };
+        let mut note = match cached {
+            Some(note) => note,
+            None => {
+                let note = note_of(path, &text, size);
+                if let std::borrow::Cow::Borrowed(text) = &text {
+                    self.meta_cache
+                        .put_head(path.as_str(), raw.id, Head::of(&note, text));
+                }
+                note
+            }
+        };
+        note.etag = raw.etag();
+        Ok(note)
     }
 
     /// Create-or-replace from a JSON NoteRequest body.

@@ -781,3 +781,33 @@ fn list_sees_files_changed_outside_the_service() {
     std::fs::remove_file(ws.notes().join("a.md")).unwrap();
     assert_eq!(titles(), ["Gamma", "New"]);
 }
+
+#[test]
+fn reads_see_files_changed_outside_the_service() {
+    let ws = Workspace::new();
+    ws.write("r.md", "---\ntitle: One\ntags: [a]\n---\n\nfirst body\n");
+    let server = ws.serve();
+    for _ in 0..2 {
+        let (_, note) = json(server.get("/api/v1/notes/r.md"));
+        assert_eq!(
+            (note["title"].as_str(), note["body"].as_str()),
+            (Some("One"), Some("first body\n"))
+        );
+    }
+    // Same size, rewritten in place: the next read shows the new text.
+    std::fs::write(
+        ws.notes().join("r.md"),
+        "---\ntitle: Two\ntags: [b]\n---\n\nother body\n",
+    )
+    .unwrap();
+    let (_, note) = json(server.get("/api/v1/notes/r.md"));
+    assert_eq!(note["title"], "Two");
+    assert_eq!(note["frontMatter"]["tags"], json!(["b"]));
+    assert_eq!(note["body"], "other body\n");
+    // Front matter removed: frontMatter goes, the body is the whole text.
+    std::fs::write(ws.notes().join("r.md"), "just text now").unwrap();
+    let (_, note) = json(server.get("/api/v1/notes/r.md"));
+    assert!(note.get("frontMatter").is_none(), "{note}");
+    assert_eq!(note["body"], "just text now");
+    assert_eq!(note["title"], "r");
+}
