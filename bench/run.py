@@ -105,6 +105,23 @@ def wait_indexed(base, count, timeout=120):
     raise SystemExit("the start-up indexing did not finish")
 
 
+def cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_idle(pid, timeout=90):
+    """Waits until the server uses under 5% of a core over a second (background index
+    merges done), so rows measure the steady state."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(1)
+        if cpu_seconds(pid) - before < 0.05:
+            return
+    print("warning: the server did not become idle", flush=True)
+
+
 def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads=THREADS):
     env = {**os.environ, "BENCH_MODE": mode, "BENCH_PATH": path}
     if accept:
@@ -207,6 +224,7 @@ def main():
             nginx, xbase = start_nginx(notes_dir, tmp)
             try:
                 wait_indexed(nbase, count)
+                wait_idle(notes.pid)
                 startup_peak[count] = rss_peak_kib(notes.pid)
                 one = note_path(7)
                 label = f"{count // 1000}k"
