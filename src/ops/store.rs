@@ -41,9 +41,13 @@ impl RawNote {
 impl Notebook {
     /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
     pub fn list(&self) -> Result<NoteList> {
+        Ok(self.list_of(&self.sorted_note_files()?))
+    }
+
+    fn sorted_note_files(&self) -> Result<Vec<NoteFile>> {
         let mut files = note_files(self.notes_dir())?;
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(self.list_of(&files))
+        Ok(files)
     }
 
     /// The list as the indented JSON the API sends. While no note file changed (same
@@ -63,12 +67,9 @@ impl Notebook {
         if let Some(body) = self.meta_cache.snapshot(fingerprint.value()) {
             return Ok(body);
         }
-        let mut files = note_files(self.notes_dir())?;
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        let fingerprint = files.iter().fold(Fingerprint::default(), |mut f, file| {
-            f.add(file);
-            f
-        });
+        let files = self.sorted_note_files()?;
+        let mut fingerprint = Fingerprint::default();
+        files.iter().for_each(|file| fingerprint.add(file));
         let list = self.list_of(&files);
         let mut text = serde_json::to_string_pretty(&list)
             .map_err(|e| Error::ListFailed(io::Error::other(e)))?;

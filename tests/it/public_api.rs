@@ -128,41 +128,21 @@ fn toggle_errors_are_exact_and_change_nothing() {
     ws.write("n.md", &note_text("N", "[]", "x\n"));
     let server = ws.serve();
     let before = ws.snapshot();
-    assert_error(
-        server.post_form("/api/public/toggle", ""),
-        400,
-        "Path is required",
-    );
-    assert_error(
-        server.post_form("/api/public/toggle", "path="),
-        400,
-        "Path is required",
-    );
-    assert_error(
-        server.post_form("/api/public/toggle", "other=n.md"),
-        400,
-        "Path is required",
-    );
-    assert_error(
-        server.post_form("/api/public/toggle", "path=..%2Fx.md"),
-        400,
-        "Invalid path",
-    );
-    assert_error(
-        server.post_form("/api/public/toggle", "path=%2Fetc%2Fx.md"),
-        400,
-        "Invalid path",
-    );
-    assert_error(
-        server.post_form("/api/public/toggle", "path=notes.txt"),
-        400,
-        "Only .md files are supported",
-    );
-    assert_error(
-        server.post_form("/api/public/toggle", "path=missing.md"),
-        404,
-        "Note not found",
-    );
+    for (form, status, message) in [
+        ("", 400, "Path is required"),
+        ("path=", 400, "Path is required"),
+        ("other=n.md", 400, "Path is required"),
+        ("path=..%2Fx.md", 400, "Invalid path"),
+        ("path=%2Fetc%2Fx.md", 400, "Invalid path"),
+        ("path=notes.txt", 400, "Only .md files are supported"),
+        ("path=missing.md", 404, "Note not found"),
+    ] {
+        assert_error(
+            server.post_form("/api/public/toggle", form),
+            status,
+            message,
+        );
+    }
     for method in ["GET", "PUT", "DELETE", "PATCH"] {
         let response = server.request(method, "/api/public/toggle").send().unwrap();
         assert_error(response, 405, "Method not allowed");
