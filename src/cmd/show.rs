@@ -11,5 +11,5 @@ pub fn run(notebook: &Notebook, args: ShowArgs) -> anyhow::Result<ExitCode> {
         return super::print_json(&notebook.read(&path)?);
     }
     let raw = notebook.read_raw(&path)?;
-    super::print(&String::from_utf8_lossy(&raw.bytes))
+    super::print(&String::from_utf8_lossy(raw.bytes()))
 }

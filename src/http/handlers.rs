@@ -14,6 +14,7 @@ use super::reply;
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
 use crate::ops::model::Precondition;
+use crate::ops::store::{Opened, RawNote};
 
 const NOTES_PREFIX: &str = "/api/v1/notes";
 
@@ -78,33 +79,56 @@ pub async fn notes(
     })
 }
 
+/// Notes up to this size are read on the async thread that took the request, as a
+/// static file server does; larger ones on the blocking pool.
+const INLINE_READ: u64 = 64 << 10;
+
+/// Opens a note and reads it, unless its version is in memory already.
+async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote> {
+    match state.notebook.open_note(path)? {
+        Opened::Ready(raw) => Ok(raw),
+        Opened::Unread(open) if open.len() <= INLINE_READ => state.notebook.finish_read(open),
+        Opened::Unread(open) => blocking(state, move |s| s.notebook.finish_read(open)).await,
+    }
+}
+
 async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Response {
+    let raw = match read_version(&path, state).await {
+        Ok(raw) => raw,
+        Err(err) => return reply::error(&err),
+    };
     let accept = header_str(headers, header::ACCEPT);
     if accept.contains("text/markdown") || accept.contains("text/plain") {
-        return match blocking(state, move |s| s.notebook.read_raw(&path)).await {
-            Ok(raw) => {
-                let etag = raw.etag();
-                let mut response =
-                    reply::with_type(StatusCode::OK, raw.bytes, "text/markdown; charset=utf-8");
-                let disposition = format!(
-                    "inline; filename=\"{}\"",
-                    raw.path
-                        .file_name()
-                        .replace('\\', "\\\\")
-                        .replace('"', "\\\"")
-                );
-                if let Ok(value) = HeaderValue::from_bytes(disposition.as_bytes()) {
-                    response
-                        .headers_mut()
-                        .insert(header::CONTENT_DISPOSITION, value);
-                }
-                with_etag(response, &etag)
-            }
-            Err(err) => reply::error(&err),
+        let mut response = reply::with_type(
+            StatusCode::OK,
+            raw.bytes().clone(),
+            "text/markdown; charset=utf-8",
+        );
+        let name = path.file_name();
+        let disposition = if name.contains(['\\', '"']) {
+            let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("inline; filename=\"{escaped}\"")
+        } else {
+            format!("inline; filename=\"{name}\"")
         };
+        if let Ok(value) = HeaderValue::from_bytes(disposition.as_bytes()) {
+            response
+                .headers_mut()
+                .insert(header::CONTENT_DISPOSITION, value);
+        }
+        return with_etag(response, raw.etag());
     }
-    match blocking(state, move |s| s.notebook.read(&path)).await {
-        Ok(note) => with_etag(reply::json(StatusCode::OK, &note), &note.etag),
+    let etag = raw.etag().to_string();
+    let json = if raw.bytes().len() as u64 <= INLINE_READ {
+        state.notebook.json_of_raw(&raw)
+    } else {
+        blocking(state, move |s| s.notebook.json_of_raw(&raw)).await
+    };
+    match json {
+        Ok(json) => with_etag(
+            reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
+            &etag,
+        ),
         Err(err) => reply::error(&err),
     }
 }

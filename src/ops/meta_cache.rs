@@ -1,7 +1,13 @@
 //! Caches keyed by file identity (inode, size, modification and change times): a
-//! note's list entry, so a warm list costs one `stat` per note, and the parsed head of
-//! a note read, so reading an unchanged note skips the YAML. A file changed by anything
-//! (the service, an editor, a `git pull`) is read again on the next request.
+//! note's list entry, so a warm list costs one `stat` per note; the parsed head of a
+//! note read, so reading an unchanged note skips the YAML; and the bytes and JSON of
+//! recently read notes, so a hot note costs an open and a `stat`. A file changed by
+//! anything (the service, an editor, a `git pull`) is read again on the next request.
+//!
+//! A change within one tick of the file system's clock that keeps the size leaves the
+//! identity as it was, so a version is cached only once it has settled (last changed
+//! over a second ago): any later change then gets a newer change time. This is the
+//! rule git uses for "racily clean" index entries.
 
 use std::collections::HashMap;
 use std::fs::Metadata;
@@ -15,6 +21,13 @@ use super::path::NotePath;
 
 /// Most note reads remembered at once; past it the memory starts over.
 const MAX_HEADS: usize = 50_000;
+/// Bytes of note versions (text and JSON) kept for hot reads.
+const VERSION_BUDGET: usize = 8 << 20;
+/// Largest note whose version is kept.
+const MAX_VERSION_LEN: usize = 256 << 10;
+/// How long after its last change a file version is trusted to be told apart from
+/// the next one by its identity.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What a read takes from parsing a note version: everything of the NoteResponse but
 /// the text itself, and where the body starts in it.
@@ -56,24 +69,66 @@ impl Head {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileId {
     len: u64,
+    #[cfg(not(unix))]
     modified: Option<std::time::SystemTime>,
     #[cfg(unix)]
+    device: u64,
+    #[cfg(unix)]
     inode: u64,
+    #[cfg(unix)]
+    modified: (i64, i64),
     #[cfg(unix)]
     changed: (i64, i64),
 }
 
 impl FileId {
+    /// Whether this version last changed long enough ago that any later change shows
+    /// in the identity (see the module's notes).
+    pub fn settled(&self) -> bool {
+        #[cfg(unix)]
+        {
+            let (secs, nanos) = self.changed;
+            let Ok(secs) = u64::try_from(secs) else {
+                return false;
+            };
+            let changed = std::time::UNIX_EPOCH
+                + std::time::Duration::new(secs, u32::try_from(nanos).unwrap_or(0));
+            std::time::SystemTime::now()
+                .duration_since(changed)
+                .is_ok_and(|age| age >= SETTLE)
+        }
+        #[cfg(not(unix))]
+        false
+    }
+
     pub fn of(meta: &Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
         FileId {
             len: meta.len(),
+            #[cfg(not(unix))]
             modified: meta.modified().ok(),
+            #[cfg(unix)]
+            device: meta.dev(),
             #[cfg(unix)]
             inode: meta.ino(),
             #[cfg(unix)]
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            #[cfg(unix)]
             changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// The identity in a `stat` result, equal to `of` the same file's metadata.
+    #[cfg(target_os = "linux")]
+    pub fn of_stat(stat: &rustix::fs::Stat) -> Self {
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        FileId {
+            len: stat.st_size as u64,
+            device: stat.st_dev as u64,
+            inode: stat.st_ino as u64,
+            modified: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+            changed: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
         }
     }
 }
@@ -89,6 +144,40 @@ pub struct MetaCache {
     building: Mutex<()>,
     /// Parsed heads of note versions read, by note path.
     heads: Mutex<HashMap<String, (FileId, Arc<Head>)>>,
+    /// Hot note versions, by note path.
+    versions: Mutex<Versions>,
+}
+
+/// One version of a note's file as read: its bytes, their entity tag, and the JSON
+/// NoteResponse once a JSON read made it.
+#[derive(Debug)]
+pub struct Version {
+    pub id: FileId,
+    pub bytes: bytes::Bytes,
+    pub etag: String,
+    pub json: std::sync::OnceLock<bytes::Bytes>,
+}
+
+impl Version {
+    pub fn new(id: FileId, bytes: Vec<u8>) -> Self {
+        Version {
+            id,
+            etag: super::model::etag(&bytes),
+            bytes: bytes.into(),
+            json: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// What this version holds in memory, its JSON counted as twice its text.
+    fn weight(&self) -> usize {
+        self.bytes.len() * 3
+    }
+}
+
+#[derive(Default)]
+struct Versions {
+    by_path: HashMap<String, Arc<Version>>,
+    weight: usize,
 }
 
 impl MetaCache {
@@ -101,7 +190,11 @@ impl MetaCache {
         }
     }
 
+    /// Keeps the list entry of a settled file version.
     pub fn put(&self, id: FileId, meta: NoteMeta) {
+        if !id.settled() {
+            return;
+        }
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         entries.insert(meta.path.clone(), (id, meta));
     }
@@ -124,12 +217,45 @@ impl MetaCache {
         }
     }
 
+    /// Keeps the parsed head of a settled file version.
     pub fn put_head(&self, path: &str, id: FileId, head: Head) {
+        if !id.settled() {
+            return;
+        }
         let mut heads = self.heads.lock().unwrap_or_else(PoisonError::into_inner);
         if heads.len() >= MAX_HEADS {
             heads.clear();
         }
         heads.insert(path.to_string(), (id, Arc::new(head)));
+    }
+
+    /// The kept version of `path`, whatever the file is now.
+    pub fn version(&self, path: &str) -> Option<Arc<Version>> {
+        let versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+        versions.by_path.get(path).cloned()
+    }
+
+    /// Keeps `version` of `path` for the next reads when it is small and settled;
+    /// older versions of other notes make room for it, in no particular order.
+    pub fn put_version(&self, path: &str, version: &Arc<Version>) {
+        if version.bytes.len() > MAX_VERSION_LEN || !version.id.settled() {
+            return;
+        }
+        let mut versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+        let versions = &mut *versions;
+        if let Some(old) = versions.by_path.remove(path) {
+            versions.weight -= old.weight();
+        }
+        while versions.weight + version.weight() > VERSION_BUDGET {
+            let Some(victim) = versions.by_path.keys().next().cloned() else {
+                break;
+            };
+            if let Some(old) = versions.by_path.remove(&victim) {
+                versions.weight -= old.weight();
+            }
+        }
+        versions.weight += version.weight();
+        versions.by_path.insert(path.to_string(), version.clone());
     }
 
     /// Serialises list builds.

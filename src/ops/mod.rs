@@ -39,12 +39,14 @@ pub struct Notebook {
     config: Config,
     note_locks: locks::KeyedLocks,
     meta_cache: meta_cache::MetaCache,
+    root: path::RootDir,
     listener: OnceLock<ChangeListener>,
 }
 
 impl Notebook {
     pub fn new(config: Config) -> Self {
         Notebook {
+            root: path::RootDir::new(config.notes_dir.clone()),
             config,
             note_locks: locks::KeyedLocks::default(),
             meta_cache: meta_cache::MetaCache::default(),

@@ -2,6 +2,8 @@
 //! order, and resolved inside the notes dir without ever leaving it.
 
 use std::fmt;
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -68,6 +70,121 @@ impl NotePath {
         let full = root.join(&self.0);
         ensure_inside(root, &full)?;
         Ok(full)
+    }
+
+    /// Opens the note for reading, refused like `resolve` when a symlink leads outside
+    /// `root`. On Linux, one `openat2` from the root's handle with `RESOLVE_BENEATH` does
+    /// the walk and the check together; what the kernel will not vouch for (an absolute
+    /// symlink, even one pointing inside) takes the `resolve` route.
+    pub fn open(&self, root: &RootDir) -> Result<fs::File> {
+        let not_found = |e: io::Error| match e.kind() {
+            io::ErrorKind::NotFound => Error::NotFound,
+            _ => Error::AccessFailed(e),
+        };
+        #[cfg(target_os = "linux")]
+        if let Some(handle) = root.handle() {
+            use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+            use rustix::io::Errno;
+            match openat2(
+                handle,
+                self.0.as_str(),
+                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY,
+                Mode::empty(),
+                ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+            ) {
+                Ok(fd) => return Ok(fs::File::from(fd)),
+                Err(Errno::XDEV | Errno::LOOP | Errno::NOSYS | Errno::PERM | Errno::AGAIN) => {}
+                Err(errno) => return Err(not_found(errno.into())),
+            }
+        }
+        let full = self.resolve(root.path())?;
+        fs::File::open(full).map_err(not_found)
+    }
+}
+
+/// A notes dir, with a handle on it once it exists: note opens walk from the handle.
+#[derive(Debug)]
+pub struct RootDir {
+    path: PathBuf,
+    #[cfg(target_os = "linux")]
+    handle: std::sync::OnceLock<(std::os::fd::OwnedFd, FolderId)>,
+    /// When the path was last seen naming the handle's dir, in milliseconds after
+    /// `since`.
+    #[cfg(target_os = "linux")]
+    confirmed: std::sync::atomic::AtomicU64,
+    #[cfg(target_os = "linux")]
+    since: std::time::Instant,
+}
+
+/// Device and inode of a folder.
+#[cfg(target_os = "linux")]
+type FolderId = (u64, u64);
+
+/// How long a check that the notes dir's path still names the handle's dir holds.
+#[cfg(target_os = "linux")]
+const ROOT_RECHECK_MS: u64 = 1000;
+
+impl RootDir {
+    pub fn new(path: PathBuf) -> Self {
+        RootDir {
+            path,
+            #[cfg(target_os = "linux")]
+            handle: std::sync::OnceLock::new(),
+            #[cfg(target_os = "linux")]
+            confirmed: std::sync::atomic::AtomicU64::new(0),
+            #[cfg(target_os = "linux")]
+            since: std::time::Instant::now(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The handle of the dir that `canonical_root` remembers, opened on first use, and
+    /// only while the notes dir's path names that dir: a dir moved aside and replaced
+    /// (a fresh clone) is read through its path instead, from at most a second after.
+    #[cfg(target_os = "linux")]
+    fn handle(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        use rustix::fs::{Mode, OFlags};
+        use std::os::fd::AsFd;
+        use std::sync::atomic::Ordering;
+        let now = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some((fd, _)) = self.handle.get() {
+            let confirmed = self.confirmed.load(Ordering::Relaxed);
+            if confirmed != 0 && now.saturating_sub(confirmed) < ROOT_RECHECK_MS {
+                return Some(fd.as_fd());
+            }
+        }
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        let folder_id = |stat: rustix::fs::Stat| (stat.st_dev as u64, stat.st_ino as u64);
+        let current = folder_id(rustix::fs::stat(&self.path).ok()?);
+        let (fd, id) = match self.handle.get() {
+            Some(handle) => handle,
+            None => {
+                let real = canonical_root(&self.path)?;
+                let fd = rustix::fs::open(
+                    &real,
+                    OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .ok()?;
+                let opened = folder_id(rustix::fs::fstat(&fd).ok()?);
+                self.handle.get_or_init(|| (fd, opened))
+            }
+        };
+        if *id != current {
+            return None;
+        }
+        self.confirmed.store(now.max(1), Ordering::Relaxed);
+        Some(fd.as_fd())
+    }
+
+    /// `stat` of the file `rel` names under the dir (following symlinks), when the
+    /// dir's handle is usable.
+    #[cfg(target_os = "linux")]
+    pub fn stat(&self, rel: &NotePath) -> Option<rustix::fs::Stat> {
+        rustix::fs::statat(self.handle()?, rel.as_str(), rustix::fs::AtFlags::empty()).ok()
     }
 }
 
@@ -264,6 +381,28 @@ mod tests {
         std::os::unix::fs::symlink(root.path().join("in"), root.path().join("alias")).unwrap();
         let np = NotePath::parse("alias/n.md").unwrap();
         assert!(np.resolve(root.path()).is_ok());
+
+        // Opening applies the same rules, whichever way it walks.
+        std::fs::write(root.path().join("in/n.md"), "inside").unwrap();
+        std::os::unix::fs::symlink("in/n.md", root.path().join("rel.md")).unwrap();
+        let dir = RootDir::new(root.path().to_path_buf());
+        for p in ["out/secret.md", "s.md", "dangling.md"] {
+            let np = NotePath::parse(p).unwrap();
+            assert!(matches!(np.open(&dir), Err(Error::InvalidPath)), "{p}");
+        }
+        for p in ["alias/n.md", "rel.md", "in/n.md"] {
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut NotePath::parse(p).unwrap().open(&dir).unwrap(),
+                &mut text,
+            )
+            .unwrap();
+            assert_eq!(text, "inside", "{p}");
+        }
+        assert!(matches!(
+            NotePath::parse("missing.md").unwrap().open(&dir),
+            Err(Error::NotFound)
+        ));
     }
 
     mod properties {

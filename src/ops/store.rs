@@ -4,6 +4,7 @@
 use std::fs;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 use chrono::Local;
 use serde_yaml::Value;
@@ -12,7 +13,7 @@ use walkdir::WalkDir;
 use super::clock;
 use super::front_matter::{self, Document, FrontMatter};
 use super::fsutil;
-use super::meta_cache::{FileId, Head};
+use super::meta_cache::{FileId, Head, Version};
 use super::model::{
     DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
 };
@@ -27,15 +28,43 @@ pub const DELETED: &str = "Note deleted successfully";
 /// A note's text as stored, before it becomes a `Note`.
 pub struct RawNote {
     pub path: NotePath,
-    pub bytes: Vec<u8>,
-    /// The identity of the file version the bytes were read from.
-    pub id: FileId,
+    pub version: Arc<Version>,
 }
 
 impl RawNote {
-    pub fn etag(&self) -> String {
-        etag(&self.bytes)
+    pub fn bytes(&self) -> &bytes::Bytes {
+        &self.version.bytes
     }
+
+    pub fn etag(&self) -> &str {
+        &self.version.etag
+    }
+}
+
+/// A note file opened for reading whose version is not in memory yet.
+pub struct OpenNote {
+    path: NotePath,
+    file: fs::File,
+    id: FileId,
+    len: u64,
+}
+
+impl OpenNote {
+    /// The file's size when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A note opened for reading: either its version is in memory, or its bytes are to
+/// be read (`Notebook::finish_read`).
+pub enum Opened {
+    Ready(RawNote),
+    Unread(OpenNote),
 }
 
 impl Notebook {
@@ -75,8 +104,12 @@ impl Notebook {
             .map_err(|e| Error::ListFailed(io::Error::other(e)))?;
         text.push('\n');
         let body = bytes::Bytes::from(text);
-        self.meta_cache
-            .set_snapshot(fingerprint.value(), body.clone());
+        // A body made while a file is unsettled could outlive a change the
+        // fingerprint does not show.
+        if files.iter().all(|file| FileId::of(&file.meta).settled()) {
+            self.meta_cache
+                .set_snapshot(fingerprint.value(), body.clone());
+        }
         Ok(body)
     }
 
@@ -101,38 +134,82 @@ impl Notebook {
         }
     }
 
-    /// The raw bytes of a note.
-    pub fn read_raw(&self, path: &NotePath) -> Result<RawNote> {
-        use std::io::Read;
-        let full = path.resolve(self.notes_dir())?;
-        let mut file = fs::File::open(&full).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => Error::NotFound,
-            _ => Error::AccessFailed(e),
-        })?;
-        // The identity and the bytes come from the one open file, so they match.
+    /// Opens a note: the one open file gives the identity, and a kept version of that
+    /// identity saves the read.
+    pub fn open_note(&self, path: &NotePath) -> Result<Opened> {
+        let kept = self.meta_cache.version(path.as_str());
+        // A kept version is served after a `stat` shows the file is still that version.
+        // Its bytes were read through the checked open, so whatever the path leads to
+        // now, they cannot come from outside the notes dir.
+        #[cfg(target_os = "linux")]
+        if let Some(version) = &kept
+            && let Some(stat) = self.root.stat(path)
+            && FileId::of_stat(&stat) == version.id
+        {
+            return Ok(Opened::Ready(RawNote {
+                path: path.clone(),
+                version: version.clone(),
+            }));
+        }
+        let file = path.open(&self.root)?;
         let meta = file.metadata().map_err(Error::AccessFailed)?;
         if !meta.is_file() {
             return Err(Error::NotFound);
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
-        Ok(RawNote {
-            path: path.clone(),
-            bytes,
-            id: FileId::of(&meta),
+        let id = FileId::of(&meta);
+        Ok(match kept.filter(|version| version.id == id) {
+            Some(version) => Opened::Ready(RawNote {
+                path: path.clone(),
+                version,
+            }),
+            None => Opened::Unread(OpenNote {
+                path: path.clone(),
+                file,
+                id,
+                len: meta.len(),
+            }),
         })
     }
 
-    /// A note with its front matter read. The parse of a file version is kept, so
-    /// reading an unchanged note again skips the YAML.
+    /// Reads the bytes of an opened note, and keeps them for the next reads.
+    pub fn finish_read(&self, open: OpenNote) -> Result<RawNote> {
+        use std::io::Read;
+        let OpenNote {
+            path,
+            mut file,
+            id,
+            len,
+        } = open;
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
+        let version = Arc::new(Version::new(id, bytes));
+        self.meta_cache.put_version(path.as_str(), &version);
+        Ok(RawNote { path, version })
+    }
+
+    /// The raw bytes of a note.
+    pub fn read_raw(&self, path: &NotePath) -> Result<RawNote> {
+        match self.open_note(path)? {
+            Opened::Ready(raw) => Ok(raw),
+            Opened::Unread(open) => self.finish_read(open),
+        }
+    }
+
+    /// A note with its front matter read.
     pub fn read(&self, path: &NotePath) -> Result<Note> {
-        let raw = self.read_raw(path)?;
-        let size = raw.bytes.len() as u64;
-        let text = text_of(&raw.bytes);
+        Ok(self.note_of_raw(&self.read_raw(path)?))
+    }
+
+    /// The NoteResponse of a version read. The parse of a file version is kept, so
+    /// reading an unchanged note again skips the YAML.
+    pub fn note_of_raw(&self, raw: &RawNote) -> Note {
+        let RawNote { path, version } = raw;
+        let size = version.bytes.len() as u64;
+        let text = text_of(&version.bytes);
         let cached = match &text {
             std::borrow::Cow::Borrowed(text) => self
                 .meta_cache
-                .head(path.as_str(), raw.id)
+                .head(path.as_str(), version.id)
                 .and_then(|head| head.note(path, text, size)),
             std::borrow::Cow::Owned(_) => None,
         };
@@ -142,13 +219,25 @@ impl Notebook {
                 let note = note_of(path, &text, size);
                 if let std::borrow::Cow::Borrowed(text) = &text {
                     self.meta_cache
-                        .put_head(path.as_str(), raw.id, Head::of(&note, text));
+                        .put_head(path.as_str(), version.id, Head::of(&note, text));
                 }
                 note
             }
         };
-        note.etag = raw.etag();
-        Ok(note)
+        note.etag = version.etag.clone();
+        note
+    }
+
+    /// The NoteResponse of a version as the indented JSON the API sends, made once
+    /// per kept version.
+    pub fn json_of_raw(&self, raw: &RawNote) -> Result<bytes::Bytes> {
+        if let Some(json) = raw.version.json.get() {
+            return Ok(json.clone());
+        }
+        let mut text = serde_json::to_vec_pretty(&self.note_of_raw(raw))
+            .map_err(|e| Error::ReadFailed(io::Error::other(e)))?;
+        text.push(b'\n');
+        Ok(raw.version.json.get_or_init(|| text.into()).clone())
     }
 
     /// Create-or-replace from a JSON NoteRequest body.

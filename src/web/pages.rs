@@ -239,7 +239,7 @@ async fn raw_text(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
         Ok(raw) => {
             let mut response = crate::http::reply::with_type(
                 StatusCode::OK,
-                raw.bytes,
+                raw.bytes().clone(),
                 "text/plain; charset=utf-8",
             );
             super::secure(response.headers_mut());

@@ -1,9 +1,11 @@
 //! The v1 notes API over HTTP: every rule of the spec's path, list, read, PUT, DELETE
 //! and error sections, checked against the built binary and the files on disk.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, assert_error, json, local_now, today};
+use crate::support::{Server, Workspace, assert_error, json, local_now, today};
 
 /// Asserts a `DD-MM-YYYY:HH:MM` stamp is the current time in the test zone (±2 min).
 fn assert_now_stamp(stamp: &Value) {
@@ -766,6 +768,8 @@ fn list_sees_files_changed_outside_the_service() {
             .collect()
     };
     assert_eq!(titles(), ["Alpha", "Beta"]);
+    wait_until_settled();
+    assert_eq!(titles(), ["Alpha", "Beta"]);
     assert_eq!(titles(), ["Alpha", "Beta"], "warm list");
     // Same size, rewritten in place (as an editor does): seen at once.
     std::fs::write(
@@ -782,32 +786,80 @@ fn list_sees_files_changed_outside_the_service() {
     assert_eq!(titles(), ["Gamma", "New"]);
 }
 
+/// Reads `path` as Markdown.
+fn raw_text(server: &Server, path: &str) -> String {
+    server
+        .request("GET", path)
+        .header("Accept", "text/markdown")
+        .send()
+        .unwrap()
+        .text()
+        .unwrap()
+}
+
+/// Files are kept in memory only once they have not changed for a second (their
+/// identity then tells every later change apart).
+fn wait_until_settled() {
+    std::thread::sleep(Duration::from_millis(1100));
+}
+
 #[test]
 fn reads_see_files_changed_outside_the_service() {
     let ws = Workspace::new();
-    ws.write("r.md", "---\ntitle: One\ntags: [a]\n---\n\nfirst body\n");
+    let first = "---\ntitle: One\ntags: [a]\n---\n\nfirst body\n";
+    ws.write("r.md", first);
     let server = ws.serve();
+    wait_until_settled();
+    // Read twice each way: the second reads come from memory.
     for _ in 0..2 {
         let (_, note) = json(server.get("/api/v1/notes/r.md"));
         assert_eq!(
             (note["title"].as_str(), note["body"].as_str()),
             (Some("One"), Some("first body\n"))
         );
+        assert_eq!(raw_text(&server, "/api/v1/notes/r.md"), first);
     }
     // Same size, rewritten in place: the next read shows the new text.
-    std::fs::write(
-        ws.notes().join("r.md"),
-        "---\ntitle: Two\ntags: [b]\n---\n\nother body\n",
-    )
-    .unwrap();
+    let second = "---\ntitle: Two\ntags: [b]\n---\n\nother body\n";
+    assert_eq!(first.len(), second.len());
+    std::fs::write(ws.notes().join("r.md"), second).unwrap();
+    assert_eq!(raw_text(&server, "/api/v1/notes/r.md"), second);
     let (_, note) = json(server.get("/api/v1/notes/r.md"));
     assert_eq!(note["title"], "Two");
     assert_eq!(note["frontMatter"]["tags"], json!(["b"]));
     assert_eq!(note["body"], "other body\n");
+    // Replaced by a rename after settling in memory again.
+    wait_until_settled();
+    assert_eq!(raw_text(&server, "/api/v1/notes/r.md"), second);
+    let third = "---\ntitle: Six\ntags: [c]\n---\n\nthird body\n";
+    std::fs::write(ws.root.path().join("r.tmp"), third).unwrap();
+    std::fs::rename(ws.root.path().join("r.tmp"), ws.notes().join("r.md")).unwrap();
+    assert_eq!(raw_text(&server, "/api/v1/notes/r.md"), third);
+    assert_eq!(json(server.get("/api/v1/notes/r.md")).1["title"], "Six");
     // Front matter removed: frontMatter goes, the body is the whole text.
     std::fs::write(ws.notes().join("r.md"), "just text now").unwrap();
     let (_, note) = json(server.get("/api/v1/notes/r.md"));
     assert!(note.get("frontMatter").is_none(), "{note}");
     assert_eq!(note["body"], "just text now");
     assert_eq!(note["title"], "r");
+}
+
+#[test]
+fn a_notes_dir_replaced_while_serving_is_read_from_its_path() {
+    let ws = Workspace::new();
+    ws.write("n.md", "old folder\n");
+    let server = ws.serve();
+    wait_until_settled();
+    assert_eq!(raw_text(&server, "/api/v1/notes/n.md"), "old folder\n");
+    assert_eq!(raw_text(&server, "/api/v1/notes/n.md"), "old folder\n");
+    // Moved aside and replaced, as by a fresh clone.
+    std::fs::rename(ws.notes(), ws.root.path().join("notes-aside")).unwrap();
+    ws.write("n.md", "new folder\n");
+    ws.write("only-new.md", "x\n");
+    // The handle on the old folder is trusted for at most a second.
+    wait_until_settled();
+    assert_eq!(raw_text(&server, "/api/v1/notes/n.md"), "new folder\n");
+    assert_eq!(raw_text(&server, "/api/v1/notes/only-new.md"), "x\n");
+    let (_, list) = json(server.get("/api/v1/notes"));
+    assert_eq!(list["total"], 2);
 }

@@ -259,7 +259,7 @@ fn watch(notes_dir: &Path, queue: Sender<Message>) -> notify::Result<notify::Rec
         .unwrap_or_else(|_| notes_dir.to_path_buf());
     let queue = std::sync::Mutex::new(queue);
     let events_root = root.clone();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+    let handler = move |event: notify::Result<notify::Event>| {
         let messages = match event {
             Ok(event) => messages_of(&events_root, &event),
             Err(_) => vec![Message::CatchUp],
@@ -268,7 +268,11 @@ fn watch(notes_dir: &Path, queue: Sender<Message>) -> notify::Result<notify::Rec
         for message in messages {
             let _ = queue.send(message);
         }
-    })?;
+    };
+    // Changes only: a watch that also asks for opens and closes makes every read of a
+    // note wake the watcher thread.
+    let config = notify::Config::default().with_event_kinds(notify::EventKindMask::CORE);
+    let mut watcher = notify::RecommendedWatcher::new(handler, config)?;
     watcher.watch(&root, RecursiveMode::Recursive)?;
     Ok(watcher)
 }
