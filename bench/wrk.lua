@@ -6,7 +6,8 @@ local accept = os.getenv("BENCH_ACCEPT")
 local body = string.rep("Benchmark body text, written once per request. ", 40)
 local threads = {}
 local counter = 0
-local thread_id = 0
+-- `thread_id` is a global that setup() gives each thread's own Lua state; a local of
+-- the same name here would hide it and make every thread write the same notes.
 
 function setup(thread)
   thread:set("thread_id", #threads)

@@ -28,6 +28,107 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(dir)
 }
 
+/// How a write relative to an open folder went.
+#[cfg(target_os = "linux")]
+#[derive(Debug, PartialEq, Eq)]
+pub enum WrittenAt {
+    Done,
+    /// `create` was asked and the name is taken (a concurrent writer, a dangling
+    /// symlink): nothing was written.
+    NameTaken,
+}
+
+/// `write_atomic` for the file `name` in the open folder `dir`, with `mode` as its
+/// permissions. With `create`, a new file is written anonymously (`O_TMPFILE`) and
+/// linked in under its name in one folder operation, and an existing name is left
+/// alone; otherwise a hidden temp file is renamed over the name. Either way the data
+/// is synced before the name appears, and the folder after.
+#[cfg(target_os = "linux")]
+pub fn write_atomic_at(
+    dir: &std::os::fd::OwnedFd,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+    create: bool,
+) -> io::Result<WrittenAt> {
+    use rustix::fs::{AtFlags, CWD, Mode, OFlags, RenameFlags};
+    use rustix::io::Errno;
+    use std::os::fd::AsRawFd;
+    let mode = Mode::from_raw_mode(mode);
+    let finish = |file: &fs::File| -> io::Result<()> {
+        (&*file).write_all(bytes)?;
+        // The umask applies at creation; the mode asked for is the one wanted.
+        rustix::fs::fchmod(file, mode)?;
+        file.sync_all()
+    };
+    if create {
+        let anonymous = rustix::fs::openat(
+            dir,
+            ".",
+            OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+            mode,
+        );
+        if let Ok(fd) = anonymous {
+            let file = fs::File::from(fd);
+            finish(&file)?;
+            let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+            match rustix::fs::linkat(CWD, &proc_path, dir, name, AtFlags::SYMLINK_FOLLOW) {
+                Ok(()) => {
+                    rustix::fs::fsync(dir)?;
+                    return Ok(WrittenAt::Done);
+                }
+                Err(Errno::EXIST) => return Ok(WrittenAt::NameTaken),
+                // No /proc: the named temp file below.
+                Err(_) => {}
+            }
+        }
+    }
+    let (temp, file) = create_temp_at(dir, mode)?;
+    let written = finish(&file).and_then(|()| {
+        let flags = if create {
+            RenameFlags::NOREPLACE
+        } else {
+            RenameFlags::empty()
+        };
+        match rustix::fs::renameat_with(dir, &temp, dir, name, flags) {
+            Ok(()) => Ok(WrittenAt::Done),
+            Err(Errno::EXIST) if create => Ok(WrittenAt::NameTaken),
+            Err(e) => Err(e.into()),
+        }
+    });
+    if written.as_ref().map_or(true, |w| *w != WrittenAt::Done) {
+        let _ = rustix::fs::unlinkat(dir, &temp, AtFlags::empty());
+    }
+    if written.as_ref().is_ok_and(|w| *w == WrittenAt::Done) {
+        rustix::fs::fsync(dir)?;
+    }
+    written
+}
+
+/// A new hidden temp file in `dir`, named with the process and a counter.
+#[cfg(target_os = "linux")]
+fn create_temp_at(
+    dir: &std::os::fd::OwnedFd,
+    mode: rustix::fs::Mode,
+) -> io::Result<(String, fs::File)> {
+    use rustix::fs::OFlags;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let name = format!(
+            "{TEMP_PREFIX}{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC;
+        match rustix::fs::openat(dir, name.as_str(), flags, mode) {
+            Ok(fd) => return Ok((name, fs::File::from(fd))),
+            Err(rustix::io::Errno::EXIST) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// Removes `path` and makes the removal durable.
 pub fn remove_durable(path: &Path) -> io::Result<()> {
     fs::remove_file(path)?;
@@ -46,10 +147,25 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The permission bits of a new note.
+pub const NEW_FILE_MODE: u32 = 0o644;
+
+/// The permission bits of a file.
+#[cfg(unix)]
+pub fn mode_of(meta: &fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+pub fn mode_of(_meta: &fs::Metadata) -> u32 {
+    NEW_FILE_MODE
+}
+
 #[cfg(unix)]
 fn default_permissions() -> fs::Permissions {
     use std::os::unix::fs::PermissionsExt;
-    fs::Permissions::from_mode(0o644)
+    fs::Permissions::from_mode(NEW_FILE_MODE)
 }
 
 #[cfg(not(unix))]
@@ -87,5 +203,55 @@ mod tests {
         fs::write(dir.path().join(".tmp-abc"), "torn").unwrap();
         assert_eq!(clean_temp_files(dir.path()), 1);
         assert!(p.exists());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn writes_relative_to_an_open_folder() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fd: std::os::fd::OwnedFd = fs::File::open(dir.path()).unwrap().into();
+        let mode = |name: &str| {
+            fs::metadata(dir.path().join(name))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o7777
+        };
+        assert_eq!(
+            write_atomic_at(&fd, "n.md", b"one", 0o640, true).unwrap(),
+            WrittenAt::Done
+        );
+        assert_eq!(
+            (fs::read(dir.path().join("n.md")).unwrap(), mode("n.md")),
+            (b"one".to_vec(), 0o640)
+        );
+        // Creating never replaces: the existing note stays as it was.
+        assert_eq!(
+            write_atomic_at(&fd, "n.md", b"two", 0o644, true).unwrap(),
+            WrittenAt::NameTaken
+        );
+        assert_eq!(fs::read(dir.path().join("n.md")).unwrap(), b"one");
+        // A dangling symlink's name is taken too.
+        std::os::unix::fs::symlink("missing.md", dir.path().join("d.md")).unwrap();
+        assert_eq!(
+            write_atomic_at(&fd, "d.md", b"x", 0o644, true).unwrap(),
+            WrittenAt::NameTaken
+        );
+        assert!(!dir.path().join("missing.md").exists());
+        assert_eq!(
+            write_atomic_at(&fd, "n.md", b"three", 0o600, false).unwrap(),
+            WrittenAt::Done
+        );
+        assert_eq!(
+            (fs::read(dir.path().join("n.md")).unwrap(), mode("n.md")),
+            (b"three".to_vec(), 0o600)
+        );
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["d.md", "n.md"], "no temp file left");
     }
 }

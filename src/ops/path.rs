@@ -180,6 +180,23 @@ impl RootDir {
         Some(fd.as_fd())
     }
 
+    /// The folder holding `note`, opened for writes relative to it, when it exists and
+    /// the kernel walk from the handle vouches that it is inside. `None` sends the
+    /// caller down the path route, which decides every other case.
+    #[cfg(target_os = "linux")]
+    pub fn open_parent(&self, note: &NotePath) -> Option<std::os::fd::OwnedFd> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let parent = note.as_str().rsplit_once('/').map_or(".", |(dir, _)| dir);
+        rustix::fs::openat2(
+            self.handle()?,
+            parent,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+        )
+        .ok()
+    }
+
     /// `stat` of the file `rel` names under the dir (following symlinks), when the
     /// dir's handle is usable.
     #[cfg(target_os = "linux")]

@@ -272,30 +272,63 @@ impl Notebook {
         cond: &Precondition,
         build: impl FnOnce(Option<&str>) -> Result<String>,
     ) -> Result<PutOutcome> {
-        let full = path.resolve(self.notes_dir())?;
         let outcome = self.note_locks.with(path.as_str(), || {
-            let existing = match fs::read(&full) {
-                Ok(bytes) => Some(bytes),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-                Err(e) if full.is_dir() => return Err(Error::WriteFailed(e)),
-                Err(e) => return Err(Error::AccessFailed(e)),
+            let current = self.current_for_write(path)?;
+            cond.check(current.as_ref().map(|(bytes, _)| bytes.as_slice()))?;
+            let created = current.is_none();
+            let (text, mode) = match current {
+                Some((bytes, mode)) => (Some(String::from_utf8_lossy(&bytes).into_owned()), mode),
+                None => (None, fsutil::NEW_FILE_MODE),
             };
-            cond.check(existing.as_deref())?;
-            let existing = existing.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-            let text = build(existing.as_deref())?;
-            if let Some(parent) = full.parent() {
-                fs::create_dir_all(parent).map_err(Error::CreateDirFailed)?;
-            }
-            // The folders just created may hold a symlink race; check again.
-            path.resolve(self.notes_dir())?;
-            fsutil::write_atomic(&full, text.as_bytes()).map_err(Error::WriteFailed)?;
+            let text = build(text.as_deref())?;
+            self.store(path, text.as_bytes(), mode, created)?;
             Ok(PutOutcome {
                 note: note_of(path, &text, text.len() as u64),
-                created: existing.is_none(),
+                created,
             })
         })?;
         self.changed(path);
         Ok(outcome)
+    }
+
+    /// The note's current bytes and permission bits; `None` when there is no note yet.
+    fn current_for_write(&self, path: &NotePath) -> Result<Option<(Vec<u8>, u32)>> {
+        use std::io::Read;
+        let mut file = match path.open(&self.root) {
+            Ok(file) => file,
+            Err(Error::NotFound) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        let meta = file.metadata().map_err(Error::AccessFailed)?;
+        if meta.is_dir() {
+            return Err(Error::WriteFailed(io::ErrorKind::IsADirectory.into()));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes).map_err(Error::AccessFailed)?;
+        Ok(Some((bytes, fsutil::mode_of(&meta))))
+    }
+
+    /// Stores `bytes` as the note, durably. On Linux the write happens relative to the
+    /// note's folder, opened once; a new folder, or a name that turned out taken, goes
+    /// through the path route, which creates folders and checks symlinks.
+    fn store(&self, path: &NotePath, bytes: &[u8], mode: u32, create: bool) -> Result<()> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = self.root.open_parent(path) {
+            let written = fsutil::write_atomic_at(&dir, path.file_name(), bytes, mode, create)
+                .map_err(Error::WriteFailed)?;
+            if written == fsutil::WrittenAt::Done {
+                return Ok(());
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (mode, create);
+        let full = path.resolve(self.notes_dir())?;
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).map_err(Error::CreateDirFailed)?;
+        }
+        // The folders just created may hold a symlink race; check again.
+        path.resolve(self.notes_dir())?;
+        fsutil::write_atomic(&full, bytes).map_err(Error::WriteFailed)
     }
 
     /// Deletes a note.
