@@ -7,6 +7,7 @@ mod completion;
 pub mod error;
 pub mod http;
 pub mod log;
+pub mod memory;
 pub mod ops;
 pub mod render;
 mod web;

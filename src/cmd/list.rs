@@ -11,7 +11,7 @@ use crate::ops::Notebook;
 pub fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCode> {
     let list = notebook.list()?;
     if args.json {
-        return super::print_json(&list);
+        return super::print_json(&*list);
     }
     let width = list
         .notes

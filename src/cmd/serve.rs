@@ -24,7 +24,7 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
             "removed {cleaned} temp file(s) left by an interrupted write"
         ));
     }
-    limit_malloc_arenas();
+    crate::memory::limit_arenas();
     // File work runs on the blocking pool; a bounded pool keeps memory and context
     // switches in check under many connections (requests queue instead).
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -68,19 +68,6 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         crate::log::info("stopped");
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// glibc gives every thread that allocates its own heap arena and rarely gives freed
-/// memory back; with a thread pool under mixed load the heap then grows for minutes
-/// (measured by `just soak`: 100 → 178 MiB in 4 min; 22 MiB flat with two arenas, at
-/// the same request rate). Two arenas keep a long-running server's heap flat.
-fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only tunes the allocator; called before the runtime starts its
-    // threads, with a documented parameter and value.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.

@@ -139,13 +139,21 @@ impl FileId {
 pub struct MetaCache {
     entries: Mutex<HashMap<String, (FileId, NoteMeta)>>,
     /// The last list body served, with the fingerprint of the files it was made from.
-    snapshot: Mutex<Option<(u64, bytes::Bytes)>>,
+    snapshot: Mutex<Option<(u64, ListSnapshot)>>,
     /// Held while a list body is built.
     building: Mutex<()>,
     /// Parsed heads of note versions read, by note path.
     heads: Mutex<HashMap<String, (FileId, Arc<Head>)>>,
     /// Hot note versions, by note path.
     versions: Mutex<Versions>,
+}
+
+/// A list of the notes, shared by every request made while no note file changed:
+/// the entries, and the indented JSON the API sends.
+#[derive(Debug, Clone)]
+pub struct ListSnapshot {
+    pub list: Arc<super::model::NoteList>,
+    pub json: bytes::Bytes,
 }
 
 /// One version of a note's file as read: its bytes, their entity tag, and the JSON
@@ -199,11 +207,11 @@ impl MetaCache {
         entries.insert(meta.path.clone(), (id, meta));
     }
 
-    /// The last list body, when it was made from files with this fingerprint.
-    pub fn snapshot(&self, fingerprint: u64) -> Option<bytes::Bytes> {
+    /// The last list, when it was made from files with this fingerprint.
+    pub fn snapshot(&self, fingerprint: u64) -> Option<ListSnapshot> {
         let snapshot = self.snapshot.lock().unwrap_or_else(PoisonError::into_inner);
         match &*snapshot {
-            Some((made_from, body)) if *made_from == fingerprint => Some(body.clone()),
+            Some((made_from, list)) if *made_from == fingerprint => Some(list.clone()),
             _ => None,
         }
     }
@@ -263,8 +271,8 @@ impl MetaCache {
         self.building.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn set_snapshot(&self, fingerprint: u64, body: bytes::Bytes) {
-        *self.snapshot.lock().unwrap_or_else(PoisonError::into_inner) = Some((fingerprint, body));
+    pub fn set_snapshot(&self, fingerprint: u64, list: ListSnapshot) {
+        *self.snapshot.lock().unwrap_or_else(PoisonError::into_inner) = Some((fingerprint, list));
     }
 
     /// Keeps only the entries of `seen` (the notes a full list just found).

@@ -13,7 +13,7 @@ use walkdir::WalkDir;
 use super::clock;
 use super::front_matter::{self, Document, FrontMatter};
 use super::fsutil;
-use super::meta_cache::{FileId, Head, Version};
+use super::meta_cache::{FileId, Head, ListSnapshot, Version};
 use super::model::{
     DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
 };
@@ -69,8 +69,8 @@ pub enum Opened {
 
 impl Notebook {
     /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
-    pub fn list(&self) -> Result<NoteList> {
-        Ok(self.list_of(&self.sorted_note_files()?))
+    pub fn list(&self) -> Result<Arc<NoteList>> {
+        Ok(self.list_snapshot()?.list)
     }
 
     fn sorted_note_files(&self) -> Result<Vec<NoteFile>> {
@@ -79,22 +79,27 @@ impl Notebook {
         Ok(files)
     }
 
-    /// The list as the indented JSON the API sends. While no note file changed (same
-    /// paths, same file identities) the same bytes are returned, shared, without
-    /// serialising 10k entries again for every request.
+    /// The list as the indented JSON the API sends.
     pub fn list_json(&self) -> Result<bytes::Bytes> {
+        Ok(self.list_snapshot()?.json)
+    }
+
+    /// The list and its JSON. While no note file changed (same paths, same file
+    /// identities) the same ones are returned, shared, without building and
+    /// serialising 10k entries again for every request.
+    fn list_snapshot(&self) -> Result<ListSnapshot> {
         // The first walk keeps nothing but a fingerprint, so concurrent warm lists
         // cost a stat per note and almost no memory.
         let mut fingerprint = Fingerprint::default();
         visit_note_files(self.notes_dir(), |file| fingerprint.add(&file))?;
-        if let Some(body) = self.meta_cache.snapshot(fingerprint.value()) {
-            return Ok(body);
+        if let Some(snapshot) = self.meta_cache.snapshot(fingerprint.value()) {
+            return Ok(snapshot);
         }
         // One build at a time: concurrent requests that saw the same change wait for
-        // it and share its body instead of each building their own.
+        // it and share its result instead of each building their own.
         let _building = self.meta_cache.build_lock();
-        if let Some(body) = self.meta_cache.snapshot(fingerprint.value()) {
-            return Ok(body);
+        if let Some(snapshot) = self.meta_cache.snapshot(fingerprint.value()) {
+            return Ok(snapshot);
         }
         let files = self.sorted_note_files()?;
         let mut fingerprint = Fingerprint::default();
@@ -103,14 +108,19 @@ impl Notebook {
         let mut text = serde_json::to_string_pretty(&list)
             .map_err(|e| Error::ListFailed(io::Error::other(e)))?;
         text.push('\n');
-        let body = bytes::Bytes::from(text);
-        // A body made while a file is unsettled could outlive a change the
+        let snapshot = ListSnapshot {
+            list: Arc::new(list),
+            json: bytes::Bytes::from(text),
+        };
+        // A list made while a file is unsettled could outlive a change the
         // fingerprint does not show.
         if files.iter().all(|file| FileId::of(&file.meta).settled()) {
             self.meta_cache
-                .set_snapshot(fingerprint.value(), body.clone());
+                .set_snapshot(fingerprint.value(), snapshot.clone());
         }
-        Ok(body)
+        drop(files);
+        crate::memory::give_back();
+        Ok(snapshot)
     }
 
     /// The list entries of `files` (sorted), parsed only for files not seen before.

@@ -55,7 +55,11 @@ fn recency(note: &NoteMeta) -> std::cmp::Reverse<Option<chrono::NaiveDateTime>> 
     )
 }
 
-/// `/`: every note, most recently changed first, optionally only those with a tag.
+/// Notes on one page of the list.
+const PAGE_SIZE: usize = 100;
+
+/// `/`: every note, most recently changed first, optionally only those with a tag,
+/// a hundred a page (`?page=N`).
 pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Reply {
     if !is_read(&method) {
         return Ok(method_not_allowed("GET, HEAD"));
@@ -76,18 +80,32 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
             *tags.entry(t.clone()).or_default() += 1;
         }
     }
-    let total = list.notes.len();
-    let mut notes: Vec<NoteMeta> = list
+    let mut notes: Vec<&NoteMeta> = list
         .notes
-        .into_iter()
+        .iter()
         .filter(|n| tag.as_ref().is_none_or(|t| n.tags.contains(t)))
         .collect();
-    notes.sort_by_key(recency);
+    notes.sort_by_cached_key(|note| recency(note));
+    let pages = notes.len().div_ceil(PAGE_SIZE).max(1);
+    let page = params
+        .get("page")
+        .and_then(|p| p.parse::<usize>().ok())
+        .unwrap_or(1)
+        .clamp(1, pages);
+    let shown: Vec<NoteMeta> = notes
+        .iter()
+        .skip((page - 1) * PAGE_SIZE)
+        .take(PAGE_SIZE)
+        .map(|note| (*note).clone())
+        .collect();
     Ok(html(
         StatusCode::OK,
         views::index(&Listing {
-            notes: &notes,
-            total,
+            notes: &shown,
+            matched: notes.len(),
+            total: list.notes.len(),
+            page,
+            pages,
             public: &public,
             tags: &tags,
             tag: tag.as_deref(),

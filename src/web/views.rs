@@ -21,9 +21,15 @@ pub(crate) enum Mode {
 }
 
 pub(super) struct Listing<'a> {
+    /// The notes of this page.
     pub notes: &'a [NoteMeta],
+    /// Number of notes the tag filter kept.
+    pub matched: usize,
     /// Number of notes before the tag filter.
     pub total: usize,
+    /// This page, from 1, and the number of pages.
+    pub page: usize,
+    pub pages: usize,
     /// Note path → its public page URL.
     pub public: &'a HashMap<String, String>,
     /// Every tag with the number of notes carrying it.
@@ -113,6 +119,14 @@ fn tag_href(tag: &str) -> String {
     format!("/?tag={}", query_value(tag))
 }
 
+/// Page `n` of the list, with its tag filter.
+fn page_href(tag: Option<&str>, n: usize) -> String {
+    match tag {
+        Some(tag) => format!("{}&page={n}", tag_href(tag)),
+        None => format!("/?page={n}"),
+    }
+}
+
 /// The frame of every page: top bar with search and "New note", then the content.
 fn layout(title: &str, query: &str, class: &str, content: Markup) -> Markup {
     html! {
@@ -178,7 +192,7 @@ pub(super) fn index(page: &Listing) -> Markup {
         header.page {
             h1 { (heading) }
             p.meta {
-                (plural(page.notes.len(), "note", "notes"))
+                (plural(page.matched, "note", "notes"))
                 @if page.tag.is_some() {
                     " of " (page.total)
                     span.dot aria-hidden="true" { "·" }
@@ -221,6 +235,17 @@ pub(super) fn index(page: &Listing) -> Markup {
                             }
                         }
                         (tag_list(&note.tags))
+                    }
+                }
+            }
+            @if page.pages > 1 {
+                nav.pager aria-label="Pages" {
+                    @if page.page > 1 {
+                        a rel="prev" href=(page_href(page.tag, page.page - 1)) { "← Newer" }
+                    }
+                    span { "Page " (page.page) " of " (page.pages) }
+                    @if page.page < page.pages {
+                        a rel="next" href=(page_href(page.tag, page.page + 1)) { "Older →" }
                     }
                 }
             }

@@ -427,3 +427,49 @@ fn the_interface_never_shadows_the_api_or_the_public_pages() {
     assert_eq!(response.status(), 303);
     assert_eq!(location(&response), "/");
 }
+
+#[test]
+fn the_list_comes_a_hundred_notes_a_page() {
+    let ws = Workspace::new();
+    // Minutes run 00 to 59 within one day, a day per hour: note i is i minutes newer.
+    for i in 0..250 {
+        let stamp = format!(
+            "{:02}-01-2025:{:02}:{:02}",
+            1 + i / 60 / 24,
+            i / 60 % 24,
+            i % 60
+        );
+        let tag = if i % 2 == 0 { "even" } else { "odd" };
+        ws.write(
+            &format!("n{i:03}.md"),
+            &format!("---\ntitle: Note {i}\nlast_modified: {stamp}\ntags: [{tag}]\n---\n"),
+        );
+    }
+    let server = ws.serve();
+    let titles = |html: &str| -> Vec<usize> {
+        html.split(">Note ")
+            .skip(1)
+            .map(|rest| rest.split('<').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let (_, first) = page(server.get("/"));
+    assert!(first.contains("250 notes"), "{first}");
+    assert_eq!(titles(&first), (150..250).rev().collect::<Vec<_>>());
+    assert!(first.contains("Page 1 of 3"));
+    assert!(first.contains(r#"href="/?page=2""#));
+    assert!(!first.contains(r#"rel="prev""#));
+    let (_, last) = page(server.get("/?page=3"));
+    assert_eq!(titles(&last), (0..50).rev().collect::<Vec<_>>());
+    assert!(last.contains(r#"href="/?page=2""#) && !last.contains(r#"rel="next""#));
+    // Past the end, or not a number: the nearest page.
+    assert_eq!(titles(&page(server.get("/?page=99")).1), titles(&last));
+    assert_eq!(titles(&page(server.get("/?page=x")).1), titles(&first));
+    // The tag filter pages too, and its links keep it.
+    let (_, odd) = page(server.get("/?tag=odd&page=2"));
+    assert!(odd.contains("125 notes"), "{odd}");
+    assert_eq!(
+        titles(&odd),
+        (0..50).rev().filter(|i| i % 2 == 1).collect::<Vec<_>>()
+    );
+    assert!(odd.contains(r#"href="/?tag=odd&amp;page=1""#), "{odd}");
+}

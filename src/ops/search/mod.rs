@@ -86,8 +86,8 @@ impl NotesIndex {
         let (schema, fields) = schema::schema();
         let exists = dir.join("meta.json").is_file();
         let index = if exists {
-            let index =
-                Index::open_in_dir(&dir).map_err(|e| index_error("cannot open", &dir, e))?;
+            let index = Index::open(mmap_directory(&dir)?)
+                .map_err(|e| index_error("cannot open", &dir, e))?;
             if index.schema() == schema {
                 index
             } else {
@@ -393,7 +393,24 @@ fn first_str(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
 
 fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index> {
     std::fs::create_dir_all(dir).map_err(|e| index_error("cannot create", dir, e))?;
-    Index::create_in_dir(dir, schema).map_err(|e| index_error("cannot create", dir, e))
+    Index::create(
+        mmap_directory(dir)?,
+        schema,
+        tantivy::IndexSettings::default(),
+    )
+    .map_err(|e| index_error("cannot create", dir, e))
+}
+
+/// The index files, mapped for random access: only the pages a search or merge
+/// touches become resident, without the kernel's read-ahead and fault-around, which
+/// otherwise map whole stretches of the stored texts into the server's memory.
+fn mmap_directory(dir: &Path) -> Result<tantivy::directory::MmapDirectory> {
+    use tantivy::directory::MmapDirectory;
+    #[cfg(unix)]
+    let opened = MmapDirectory::open_with_madvice(dir, tantivy::directory::Advice::Random);
+    #[cfg(not(unix))]
+    let opened = MmapDirectory::open(dir);
+    opened.map_err(|e| Error::Index(format!("cannot open the index in {}: {e}", dir.display())))
 }
 
 pub(crate) fn index_error(what: &str, dir: &Path, e: impl std::fmt::Display) -> Error {

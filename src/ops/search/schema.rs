@@ -5,7 +5,7 @@ use std::fs;
 use std::time::UNIX_EPOCH;
 
 use tantivy::schema::{
-    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
@@ -51,14 +51,16 @@ pub fn schema() -> (Schema, Fields) {
             .set_index_option(IndexRecordOption::Basic),
     );
     let fields = Fields {
-        path: builder.add_text_field("path", STRING | STORED),
+        // Path and stamp are also columns (fast fields), so the writer learns what the
+        // index holds from two small files instead of every stored document.
+        path: builder.add_text_field("path", STRING | STORED | FAST),
         title: builder.add_text_field("title", text.clone()),
         tags: builder.add_text_field("tags", text.clone()),
         tag: builder.add_text_field("tag", tag),
         body: builder.add_text_field("body", text),
         date: builder.add_text_field("date", STRING | STORED),
         last_modified: builder.add_text_field("last_modified", STRING | STORED),
-        stamp: builder.add_text_field("stamp", STRING | STORED),
+        stamp: builder.add_text_field("stamp", STRING | STORED | FAST),
     };
     (builder.build(), fields)
 }

@@ -6,9 +6,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use tantivy::collector::DocSetCollector;
-use tantivy::query::AllQuery;
-use tantivy::schema::Value;
 use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 
 use super::{NotesIndex, index_dir, schema};
@@ -16,9 +13,14 @@ use crate::error::{Error, Result};
 use crate::ops::NotePath;
 use crate::ops::store::{self, NoteFile};
 
-/// Memory the writer may use before it flushes a segment. One writer thread with a
-/// small arena keeps the server's footprint small; a 10k-note rebuild stays near 1 s.
-const WRITER_MEMORY: usize = 20 * 1024 * 1024;
+/// Memory the writer may use before it flushes a segment: tantivy's smallest. One
+/// writer thread with a small arena keeps the server's footprint small.
+const WRITER_MEMORY: usize = 15_000_000;
+
+/// Notes added between two commits of a long pass. tantivy queues added documents,
+/// whole texts included, until its indexing thread takes them (up to 10k of them),
+/// so a pass over a large folder commits every so many notes to bound what it holds.
+const PASS_CHUNK: usize = 1000;
 
 /// Progress of a long pass: notes done, notes in all.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
@@ -74,6 +76,7 @@ impl IndexUpdater {
         let total = files.len();
         for (done, file) in files.iter().enumerate() {
             self.add(file)?;
+            self.commit_every_chunk(done + 1)?;
             progress(done + 1, total);
         }
         self.commit()?;
@@ -104,6 +107,7 @@ impl IndexUpdater {
         for (done, file) in stale.into_iter().enumerate() {
             self.add(file)?;
             changes.indexed += 1;
+            self.commit_every_chunk(done + 1)?;
             progress(done + 1, total);
         }
         if changes != Changes::default() {
@@ -177,6 +181,14 @@ impl IndexUpdater {
         self.known.remove(path);
     }
 
+    /// Commits after every `PASS_CHUNK` notes added by a pass.
+    fn commit_every_chunk(&mut self, added: usize) -> Result<()> {
+        if added.is_multiple_of(PASS_CHUNK) {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
     fn commit(&mut self) -> Result<()> {
         if let Err(e) = self.writer.commit() {
             let _ = self.writer.rollback();
@@ -184,6 +196,9 @@ impl IndexUpdater {
             self.known = known_stamps(&self.index).unwrap_or_default();
             return Err(write_error(e));
         }
+        // A pass frees the writer's buffers; hand them back to the system rather
+        // than keep them in the allocator for good.
+        crate::memory::give_back();
         self.index
             .reader
             .reload()
@@ -195,22 +210,31 @@ fn write_error(e: TantivyError) -> Error {
     Error::Index(format!("cannot write the index: {e}"))
 }
 
-/// Path → stamp of every note the index holds.
+/// Path → stamp of every note the index holds, read from the two columns.
 fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
     let read_error = |e: TantivyError| Error::Index(format!("cannot read the index: {e}"));
     let searcher = index.reader.searcher();
-    let addresses = searcher
-        .search(&AllQuery, &DocSetCollector)
-        .map_err(read_error)?;
-    let mut known = HashMap::with_capacity(addresses.len());
-    for address in addresses {
-        let doc: TantivyDocument = searcher.doc(address).map_err(read_error)?;
-        let field = |f| {
-            doc.get_first(f)
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
+    let mut known = HashMap::with_capacity(searcher.num_docs() as usize);
+    for segment in searcher.segment_readers() {
+        let fast = segment.fast_fields();
+        let (Some(paths), Some(stamps)) = (
+            fast.str("path").map_err(read_error)?,
+            fast.str("stamp").map_err(read_error)?,
+        ) else {
+            continue;
         };
-        known.insert(field(index.fields.path), field(index.fields.stamp));
+        let text = |column: &tantivy::columnar::StrColumn, doc| -> Result<String> {
+            let mut out = String::new();
+            if let Some(ord) = column.ords().first(doc) {
+                column
+                    .ord_to_str(ord, &mut out)
+                    .map_err(|e| Error::Index(format!("cannot read the index: {e}")))?;
+            }
+            Ok(out)
+        };
+        for doc in segment.doc_ids_alive() {
+            known.insert(text(&paths, doc)?, text(&stamps, doc)?);
+        }
     }
     Ok(known)
 }

@@ -1,0 +1,25 @@
+//! The allocator's footprint in a long-running server (glibc on Linux; elsewhere these
+//! do nothing).
+
+/// glibc gives every thread that allocates its own heap arena and rarely gives freed
+/// memory back; with a thread pool under mixed load the heap then grows for minutes
+/// (measured by `just soak`: 100 → 178 MiB in 4 min; 22 MiB flat with two arenas, at
+/// the same request rate). Two arenas keep a long-running server's heap flat. Call
+/// before starting threads.
+pub fn limit_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator, with a documented parameter and value.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// Returns the allocator's free memory to the system, after work that allocated a
+/// lot for a while (an index pass, a list build over many notes).
+pub fn give_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it is thread-safe.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
