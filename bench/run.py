@@ -5,6 +5,12 @@ Generates deterministic corpora (1k and 10k notes), starts the release binary an
 nginx on loopback ports, drives both with wrk (2 threads, 64 connections, fixed
 duration) and writes one table to bench/RESULTS.md. Only loopback addresses are used;
 every run is bounded by wrk's duration.
+
+This machine's speed drifts by up to 2x within a minute (it shares its host), so the
+rows compared with nginx run in interleaved rounds (nginx, raw, JSON, nginx, ...) and
+the ratio reported is the median of the per-round ratios. Where `perf stat` can count
+instructions, each row also shows the server's instructions per request, a measure
+that does not drift with the host.
 """
 
 import json
@@ -13,6 +19,7 @@ import random
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,7 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "target" / "release" / "notes"
 LUA = REPO / "bench" / "wrk.lua"
-DURATION = os.environ.get("BENCH_DURATION", "8s")
+DURATION = os.environ.get("BENCH_DURATION", "6s")
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 THREADS, CONNECTIONS = "2", "64"
 
 WORDS = (
@@ -139,9 +147,44 @@ def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads
     return r
 
 
-def measured(proc, result):
-    """Notes the server's peak RSS so far on a wrk result."""
-    result["rss_after_kib"] = rss_peak_kib(proc.pid)
+def process_tree(pid):
+    """The pid and its children (nginx's workers)."""
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return [pid] + [int(p) for p in children.stdout.split()]
+
+
+def perf_works():
+    if not shutil.which("perf"):
+        return False
+    probe = subprocess.run(["perf", "stat", "-x,", "-e", "instructions", "true"],
+                           capture_output=True, text=True)
+    return probe.returncode == 0 and "not supported" not in probe.stderr
+
+
+PERF = None
+
+
+def counted(pid, run_load):
+    """Runs `run_load` (a wrk run) and adds the server's instructions per request when
+    perf can count them, and its peak RSS so far."""
+    global PERF
+    if PERF is None:
+        PERF = perf_works()
+    perf = None
+    if PERF:
+        pids = ",".join(map(str, process_tree(pid)))
+        perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "instructions", "-p", pids],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.2)
+    result = run_load()
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        err = perf.communicate(timeout=30)[1]
+        for line in err.splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2].startswith("instructions") and fields[0].isdigit():
+                result["instr_per_req"] = int(fields[0]) / max(result["requests"], 1)
+    result["rss_after_kib"] = rss_peak_kib(pid)
     return result
 
 
@@ -205,79 +248,124 @@ def fmt_ms(us):
     return f"{us / 1000:.2f}"
 
 
+def median(values):
+    return statistics.median(values)
+
+
 def main():
     need("wrk", "wrk")
     need("nginx", "nginx")
+    need("perf", "linux-perf")
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
     rows = []
-    peak = {}
-    startup_peak = {}
+    rounds = {}
+    peaks = {}
     list_p50 = {}
+    list_instr = {}
     with tempfile.TemporaryDirectory(prefix="notes-bench-") as tmp:
         tmp = Path(tmp)
         for count in (1000, 10000):
             notes_dir = tmp / f"notes-{count}"
             public_dir = tmp / f"public-{count}"
+            label = f"{count // 1000}k"
             print(f"corpus: {count} notes", flush=True)
             generate(notes_dir, count)
+            # First start: the never-indexed folder is indexed; its peak is its own row.
+            notes, nbase = start_notes(notes_dir, public_dir)
+            try:
+                wait_indexed(nbase, count)
+                wait_idle(notes.pid)
+                peaks[(count, "first start, indexing")] = rss_peak_kib(notes.pid)
+            finally:
+                stop(notes)
             notes, nbase = start_notes(notes_dir, public_dir)
             nginx, xbase = start_nginx(notes_dir, tmp)
             try:
                 wait_indexed(nbase, count)
                 wait_idle(notes.pid)
-                startup_peak[count] = rss_peak_kib(notes.pid)
                 one = note_path(7)
-                label = f"{count // 1000}k"
-                ref = wrk(xbase, path="/" + one)
-                rows.append((f"nginx GET file ({label})", ref, None))
-                raw = measured(notes, wrk(nbase, path="/api/v1/notes/" + one, accept="text/markdown"))
-                rows.append((f"GET raw ({label})", raw, raw["rps"] / ref["rps"]))
-                js = measured(notes, wrk(nbase, path="/api/v1/notes/" + one))
-                rows.append((f"GET JSON ({label})", js, js["rps"] / ref["rps"]))
-                lst = measured(notes, wrk(nbase, path="/api/v1/notes"))
-                rows.append((f"list ({label})", lst, None))
-                one_client = measured(notes, wrk(nbase, path="/api/v1/notes", connections="1", threads="1"))
+                runs = {"nginx": [], "raw": [], "json": []}
+                for _ in range(ROUNDS):
+                    runs["nginx"].append(counted(nginx.pid, lambda: wrk(xbase, path="/" + one)))
+                    runs["raw"].append(counted(notes.pid, lambda: wrk(
+                        nbase, path="/api/v1/notes/" + one, accept="text/markdown")))
+                    runs["json"].append(counted(notes.pid, lambda: wrk(
+                        nbase, path="/api/v1/notes/" + one)))
+                rounds[label] = runs
+                for name, key in (("nginx GET file", "nginx"), ("GET raw", "raw"),
+                                  ("GET JSON", "json")):
+                    ratio = None
+                    if key != "nginx":
+                        ratio = median([r["rps"] / n["rps"]
+                                        for r, n in zip(runs[key], runs["nginx"])])
+                    rows.append((f"{name} ({label})", middle(runs[key]), ratio))
+                rows.append((f"list ({label})",
+                             counted(notes.pid, lambda: wrk(nbase, path="/api/v1/notes")), None))
+                one_client = counted(notes.pid, lambda: wrk(
+                    nbase, path="/api/v1/notes", connections="1", threads="1"))
                 rows.append((f"list, 1 client ({label})", one_client, None))
                 list_p50[count] = one_client["p50_us"]
-                rows.append((f"search ({label})", measured(notes, wrk(nbase, mode="search")), None))
+                list_instr[count] = one_client.get("instr_per_req")
+                rows.append((f"search ({label})",
+                             counted(notes.pid, lambda: wrk(nbase, mode="search")), None))
+                peaks[(count, "serving reads")] = rss_peak_kib(notes.pid)
                 if count == 10000:
-                    rows.append(("PUT new", measured(notes, wrk(nbase, mode="put_new")), None))
-                    rows.append(("PUT replace", measured(notes, wrk(nbase, mode="put_replace")), None))
-                    rows.append(("toggle", measured(notes, wrk(nbase, mode="toggle")), None))
-                peak[count] = rss_peak_kib(notes.pid)
+                    for name, mode in (("PUT new", "put_new"), ("PUT replace", "put_replace"),
+                                       ("toggle", "toggle")):
+                        rows.append((name, counted(notes.pid, lambda: wrk(nbase, mode=mode)), None))
+                    written = sum(1 for _ in (notes_dir / "bench-new").glob("*.md"))
+                    peaks[(count, f"after the write rows ({count + written} notes)")] = \
+                        rss_peak_kib(notes.pid)
             finally:
                 stop(notes)
                 stop(nginx)
 
-    growth = list_p50[10000] / max(list_p50[1000], 1)
     lines = [
         "# HTTP benchmark",
         "",
         f"`just bench` on this machine ({os.cpu_count()} cores), wrk {THREADS} threads, "
-        f"{CONNECTIONS} connections, {DURATION} per row, loopback only. Ratios are against "
-        "nginx serving the same file in the same run.",
+        f"{CONNECTIONS} connections, {DURATION} per run, loopback only. The nginx, raw and "
+        f"JSON rows ran in {ROUNDS} interleaved rounds: their req/s and latencies are the "
+        "median round's, their ratio the median of the per-round ratios to nginx in the "
+        "same round. `instr/req`: the server's instructions per request (perf stat), "
+        "which the host's drift does not change.",
         "",
-        "| request | req/s | p50 ms | p99 ms | non-2xx | ratio to nginx | server peak RSS after, MiB |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| request | req/s | p50 ms | p99 ms | non-2xx | ratio to nginx | instr/req | "
+        "server peak RSS after, MiB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, r, ratio in rows:
         rss = r.get("rss_after_kib")
+        instr = r.get("instr_per_req")
         lines.append(
             f"| {name} | {r['rps']:.0f} | {fmt_ms(r['p50_us'])} | {fmt_ms(r['p99_us'])} | "
             f"{r['non2xx'] + r['socket_errors']} | {'' if ratio is None else f'{ratio:.2f}'} | "
+            f"{'' if instr is None else f'{instr:,.0f}'} | "
             f"{'' if rss is None else f'{rss / 1024:.1f}'} |"
         )
-    lines += [
-        "",
-        f"- list p50 (1 client, warm) grows {growth:.1f}x from 1k to 10k notes (10x more notes).",
-        f"- peak RSS of `notes serve`: {peak[1000] / 1024:.1f} MiB (1k corpus), "
-        f"{peak[10000] / 1024:.1f} MiB (10k corpus); after start-up indexing, before any "
-        f"request: {startup_peak[1000] / 1024:.1f} and {startup_peak[10000] / 1024:.1f} MiB.",
-        "",
-    ]
+    lines += ["", "Per-round ratios to nginx:"]
+    for label, runs in rounds.items():
+        for key in ("raw", "json"):
+            ratios = ", ".join(f"{r['rps'] / n['rps']:.2f}"
+                               for r, n in zip(runs[key], runs["nginx"]))
+            lines.append(f"- {key} ({label}): {ratios}")
+    growth = list_p50[10000] / max(list_p50[1000], 1)
+    lines += ["", f"- list p50 (1 client, warm) grows {growth:.1f}x from 1k to 10k notes "
+              "(10x more notes)"
+              + (f"; instructions per list grow {list_instr[10000] / list_instr[1000]:.1f}x."
+                 if list_instr.get(1000) and list_instr.get(10000) else ".")]
+    lines += ["", "Peak RSS (VmHWM) of `notes serve`:"]
+    for (count, phase), kib in peaks.items():
+        lines.append(f"- {count // 1000}k corpus, {phase}: {kib / 1024:.1f} MiB")
+    lines.append("")
     text = "\n".join(lines)
     print(text)
     (REPO / "bench" / "RESULTS.md").write_text(text)
+
+
+def middle(runs):
+    """The run with the median throughput."""
+    return sorted(runs, key=lambda r: r["rps"])[len(runs) // 2]
 
 
 if __name__ == "__main__":
