@@ -111,7 +111,7 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
         } else {
             format!("inline; filename=\"{name}\"")
         };
-        if let Ok(value) = HeaderValue::from_bytes(disposition.as_bytes()) {
+        if let Some(value) = reply::header_value(disposition) {
             response
                 .headers_mut()
                 .insert(header::CONTENT_DISPOSITION, value);

@@ -35,14 +35,20 @@ pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
 pub fn with_type(
     status: StatusCode,
     body: impl Into<bytes::Bytes>,
-    content_type: &str,
+    content_type: &'static str,
 ) -> Response {
     let mut response = Response::new(body.into().into());
     *response.status_mut() = status;
-    if let Ok(value) = HeaderValue::from_str(content_type) {
-        response.headers_mut().insert(header::CONTENT_TYPE, value);
-    }
     response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// A header value made from a string without copying it; `None` when it is not a
+/// valid header value.
+pub fn header_value(text: String) -> Option<HeaderValue> {
+    HeaderValue::from_maybe_shared(bytes::Bytes::from(text)).ok()
 }
 
 /// The ErrorResponse of a domain error; server-side failures are logged with their cause.
