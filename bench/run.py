@@ -6,9 +6,12 @@ nginx on loopback ports, drives both with wrk (2 threads, 64 connections, fixed
 duration) and writes one table to bench/RESULTS.md. Only loopback addresses are used;
 every run is bounded by wrk's duration.
 
-This machine's speed drifts by up to 2x within a minute (it shares its host), so the
-rows compared with nginx run in interleaved rounds (nginx, raw, JSON, nginx, ...) and
-the ratio reported is the median of the per-round ratios. Where `perf stat` can count
+The servers (notes and nginx alike) run on the first half of the cores and wrk on the
+other half (taskset), so both servers get the same cores and neither competes with
+the load generator: on 2 cores, one each. This machine's speed also drifts by up to
+2x within a minute (it shares its host), so the rows compared with nginx run in
+interleaved rounds (nginx, raw, JSON, nginx, ...) and the ratio reported is the
+median of the per-round ratios. Where `perf stat` can count
 instructions, each row also shows the server's instructions per request, a measure
 that does not drift with the host.
 """
@@ -33,6 +36,28 @@ LUA = REPO / "bench" / "wrk.lua"
 DURATION = os.environ.get("BENCH_DURATION", "6s")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 THREADS, CONNECTIONS = "2", "64"
+
+
+def cpu_split():
+    """(server cores, load cores) as taskset lists, or None without taskset or cores."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2 or not shutil.which("taskset"):
+        return None
+    half = len(cores) // 2
+    as_list = lambda cs: ",".join(map(str, cs))
+    return as_list(cores[:half]), as_list(cores[half:])
+
+
+SPLIT = cpu_split()
+SERVER_CORES = len(SPLIT[0].split(",")) if SPLIT else os.cpu_count()
+
+
+def on_server_cores(command):
+    return (["taskset", "-c", SPLIT[0]] + command) if SPLIT else command
+
+
+def on_load_cores(command):
+    return (["taskset", "-c", SPLIT[1]] + command) if SPLIT else command
 
 WORDS = (
     "garden river mountain quiet morning letter coffee window autumn winter summer "
@@ -135,8 +160,8 @@ def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads
     if accept:
         env["BENCH_ACCEPT"] = accept
     out = subprocess.run(
-        ["wrk", "-t", threads, "-c", connections, "-d", DURATION, "--timeout", "10s",
-         "-s", str(LUA), url],
+        on_load_cores(["wrk", "-t", threads, "-c", connections, "-d", DURATION,
+                       "--timeout", "10s", "-s", str(LUA), url]),
         capture_output=True, text=True, env=env, timeout=300,
     )
     line = [l for l in out.stdout.splitlines() if l.startswith("{")]
@@ -198,8 +223,8 @@ def rss_peak_kib(pid):
 def start_notes(notes_dir, public_dir):
     port = free_port()
     proc = subprocess.Popen(
-        [str(BIN), "--notes-dir", str(notes_dir), "--public-dir", str(public_dir),
-         "serve", "--listen", f"127.0.0.1:{port}"],
+        on_server_cores([str(BIN), "--notes-dir", str(notes_dir), "--public-dir",
+                         str(public_dir), "serve", "--listen", f"127.0.0.1:{port}"]),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
@@ -212,7 +237,7 @@ def start_nginx(notes_dir, work):
     conf = work / "nginx.conf"
     conf.write_text(f"""
 user root;
-worker_processes 2;
+worker_processes {SERVER_CORES};
 daemon off;
 pid {work}/nginx.pid;
 error_log {work}/nginx-error.log;
@@ -229,8 +254,8 @@ http {{
     }}
 }}
 """)
-    proc = subprocess.Popen(["nginx", "-c", str(conf)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(on_server_cores(["nginx", "-c", str(conf)]),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     wait_http(base + "/" + note_path(0))
     return proc, base
@@ -324,7 +349,11 @@ def main():
         "# HTTP benchmark",
         "",
         f"`just bench` on this machine ({os.cpu_count()} cores), wrk {THREADS} threads, "
-        f"{CONNECTIONS} connections, {DURATION} per run, loopback only. The nginx, raw and "
+        f"{CONNECTIONS} connections, {DURATION} per run, loopback only. "
+        + (f"Servers (notes, and nginx with {SERVER_CORES} worker(s)) on core(s) {SPLIT[0]}, "
+           f"wrk on core(s) {SPLIT[1]}. " if SPLIT else "No core split (taskset or a "
+           "second core missing). ")
+        + "The nginx, raw and "
         f"JSON rows ran in {ROUNDS} interleaved rounds: their req/s and latencies are the "
         "median round's, their ratio the median of the per-round ratios to nginx in the "
         "same round. `instr/req`: the server's instructions per request (perf stat), "

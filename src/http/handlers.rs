@@ -116,25 +116,30 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
                 .headers_mut()
                 .insert(header::CONTENT_DISPOSITION, value);
         }
-        return with_etag(response, raw.etag());
+        return with_etag_bytes(response, raw.etag_bytes());
     }
-    let etag = raw.etag().to_string();
+    let etag = raw.etag_bytes();
     let json = if raw.bytes().len() as u64 <= INLINE_READ {
         state.notebook.json_of_raw(&raw)
     } else {
         blocking(state, move |s| s.notebook.json_of_raw(&raw)).await
     };
     match json {
-        Ok(json) => with_etag(
+        Ok(json) => with_etag_bytes(
             reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
-            &etag,
+            etag,
         ),
         Err(err) => reply::error(&err),
     }
 }
 
-fn with_etag(mut response: Response, etag: &str) -> Response {
-    if let Ok(value) = HeaderValue::from_str(etag) {
+fn with_etag(response: Response, etag: &str) -> Response {
+    with_etag_bytes(response, bytes::Bytes::copy_from_slice(etag.as_bytes()))
+}
+
+/// Adds the `ETag` header, sharing the tag's bytes.
+fn with_etag_bytes(mut response: Response, etag: bytes::Bytes) -> Response {
+    if let Ok(value) = HeaderValue::from_maybe_shared(etag) {
         response.headers_mut().insert(header::ETAG, value);
     }
     response

@@ -162,7 +162,8 @@ pub struct ListSnapshot {
 pub struct Version {
     pub id: FileId,
     pub bytes: bytes::Bytes,
-    pub etag: String,
+    /// The entity tag, shared so a response header can take it without a copy.
+    pub etag: bytes::Bytes,
     pub json: std::sync::OnceLock<bytes::Bytes>,
 }
 
@@ -170,7 +171,7 @@ impl Version {
     pub fn new(id: FileId, bytes: Vec<u8>) -> Self {
         Version {
             id,
-            etag: super::model::etag(&bytes),
+            etag: super::model::etag(&bytes).into(),
             bytes: bytes.into(),
             json: std::sync::OnceLock::new(),
         }

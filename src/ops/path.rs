@@ -28,13 +28,16 @@ impl NotePath {
         if cleaned.starts_with("..") || cleaned.starts_with('/') {
             return Err(Error::InvalidPath);
         }
-        if cleaned.split('/').next() == Some(INTERNAL_DIR) {
+        if cleaned
+            .strip_prefix(INTERNAL_DIR)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        {
             return Err(Error::InvalidPath);
         }
         if !cleaned.ends_with(".md") {
             return Err(Error::NotMarkdown);
         }
-        if cleaned.split('/').any(|segment| segment.len() > 255) {
+        if cleaned.len() > 255 && cleaned.split('/').any(|segment| segment.len() > 255) {
             return Err(Error::InvalidPath);
         }
         Ok(NotePath(cleaned))
@@ -43,6 +46,9 @@ impl NotePath {
     /// Validates the percent-encoded path of a URL (the text after `/api/v1/notes/`).
     /// Decoding happens once, before cleaning, so `%2e%2e%2f` is traversal like `../`.
     pub fn from_url(encoded: &str) -> Result<Self> {
+        if !encoded.contains('%') {
+            return Self::parse(encoded);
+        }
         let decoded = percent_encoding::percent_decode_str(encoded)
             .decode_utf8()
             .map_err(|_| Error::InvalidPath)?;

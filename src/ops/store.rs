@@ -37,7 +37,12 @@ impl RawNote {
     }
 
     pub fn etag(&self) -> &str {
-        &self.version.etag
+        std::str::from_utf8(&self.version.etag).unwrap_or_default()
+    }
+
+    /// The entity tag as shared bytes.
+    pub fn etag_bytes(&self) -> bytes::Bytes {
+        self.version.etag.clone()
     }
 }
 
@@ -234,7 +239,7 @@ impl Notebook {
                 note
             }
         };
-        note.etag = version.etag.clone();
+        note.etag = raw.etag().to_string();
         note
     }
 
