@@ -17,10 +17,13 @@ use crate::ops::store::{self, NoteFile};
 /// writer thread with a small arena keeps the server's footprint small.
 const WRITER_MEMORY: usize = 15_000_000;
 
-/// Notes added between two commits of a long pass. tantivy queues added documents,
+/// Notes added between two commits of a catch-up. tantivy queues added documents,
 /// whole texts included, until its indexing thread takes them (up to 10k of them),
-/// so a pass over a large folder commits every so many notes to bound what it holds.
-const PASS_CHUNK: usize = 1000;
+/// so the server's pass over a large folder commits every so many notes to bound
+/// what it holds.
+const PASS_CHUNK: usize = 500;
+/// The same for `notes reindex`, which runs on its own and favours speed.
+const REBUILD_CHUNK: usize = 2500;
 
 /// Progress of a long pass: notes done, notes in all.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
@@ -74,9 +77,12 @@ impl IndexUpdater {
         self.writer.delete_all_documents().map_err(write_error)?;
         self.known.clear();
         let total = files.len();
+        // A rebuild (`notes reindex`) runs on its own: larger chunks, fewer commits.
         for (done, file) in files.iter().enumerate() {
             self.add(file)?;
-            self.commit_every_chunk(done + 1)?;
+            if (done + 1).is_multiple_of(REBUILD_CHUNK) {
+                self.commit()?;
+            }
             progress(done + 1, total);
         }
         self.commit()?;
