@@ -98,7 +98,7 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
         Err(err) => return reply::error(&err),
     };
     let accept = header_str(headers, header::ACCEPT);
-    if accept.contains("text/markdown") || accept.contains("text/plain") {
+    if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
         let mut response = reply::with_type(
             StatusCode::OK,
             raw.bytes().clone(),
@@ -133,6 +133,19 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
     }
 }
 
+/// Whether a header value (`Accept`, `Content-Type`) names a media type anywhere in
+/// it; media types compare without regard to case.
+fn names_media(value: &str, media: &str) -> bool {
+    let (value, media) = (value.as_bytes(), media.as_bytes());
+    // Most clients send the one type they want: a prefix check settles it.
+    value
+        .get(..media.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(media))
+        || value
+            .windows(media.len())
+            .any(|window| window.eq_ignore_ascii_case(media))
+}
+
 fn with_etag(response: Response, etag: &str) -> Response {
     with_etag_bytes(response, bytes::Bytes::copy_from_slice(etag.as_bytes()))
 }
@@ -165,7 +178,10 @@ async fn put(
 ) -> Response {
     let content_type = header_str(headers, header::CONTENT_TYPE).to_ascii_lowercase();
     let json = content_type.contains("application/json");
-    if !json && !content_type.contains("text/markdown") && !content_type.contains("text/plain") {
+    if !json
+        && !names_media(&content_type, "text/markdown")
+        && !names_media(&content_type, "text/plain")
+    {
         return reply::error(&Error::UnsupportedContentType);
     }
     let bytes = match body::read(

@@ -269,6 +269,9 @@ fn read_json_and_raw() {
         "text/markdown",
         "text/plain",
         "text/html, text/markdown;q=0.9",
+        // Media types compare without regard to case.
+        "Text/Markdown",
+        "application/json, TEXT/PLAIN",
     ] {
         let r = server
             .request("GET", "/api/v1/notes/dir/hello.md")
