@@ -275,6 +275,43 @@ def fmt_ms(us):
     return f"{us / 1000:.2f}"
 
 
+def fs_reference(folder, replace, seconds=4.0, threads=16):
+    """Durable writes by the file system alone, as PUT does them (temp file, fsync,
+    rename, folder fsync), from `threads` threads for `seconds`: new names, or
+    replacing 32 existing files per thread. The reference for the PUT rows."""
+    import threading
+    folder.mkdir(parents=True, exist_ok=True)
+    data = b"x" * 2000
+    counts = []
+
+    def worker(t):
+        if replace:
+            for i in range(32):
+                (folder / f"r{t}-{i}.md").write_bytes(data)
+        dir_fd = os.open(folder, os.O_RDONLY)
+        done, deadline = 0, time.time() + seconds
+        while time.time() < deadline:
+            name = folder / (f"r{t}-{done % 32}.md" if replace else f"n{t}-{done}.md")
+            temp = folder / f".tmp-ref-{t}"
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.write(fd, data)
+            os.fsync(fd)
+            os.close(fd)
+            os.rename(temp, name)
+            os.fsync(dir_fd)
+            done += 1
+        os.close(dir_fd)
+        counts.append(done)
+
+    workers = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    shutil.rmtree(folder)
+    return sum(counts) / seconds
+
+
 def median(values):
     return statistics.median(values)
 
@@ -285,6 +322,7 @@ def main():
     need("perf", "linux-perf", required=False)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
     rows = []
+    fs_rates = {}
     rounds = {}
     peaks = {}
     list_p50 = {}
@@ -340,6 +378,10 @@ def main():
                     for name, mode in (("PUT new", "put_new"), ("PUT replace", "put_replace"),
                                        ("toggle", "toggle")):
                         rows.append((name, counted(notes.pid, lambda: wrk(nbase, mode=mode)), None))
+                    fs_rates = {
+                        "new": fs_reference(tmp / "fs-new", replace=False),
+                        "replace": fs_reference(tmp / "fs-replace", replace=True),
+                    }
                     written = sum(1 for _ in (notes_dir / "bench-new").glob("*.md"))
                     peaks[(count, f"after the write rows ({count + written} notes)")] = \
                         rss_peak_kib(notes.pid)
@@ -380,6 +422,13 @@ def main():
             ratios = ", ".join(f"{r['rps'] / n['rps']:.2f}"
                                for r, n in zip(runs[key], runs["nginx"]))
             lines.append(f"- {key} ({label}): {ratios}")
+    puts = {name: r for name, r, _ in rows if name.startswith("PUT")}
+    if fs_rates:
+        lines += ["", "The file system alone (16 Python threads, same folder sequence as PUT: "
+                  "temp file, fsync, rename, folder fsync; 2 KB), on the same disk in the same run:"]
+        for kind, row in (("new", "PUT new"), ("replace", "PUT replace")):
+            lines.append(f"- durable {kind} files: {fs_rates[kind]:.0f}/s; {row} reaches "
+                         f"{puts[row]['rps'] / fs_rates[kind]:.2f}x of it")
     growth = list_p50[10000] / max(list_p50[1000], 1)
     lines += ["", f"- list p50 (1 client, warm) grows {growth:.1f}x from 1k to 10k notes "
               "(10x more notes)"
