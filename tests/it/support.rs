@@ -146,7 +146,9 @@ impl Workspace {
     }
 }
 
-/// Every file under `dir` (but the server log) with its bytes, sorted.
+/// Every file under `dir` with its bytes, sorted; but the server log and the search
+/// index, which the server writes in the background on its own schedule (its start-up
+/// catch-up, merges), whatever requests it gets.
 pub fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<_> = walkdir(dir)
         .into_iter()
@@ -164,7 +166,8 @@ fn walkdir(dir: &Path) -> Vec<PathBuf> {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             let path = entry.path();
-            if path.file_name().is_some_and(|n| n == "server.log") {
+            if path.file_name().is_some_and(|n| n == "server.log") || path.ends_with(".notes/index")
+            {
                 continue;
             }
             if path.is_dir() {
