@@ -176,11 +176,11 @@ async fn put(
     body: BodyStream,
     state: &Arc<State>,
 ) -> Response {
-    let content_type = header_str(headers, header::CONTENT_TYPE).to_ascii_lowercase();
-    let json = content_type.contains("application/json");
+    let content_type = header_str(headers, header::CONTENT_TYPE);
+    let json = names_media(content_type, "application/json");
     if !json
-        && !names_media(&content_type, "text/markdown")
-        && !names_media(&content_type, "text/plain")
+        && !names_media(content_type, "text/markdown")
+        && !names_media(content_type, "text/plain")
     {
         return reply::error(&Error::UnsupportedContentType);
     }

@@ -88,19 +88,16 @@ impl NotePath {
             _ => Error::AccessFailed(e),
         };
         #[cfg(target_os = "linux")]
-        if let Some(handle) = root.handle() {
-            use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+        {
+            use rustix::fs::OFlags;
             use rustix::io::Errno;
-            match openat2(
-                handle,
-                self.0.as_str(),
-                OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY,
-                Mode::empty(),
-                ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
-            ) {
-                Ok(fd) => return Ok(fs::File::from(fd)),
-                Err(Errno::XDEV | Errno::LOOP | Errno::NOSYS | Errno::PERM | Errno::AGAIN) => {}
-                Err(errno) => return Err(not_found(errno.into())),
+            match root.open_beneath(&self.0, OFlags::RDONLY | OFlags::NOCTTY) {
+                Some(Ok(fd)) => return Ok(fs::File::from(fd)),
+                None
+                | Some(Err(
+                    Errno::XDEV | Errno::LOOP | Errno::NOSYS | Errno::PERM | Errno::AGAIN,
+                )) => {}
+                Some(Err(errno)) => return Err(not_found(errno.into())),
             }
         }
         let full = self.resolve(root.path())?;
@@ -191,16 +188,31 @@ impl RootDir {
     /// caller down the path route, which decides every other case.
     #[cfg(target_os = "linux")]
     pub fn open_parent(&self, note: &NotePath) -> Option<std::os::fd::OwnedFd> {
-        use rustix::fs::{Mode, OFlags, ResolveFlags};
         let parent = note.as_str().rsplit_once('/').map_or(".", |(dir, _)| dir);
-        rustix::fs::openat2(
-            self.handle()?,
+        self.open_beneath(
             parent,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
+        )?
+        .ok()
+    }
+
+    /// `openat2` of `rel` from the handle, refused by the kernel when the walk would
+    /// leave the dir (`..`, symlinks pointing outside, absolute symlinks, magic links).
+    /// `None` when the handle is not usable.
+    #[cfg(target_os = "linux")]
+    fn open_beneath(
+        &self,
+        rel: &str,
+        flags: rustix::fs::OFlags,
+    ) -> Option<rustix::io::Result<std::os::fd::OwnedFd>> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        Some(rustix::fs::openat2(
+            self.handle()?,
+            rel,
+            flags | OFlags::CLOEXEC,
             Mode::empty(),
             ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
-        )
-        .ok()
+        ))
     }
 
     /// `stat` of the file `rel` names under the dir (following symlinks), when the

@@ -417,16 +417,8 @@ pub fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 /// when it changes).
 fn fingerprint(root: &Path) -> Result<u64> {
     use std::hash::{Hash, Hasher};
-    fs::read_dir(root).map_err(Error::ListFailed)?;
     let (mut sum, mut count) = (0u64, 0u64);
-    let walker = WalkDir::new(root)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."));
-    for entry in walker.flatten() {
-        if !entry.file_name().as_encoded_bytes().ends_with(b".md") {
-            continue;
-        }
+    for entry in markdown_entries(root)? {
         let meta = if entry.path_is_symlink() {
             fs::metadata(entry.path()).ok()
         } else {
@@ -463,20 +455,23 @@ pub fn note_files(root: &Path) -> Result<Vec<NoteFile>> {
     Ok(files)
 }
 
+/// The `.md` entries under `root`, dot-files and dot-folders skipped, in the walk's
+/// order. A folder that cannot be read is left out rather than failing the list; a
+/// root that cannot be read fails it.
+fn markdown_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> {
+    fs::read_dir(root).map_err(Error::ListFailed)?;
+    Ok(WalkDir::new(root)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+        .flatten()
+        .filter(|e| e.file_name().as_encoded_bytes().ends_with(b".md")))
+}
+
 /// Calls `visit` with every note file under `root` (the rules of `note_files`), in
 /// the walk's order, without keeping them.
 pub fn visit_note_files(root: &Path, mut visit: impl FnMut(NoteFile)) -> Result<()> {
-    fs::read_dir(root).map_err(Error::ListFailed)?;
-    let walker = WalkDir::new(root)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walker {
-        // A folder that cannot be read is left out rather than failing the list.
-        let Ok(entry) = entry else { continue };
-        if !entry.file_name().to_string_lossy().ends_with(".md") {
-            continue;
-        }
+    for entry in markdown_entries(root)? {
         let Some(rel) = relative(root, entry.path()) else {
             continue;
         };
