@@ -83,12 +83,27 @@ pub async fn notes(
 /// static file server does; larger ones on the blocking pool.
 const INLINE_READ: u64 = 64 << 10;
 
+/// Runs `f`, work on a note of `len` bytes, on this event loop when the note is small
+/// (`INLINE_READ`), on the blocking pool otherwise.
+async fn by_size<T: Send + 'static>(
+    state: &Arc<State>,
+    len: u64,
+    f: impl FnOnce(&State) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    if len <= INLINE_READ {
+        f(state)
+    } else {
+        blocking(state, f).await
+    }
+}
+
 /// Opens a note and reads it, unless its version is in memory already.
 async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote> {
     match state.notebook.open_note(path)? {
         Opened::Ready(raw) => Ok(raw),
-        Opened::Unread(open) if open.len() <= INLINE_READ => state.notebook.finish_read(open),
-        Opened::Unread(open) => blocking(state, move |s| s.notebook.finish_read(open)).await,
+        Opened::Unread(open) => {
+            by_size(state, open.len(), move |s| s.notebook.finish_read(open)).await
+        }
     }
 }
 
@@ -119,12 +134,8 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
         return with_etag_bytes(response, raw.etag_bytes());
     }
     let etag = raw.etag_bytes();
-    let json = if raw.bytes().len() as u64 <= INLINE_READ {
-        state.notebook.json_of_raw(&raw)
-    } else {
-        blocking(state, move |s| s.notebook.json_of_raw(&raw)).await
-    };
-    match json {
+    let len = raw.bytes().len() as u64;
+    match by_size(state, len, move |s| s.notebook.json_of_raw(&raw)).await {
         Ok(json) => with_etag_bytes(
             reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
             etag,
