@@ -84,11 +84,13 @@ pub enum Command {
         notes list-public --json | jq '.notes[].path'")]
     ListPublic(ListPublicArgs),
 
-    /// Publish a note to the public folder (regenerates its page when already public)
+    /// Publish a note to the public folder (regenerates its page when already public);
+    /// with --repair, bring the public folder back in line with the public notes
     #[command(after_long_help = "EXAMPLES:\n  \
         notes publish ideas/hi.md\n  \
-        notes --public-dir /srv/www publish ideas/hi.md")]
-    Publish(NoteArgs),
+        notes --public-dir /srv/www publish ideas/hi.md\n  \
+        notes publish --repair")]
+    Publish(PublishArgs),
 
     /// Unpublish a public note: its page is removed and the public index rebuilt
     #[command(after_long_help = "EXAMPLES:\n  notes unpublish ideas/hi.md")]
@@ -179,9 +181,37 @@ pub struct ServeArgs {
     pub max_body: u64,
 
     /// Seconds a client may take to send a request's head, or between two parts of its
-    /// body, before the connection is dropped
+    /// body, before the connection is dropped; a whole body gets five times as long
     #[arg(long, default_value_t = 15, value_name = "SECS")]
     pub request_timeout: u64,
+
+    /// A host name the service answers to, besides IP addresses, localhost and the
+    /// --base-url host (repeatable; the name a reverse proxy passes in `Host`).
+    /// Requests naming any other host are refused, so a web page cannot reach the
+    /// service by rebinding its own name to this machine
+    #[arg(
+        long = "allow-host",
+        env = "NOTES_ALLOW_HOSTS",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
+    pub allow_hosts: Vec<String>,
+
+    /// Most connections open at once; at the cap the longest-idle keep-alive connections
+    /// are closed to make room, and new clients wait while every connection is busy
+    /// [default: half the open-file limit, at least 16]
+    #[arg(
+        long,
+        env = "NOTES_MAX_CONNECTIONS",
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub max_connections: Option<u32>,
+
+    /// Seconds open requests get to finish after SIGTERM or Ctrl-C; then the server
+    /// exits whatever is still running
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub shutdown_timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +252,24 @@ pub struct NoteArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
     #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub note: String,
+    /// Print the result as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing on success
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates), required_unless_present = "repair")]
+    pub note: Option<String>,
+    /// Instead of publishing a note, repair the public folder after a crash or a hand
+    /// edit: remove generated pages no public note names, regenerate missing pages,
+    /// rebuild the index, the feed and the stylesheet; print what was fixed
+    #[arg(long, conflicts_with = "note")]
+    pub repair: bool,
     /// Print the result as JSON
     #[arg(long)]
     pub json: bool,

@@ -59,8 +59,23 @@ pub enum Error {
     InvalidLimit(String),
     #[error("Search index failure: {0}")]
     Index(String),
+    /// The index could not be opened or read (corrupt or missing files): it is moved aside
+    /// and rebuilt, never retried as it is.
+    #[error("The search index is unreadable: {0}")]
+    IndexBroken(String),
+    #[error("Search is unavailable for a moment: the index is being rebuilt from the notes")]
+    IndexRebuilding,
+    #[error("Front matter is larger than {0} bytes")]
+    FrontMatterTooLarge(usize),
+    #[error("Front matter is nested deeper than {0} levels")]
+    FrontMatterTooDeep(usize),
+    #[error("Front matter aliases expand to more than {0} values")]
+    FrontMatterAliases(usize),
     #[error("Not found")]
     RouteNotFound,
+    /// A task of the blocking pool panicked or was cancelled.
+    #[error("Internal error: {0}")]
+    WorkerFailed(String),
     #[error("The request body stalled")]
     RequestTimeout,
 }
@@ -72,8 +87,16 @@ impl Error {
     pub fn http_status(&self) -> u16 {
         use Error::*;
         match self {
-            InvalidPath | NotMarkdown | InvalidJson(_) | BodyUnreadable | PathRequired
-            | InvalidQuery(_) | InvalidLimit(_) => 400,
+            InvalidPath
+            | NotMarkdown
+            | InvalidJson(_)
+            | BodyUnreadable
+            | PathRequired
+            | InvalidQuery(_)
+            | InvalidLimit(_)
+            | FrontMatterTooLarge(_)
+            | FrontMatterTooDeep(_)
+            | FrontMatterAliases(_) => 400,
             NotFound | NotesDirMissing(_) | RouteNotFound => 404,
             MethodNotAllowed | NoteMethodNotAllowed => 405,
             NotPublic(_) => 409,
@@ -81,6 +104,7 @@ impl Error {
             RequestTimeout => 408,
             PayloadTooLarge(_) => 413,
             UnsupportedContentType => 415,
+            IndexRebuilding => 503,
             ListFailed(_)
             | AccessFailed(_)
             | ReadFailed(_)
@@ -90,7 +114,9 @@ impl Error {
             | DeleteFailed(_)
             | PublishFailed(_)
             | PublicRecordUnreadable { .. }
-            | Index(_) => 500,
+            | Index(_)
+            | IndexBroken(_)
+            | WorkerFailed(_) => 500,
         }
     }
 

@@ -1,89 +1,300 @@
-//! The one Markdown configuration of the product (public pages now, the web interface
-//! later): GitHub-style extensions on, raw HTML shown as text, headings given ids.
+//! The one Markdown renderer of the product: web note pages, the editor's preview and
+//! public pages all turn a note's body into HTML here, and nowhere else. The output can
+//! carry no script: raw HTML is shown as text, no attribute comes from the note's author
+//! (ids and classes are made here), and links and images keep only navigating schemes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{
-    CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd, html,
+    Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd, html,
 };
 
-/// Tables, footnotes, strikethrough, task lists and `{#id .class}` heading attributes.
+/// Tables, footnotes, strikethrough and task lists. Heading attributes
+/// (`# Title {#id .class key=value}`) stay off: they would let a note put any attribute,
+/// an event handler included, on a page that shares its origin with the API. Such a block
+/// is shown as the text it is.
 pub fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_HEADING_ATTRIBUTES
 }
 
 /// Renders a note body to an HTML fragment.
 ///
 /// Raw HTML in the Markdown is escaped and shown as text: pages are shared with people
 /// who did not write them, so a note can never inject a script or a form into one
-/// (an HTML block appears as a code block, inline HTML as text).
-/// Headings without an explicit `{#id}` get one made from their text (unique in the
-/// page), so every section can be linked to. When `skip_title` is given and the body
-/// opens with a level-1 heading of exactly that text, the heading is left out (the page
-/// already shows the title above the body).
+/// (an HTML block appears as a code block, inline HTML as text). Every heading gets an
+/// id made from its text (unique in the page), so every section can be linked to;
+/// footnotes get `fn-` ids made from their labels. Table alignment becomes an
+/// `align-left|center|right` class (pages allow no inline style); a fenced code block's
+/// language becomes a `language-…` class of letters, digits and `_+#.-` only. A link
+/// keeps its target only when it is relative or `http`, `https`, `mailto`, `tel` or
+/// `ftp`; an image may also show a `data:` PNG, GIF, JPEG or WebP.
+/// When `skip_title` is given and the body opens with a level-1 heading of exactly that
+/// text, the heading is left out (the page already shows the title above the body).
 pub fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
+    let mut footnotes = FootnoteIds::default();
+    let mut table = TableCells::default();
     let events: Vec<Event> = Parser::new_ext(markdown, options())
-        .map(|event| match event {
-            Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
-            // An HTML block is shown as the code it is.
-            Event::Start(Tag::HtmlBlock) => Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)),
-            Event::End(TagEnd::HtmlBlock) => Event::End(TagEnd::CodeBlock),
-            // A `javascript:` (or other scripting) link would run in the reader's page.
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => Event::Start(Tag::Link {
-                link_type,
-                dest_url: safe_url(dest_url),
-                title,
-                id,
-            }),
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => Event::Start(Tag::Image {
-                link_type,
-                dest_url: safe_url(dest_url),
-                title,
-                id,
-            }),
-            other => other,
-        })
+        .map(|event| safe_event(event, &mut footnotes, &mut table))
         .collect();
     let events = drop_title(events, skip_title);
-    let events = with_heading_ids(events);
+    let events = with_heading_ids(events, footnotes.used);
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut out, events.into_iter());
     out
 }
 
-/// A link target kept when it is relative or uses a scheme that only navigates
-/// (`http`, `https`, `mailto`, `tel`, `ftp`); any other scheme (`javascript:`,
-/// `vbscript:`, `data:`…) becomes `#`.
-fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
-    // Browsers ignore tabs, newlines and leading spaces or controls in a scheme.
-    let cleaned: String = url
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace() && !c.is_control())
-        .take(32)
-        .collect();
-    let scheme = match cleaned.find([':', '/', '?', '#']) {
-        Some(i) if cleaned[i..].starts_with(':') => cleaned[..i].to_ascii_lowercase(),
-        _ => return url,
+/// One event as it may reach a page: every variant is named, so an event a new parser
+/// version adds cannot slip through unseen.
+fn safe_event<'a>(
+    event: Event<'a>,
+    footnotes: &mut FootnoteIds,
+    table: &mut TableCells,
+) -> Event<'a> {
+    match event {
+        Event::Start(tag) => safe_start(tag, footnotes, table),
+        Event::End(tag) => safe_end(tag, table),
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        // Math is not enabled; were it ever, it is shown as the code it is.
+        Event::InlineMath(text) | Event::DisplayMath(text) => Event::Code(text),
+        Event::FootnoteReference(label) => {
+            Event::FootnoteReference(CowStr::from(footnotes.id(&label)))
+        }
+        event @ (Event::Text(_)
+        | Event::Code(_)
+        | Event::SoftBreak
+        | Event::HardBreak
+        | Event::Rule
+        | Event::TaskListMarker(_)) => event,
+    }
+}
+
+fn safe_start<'a>(tag: Tag<'a>, footnotes: &mut FootnoteIds, table: &mut TableCells) -> Event<'a> {
+    let tag = match tag {
+        // An HTML block is shown as the code it is.
+        Tag::HtmlBlock => Tag::CodeBlock(CodeBlockKind::Indented),
+        // The id is made later from the heading's text; nothing the author wrote stays.
+        Tag::Heading { level, .. } => Tag::Heading {
+            level,
+            id: None,
+            classes: Vec::new(),
+            attrs: Vec::new(),
+        },
+        Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
+            Tag::CodeBlock(CodeBlockKind::Fenced(CowStr::from(language(&info))))
+        }
+        Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        } => Tag::Link {
+            link_type,
+            dest_url: safe_url(dest_url, false),
+            title,
+            id,
+        },
+        Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        } => Tag::Image {
+            link_type,
+            dest_url: safe_url(dest_url, true),
+            title,
+            id,
+        },
+        Tag::FootnoteDefinition(label) => {
+            Tag::FootnoteDefinition(CowStr::from(footnotes.definition_id(&label)))
+        }
+        // Cells are written here, with a class for their alignment instead of the
+        // `style` the stock writer would put on them.
+        Tag::Table(alignments) => {
+            *table = TableCells {
+                alignments,
+                ..TableCells::default()
+            };
+            Tag::Table(Vec::new())
+        }
+        Tag::TableHead => {
+            table.head = true;
+            table.column = 0;
+            Tag::TableHead
+        }
+        Tag::TableRow => {
+            table.column = 0;
+            Tag::TableRow
+        }
+        Tag::TableCell => return Event::Html(CowStr::Borrowed(table.open())),
+        // Alert blockquotes are not enabled; a plain quote is what the note says.
+        Tag::BlockQuote(_) => Tag::BlockQuote(None),
+        tag @ (Tag::Paragraph
+        | Tag::CodeBlock(CodeBlockKind::Indented)
+        | Tag::List(_)
+        | Tag::Item
+        | Tag::DefinitionList
+        | Tag::DefinitionListTitle
+        | Tag::DefinitionListDefinition
+        | Tag::Emphasis
+        | Tag::Strong
+        | Tag::Strikethrough
+        | Tag::Superscript
+        | Tag::Subscript
+        | Tag::MetadataBlock(_)) => tag,
     };
-    if ["http", "https", "mailto", "tel", "ftp"].contains(&scheme.as_str()) {
+    Event::Start(tag)
+}
+
+fn safe_end<'a>(tag: TagEnd, table: &mut TableCells) -> Event<'a> {
+    match tag {
+        TagEnd::HtmlBlock => Event::End(TagEnd::CodeBlock),
+        TagEnd::TableHead => {
+            table.head = false;
+            Event::End(TagEnd::TableHead)
+        }
+        TagEnd::TableCell => Event::Html(CowStr::Borrowed(table.close())),
+        TagEnd::BlockQuote(_) => Event::End(TagEnd::BlockQuote(None)),
+        tag => Event::End(tag),
+    }
+}
+
+/// Where the table being written is: its columns' alignments, head or body, which column.
+#[derive(Default)]
+struct TableCells {
+    alignments: Vec<Alignment>,
+    head: bool,
+    column: usize,
+}
+
+impl TableCells {
+    fn open(&self) -> &'static str {
+        let alignment = self.alignments.get(self.column).copied();
+        match (self.head, alignment) {
+            (true, Some(Alignment::Left)) => r#"<th class="align-left">"#,
+            (true, Some(Alignment::Center)) => r#"<th class="align-center">"#,
+            (true, Some(Alignment::Right)) => r#"<th class="align-right">"#,
+            (true, _) => "<th>",
+            (false, Some(Alignment::Left)) => r#"<td class="align-left">"#,
+            (false, Some(Alignment::Center)) => r#"<td class="align-center">"#,
+            (false, Some(Alignment::Right)) => r#"<td class="align-right">"#,
+            (false, _) => "<td>",
+        }
+    }
+
+    fn close(&mut self) -> &'static str {
+        self.column += 1;
+        if self.head { "</th>" } else { "</td>" }
+    }
+}
+
+/// Footnote ids made from their labels: `fn-` and a slug, unique in the page; one label
+/// (compared without case, as the parser matches them) always gets the same id.
+#[derive(Default)]
+struct FootnoteIds {
+    by_label: HashMap<String, String>,
+    defined: HashSet<String>,
+    /// Every id given, with how often its base was asked for (see [`unique`]).
+    used: HashMap<String, usize>,
+}
+
+impl FootnoteIds {
+    /// The id a reference to `label` links to.
+    fn id(&mut self, label: &str) -> String {
+        let key = label.to_lowercase();
+        if let Some(id) = self.by_label.get(&key) {
+            return id.clone();
+        }
+        let id = self.fresh(label);
+        self.by_label.insert(key, id.clone());
+        id
+    }
+
+    /// The id of a definition of `label`: a label defined twice gets a second id for its
+    /// second definition, so no id appears twice in a page.
+    fn definition_id(&mut self, label: &str) -> String {
+        if self.defined.insert(label.to_lowercase()) {
+            self.id(label)
+        } else {
+            self.fresh(label)
+        }
+    }
+
+    fn fresh(&mut self, label: &str) -> String {
+        unique(&mut self.used, format!("fn-{}", slug(label, "note")))
+    }
+}
+
+/// The `language-…` class name of a fenced block's info string: its first word, cut to
+/// letters, digits and `_+#.-` (at most 32), or nothing.
+fn language(info: &str) -> String {
+    info.split_ascii_whitespace()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '#' | '.' | '-'))
+        .take(32)
+        .collect()
+}
+
+/// The scheme of a URL as a browser reads it (leading and trailing controls and spaces
+/// dropped, tabs and newlines ignored anywhere), lowercased; `None` when relative.
+fn scheme(url: &str) -> Option<String> {
+    let mut scheme = String::new();
+    let chars = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'));
+    for c in chars {
+        match c {
+            ':' if !scheme.is_empty() => return Some(scheme.to_ascii_lowercase()),
+            c if c.is_ascii_alphabetic() => scheme.push(c),
+            c if !scheme.is_empty() && (c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) => {
+                scheme.push(c)
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// A link or image target kept when it is relative or uses a scheme that only navigates
+/// (`http`, `https`, `mailto`, `tel`, `ftp`), and for an image also a `data:` PNG, GIF,
+/// JPEG or WebP; any other (`javascript:`, `vbscript:`, `data:text/html`…) becomes `#`.
+fn safe_url(url: CowStr<'_>, image: bool) -> CowStr<'_> {
+    let Some(scheme) = scheme(&url) else {
+        return url;
+    };
+    let navigates = ["http", "https", "mailto", "tel", "ftp"].contains(&scheme.as_str());
+    if navigates || (image && scheme == "data" && is_raster_data(&url)) {
         url
     } else {
         CowStr::Borrowed("#")
     }
+}
+
+/// Whether a `data:` URL holds a PNG, GIF, JPEG or WebP image (formats that carry no
+/// script, unlike SVG).
+fn is_raster_data(url: &str) -> bool {
+    let cleaned: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .take(32)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let Some(media) = cleaned.strip_prefix("data:") else {
+        return false;
+    };
+    ["image/png", "image/gif", "image/jpeg", "image/webp"]
+        .iter()
+        .any(|kind| {
+            media
+                .strip_prefix(kind)
+                .is_some_and(|rest| rest.starts_with([';', ',']))
+        })
 }
 
 /// The opening words of a note body as plain text, at most `max` characters (cut at a
@@ -167,22 +378,20 @@ fn drop_title<'a>(events: Vec<Event<'a>>, title: Option<&str>) -> Vec<Event<'a>>
     events.into_iter().skip(end + 1).collect()
 }
 
-fn with_heading_ids(mut events: Vec<Event<'_>>) -> Vec<Event<'_>> {
-    let mut used: HashMap<String, usize> = HashMap::new();
-    // Explicit ids are taken first so generated ones never collide with them.
-    for event in &events {
-        if let Event::Start(Tag::Heading { id: Some(id), .. }) = event {
-            used.insert(id.to_string(), 1);
-        }
-    }
+/// Gives every heading an id made from its text, unique in the page and never one of
+/// the footnotes' ids (`used`, the ids given so far).
+fn with_heading_ids(
+    mut events: Vec<Event<'_>>,
+    mut used: HashMap<String, usize>,
+) -> Vec<Event<'_>> {
     let mut i = 0;
     while i < events.len() {
-        if let Event::Start(Tag::Heading { id: None, .. }) = &events[i] {
+        if let Event::Start(Tag::Heading { .. }) = &events[i] {
             let end = events[i..]
                 .iter()
                 .position(|e| matches!(e, Event::End(TagEnd::Heading(_))))
                 .map_or(events.len(), |offset| i + offset);
-            let id = unique(&mut used, slug(&plain_text(&events[i + 1..end])));
+            let id = unique(&mut used, slug(&plain_text(&events[i + 1..end]), "section"));
             if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
                 *slot = Some(CowStr::from(id));
             }
@@ -193,8 +402,9 @@ fn with_heading_ids(mut events: Vec<Event<'_>>) -> Vec<Event<'_>> {
     events
 }
 
-/// `Été à Paris!` → `été-à-paris`: lowercase letters and digits, `-` between words.
-fn slug(text: &str) -> String {
+/// `Été à Paris!` → `été-à-paris`: lowercase letters and digits, `-` between words;
+/// `fallback` when nothing is left.
+fn slug(text: &str, fallback: &str) -> String {
     let mut out = String::new();
     for c in text.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() || c == '_' {
@@ -205,7 +415,7 @@ fn slug(text: &str) -> String {
     }
     let trimmed = out.trim_end_matches('-');
     if trimmed.is_empty() {
-        "section".to_string()
+        fallback.to_string()
     } else {
         trimmed.to_string()
     }
@@ -288,13 +498,21 @@ mod tests {
     #[test]
     fn headings_get_unique_ids() {
         let html = to_html(
-            "## Été à Paris!\n\n## Été à Paris\n\n## Named {#custom}\n\n## Custom\n",
+            "## Été à Paris!\n\n## Été à Paris\n\n## Named {#custom}\n\n## Custom\n\n## Named custom\n",
             None,
         );
         assert!(html.contains(r#"<h2 id="été-à-paris">"#), "{html}");
         assert!(html.contains(r#"<h2 id="été-à-paris-1">"#), "{html}");
-        assert!(html.contains(r#"<h2 id="custom">Named</h2>"#), "{html}");
-        assert!(html.contains(r#"<h2 id="custom-1">Custom</h2>"#), "{html}");
+        // An attribute block is text like any other: the id is still ours.
+        assert!(
+            html.contains(r#"<h2 id="named-custom">Named {#custom}</h2>"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"<h2 id="custom">Custom</h2>"#), "{html}");
+        assert!(
+            html.contains(r#"<h2 id="named-custom-1">Named custom</h2>"#),
+            "{html}"
+        );
     }
 
     #[test]
@@ -324,5 +542,502 @@ mod tests {
             escape(r#"<a href="x">&'"#),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
+    }
+
+    /// Hostile Markdown, generated: every construct the renderer knows, fed the payloads
+    /// an attacker would try.
+    mod hostile {
+        use proptest::prelude::*;
+        use proptest::sample::select;
+
+        const ATTRS: &[&str] = &[
+            "#evil",
+            ".pwn",
+            "autofocus",
+            "onfocus=alert(document.domain)",
+            "onmouseover=\"alert(1)\"",
+            "style=color:red",
+            "id=x",
+            "class=y",
+            "tabindex=1",
+            "#a.b",
+            "data-x=1",
+            "href=javascript:alert(1)",
+            "{",
+            "}",
+        ];
+
+        const SCHEMES: &[&str] = &[
+            "javascript:",
+            "JaVaScRiPt:",
+            "vbscript:",
+            "VBScript:",
+            "data:",
+            "data:text/html,",
+            "data:image/svg+xml,",
+            "data:image/png;base64,",
+            "DATA:image/gif,",
+            "data:image/pngx,",
+            "data:image/jpeg",
+            "&#106;avascript:",
+            "&#x6A;avascript:",
+            "&#0000106avascript:",
+            "javascript&#58;",
+            "javascript&colon;",
+            "%6Aavascript:",
+            "java\tscript:",
+            "java&#9;script:",
+            "java&Tab;script:",
+            "java&#10;script:",
+            "\u{1}javascript:",
+            "\u{0}javascript:",
+            "\u{7f}javascript:",
+            "  javascript:",
+            "\\javascript:",
+            "https:",
+            "http://ok.example/",
+            "mailto:",
+            "tel:",
+            "ftp:",
+            "//evil.example/",
+            "",
+            "#",
+            "./",
+            "file:",
+            "blob:",
+            "about:",
+            "ws:",
+            "x-y.z+1:",
+        ];
+
+        const PAYLOADS: &[&str] = &[
+            "alert(1)",
+            "alert(document.domain)",
+            "%0Aalert(1)",
+            "x",
+            ",<script>alert(1)</script>",
+            "AAAA",
+            "\"onmouseover=\"alert(1)",
+        ];
+
+        const RAW_HTML: &[&str] = &[
+            "<script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "<a href=\"javascript:alert(1)\">x</a>",
+            "<svg/onload=alert(1)>",
+            "<iframe src=javascript:alert(1)>",
+            "<style>*{color:red}</style>",
+            "<div onclick=\"x\">\n\nhi\n\n</div>",
+            "<!-- c -->",
+            "<![CDATA[x]]>",
+            "<?php x ?>",
+            "<!DOCTYPE html>",
+            "<details open ontoggle=alert(1)>",
+            "<math><mi xlink:href=\"javascript:x\">",
+            "<base href=//evil.example/>",
+            "<meta http-equiv=refresh content=\"0;url=javascript:x\">",
+            "<form action=javascript:x><button>go</button></form>",
+            "<textarea>",
+            "<plaintext>",
+            "</p>",
+            "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
+            "<b style=\"color:red\" onclick=alert(1)>",
+            "<input autofocus onfocus=alert(1)>",
+            "&lt;script&gt;",
+            "&#x3C;img src=x onerror=alert(1)&#x3E;",
+        ];
+
+        const LABELS: &[&str] = &[
+            "1",
+            "a b",
+            "\"><img src=x onerror=alert(1)>",
+            "#top",
+            "onmouseover=x",
+            "Été",
+            "x'y",
+            "&amp;",
+            "fn-1",
+            "A",
+            "a",
+            "-",
+            "_",
+            "日本",
+            "javascript:alert(1)",
+        ];
+
+        const CELLS: &[&str] = &[
+            "x",
+            "`c`",
+            "<b onclick=x>",
+            "[l](javascript:alert(1))",
+            "**b**",
+            "a\\|b",
+            "![i](x.png)",
+            "",
+        ];
+
+        const INFOS: &[&str] = &[
+            "",
+            "rust",
+            "\"><img src=x onerror=alert(1)>",
+            "js onload=x",
+            "c#",
+            "{.class #id}",
+            "lang\tx",
+            "ŝ",
+            "a\"b",
+        ];
+
+        const INLINE: &[&str] = &[
+            "***a**b*",
+            "_a *b_ c*",
+            "~~x **y~~ z**",
+            "**[l](javascript:x)**",
+            "*<i onclick=x>*",
+            "`<b onclick=x>`",
+            "\\<script>",
+            "text",
+            "Été",
+        ];
+
+        fn url() -> impl Strategy<Value = String> {
+            (select(SCHEMES), select(PAYLOADS)).prop_map(|(s, p)| format!("{s}{p}"))
+        }
+
+        fn link() -> impl Strategy<Value = String> {
+            (url(), 0..9u8, select(INLINE)).prop_map(|(url, form, text)| match form {
+                0 => format!("[{text}]({url})"),
+                1 => format!("[{text}](<{url}>)"),
+                2 => format!("[{text}]({url} \"ti\\\"tle\")"),
+                3 => format!("![{text}]({url})"),
+                4 => format!("![{text}](<{url}> 'x')"),
+                5 => format!("<{url}>"),
+                6 => format!("[{text}][r]\n\n[r]: {url}\n"),
+                7 => format!("![r]\n\n[r]: <{url}> \"t\"\n"),
+                _ => format!("[{text}]\n\n[{text}]: {url}\n"),
+            })
+        }
+
+        fn heading() -> impl Strategy<Value = String> {
+            (
+                1..7usize,
+                select(INLINE),
+                prop::collection::vec(select(ATTRS), 0..5),
+                any::<bool>(),
+            )
+                .prop_map(|(level, text, attrs, setext)| {
+                    let attrs = format!("{{{}}}", attrs.join(" "));
+                    if setext {
+                        format!("{text} {attrs}\n===\n")
+                    } else {
+                        format!("{} {text} {attrs}\n", "#".repeat(level))
+                    }
+                })
+        }
+
+        fn table() -> impl Strategy<Value = String> {
+            (1..5usize).prop_flat_map(|n| {
+                (
+                    prop::collection::vec(select(CELLS), n),
+                    prop::collection::vec(select(&["---", ":--", ":-:", "--:", ":---:"][..]), n),
+                    prop::collection::vec(prop::collection::vec(select(CELLS), n), 0..3),
+                )
+                    .prop_map(|(head, aligns, rows)| {
+                        let row = |cells: &[&str]| format!("| {} |\n", cells.join(" | "));
+                        let mut out = row(&head);
+                        out.push_str(&row(&aligns));
+                        for r in rows {
+                            out.push_str(&row(&r));
+                        }
+                        out
+                    })
+            })
+        }
+
+        fn footnote() -> impl Strategy<Value = String> {
+            (select(LABELS), select(LABELS), select(INLINE)).prop_map(|(a, b, text)| {
+                format!("{text}[^{a}] and[^{b}].\n\n[^{a}]: {text}\n[^{b}]: <b onclick=x>\n")
+            })
+        }
+
+        fn code() -> impl Strategy<Value = String> {
+            (select(INFOS), select(RAW_HTML), 0..3u8).prop_map(|(info, raw, form)| match form {
+                0 => format!("```{info}\n{raw}\n```\n"),
+                1 => format!("~~~{info}\n{raw}\n"),
+                _ => format!("    {raw}\n"),
+            })
+        }
+
+        fn piece() -> impl Strategy<Value = String> {
+            prop_oneof![
+                heading(),
+                select(RAW_HTML).prop_map(str::to_string),
+                link(),
+                table(),
+                footnote(),
+                code(),
+                select(INLINE).prop_map(|t| format!("- [x] {t}\n- [ ] {t}\n")),
+                select(INLINE).prop_map(str::to_string),
+                "[ -~]{0,24}",
+            ]
+        }
+
+        /// A note body: pieces joined by block and inline separators.
+        pub(super) fn markdown() -> impl Strategy<Value = String> {
+            let sep = select(&["\n\n", "\n", " ", "", "\n> ", "\n- ", "\n3. ", "\n    "][..]);
+            prop::collection::vec((piece(), sep), 1..10).prop_map(|parts| {
+                parts
+                    .into_iter()
+                    .flat_map(|(piece, sep)| [piece, sep.to_string()])
+                    .collect()
+            })
+        }
+    }
+
+    /// Parses a rendered fragment as a browser would and lists every way it breaks the
+    /// renderer's promise: a tag or attribute not on the allow-list, a URL that is not
+    /// relative or navigating, an id not of our shape or not unique.
+    fn violations(fragment: &str) -> Vec<String> {
+        let parsed = scraper::Html::parse_fragment(fragment);
+        let all = scraper::Selector::parse("*").expect("selector");
+        let mut found = Vec::new();
+        let mut ids = HashSet::new();
+        for element in parsed.select(&all) {
+            let el = element.value();
+            let tag = el.name();
+            if tag == "html" {
+                continue;
+            }
+            let allowed: &[&str] = match tag {
+                "p" | "em" | "strong" | "del" | "blockquote" | "ul" | "li" | "pre" | "hr"
+                | "br" | "table" | "thead" | "tbody" | "tr" => &[],
+                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => &["id"],
+                "code" => &["class"],
+                "ol" => &["start"],
+                "a" => &["href", "title"],
+                "img" => &["src", "alt", "title"],
+                "input" => &["disabled", "type", "checked"],
+                "th" | "td" => &["class"],
+                "div" => &["class", "id"],
+                "sup" => &["class"],
+                other => {
+                    found.push(format!("tag <{other}>"));
+                    &[]
+                }
+            };
+            for (name, value) in el.attrs() {
+                if !allowed.contains(&name) {
+                    found.push(format!("attribute {name}={value:?} on <{tag}>"));
+                    continue;
+                }
+                let ok = match (tag, name) {
+                    (_, "id") => {
+                        let shaped = !value.is_empty()
+                            && value
+                                .chars()
+                                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+                            && (tag != "div" || value.starts_with("fn-"));
+                        shaped && ids.insert(value.to_string())
+                    }
+                    ("code", "class") => value.strip_prefix("language-").is_some_and(|l| {
+                        !l.is_empty()
+                            && l.chars().all(|c| {
+                                c.is_ascii_alphanumeric()
+                                    || matches!(c, '_' | '+' | '#' | '.' | '-')
+                            })
+                    }),
+                    ("th" | "td", "class") => {
+                        ["align-left", "align-center", "align-right"].contains(&value)
+                    }
+                    ("div", "class") => value == "footnote-definition",
+                    ("sup", "class") => {
+                        ["footnote-reference", "footnote-definition-label"].contains(&value)
+                    }
+                    ("ol", "start") => value.bytes().all(|b| b.is_ascii_digit()),
+                    ("input", "type") => value == "checkbox",
+                    ("input", _) => value.is_empty(),
+                    ("a", "href") => url_allowed(value, false),
+                    ("img", "src") => url_allowed(value, true),
+                    _ => true,
+                };
+                if !ok {
+                    found.push(format!("value {name}={value:?} on <{tag}>"));
+                }
+            }
+        }
+        found
+    }
+
+    /// A URL as the browser resolves it is relative, `#…`, or http/https/mailto/tel/ftp;
+    /// on an image also a raster `data:` image.
+    fn url_allowed(value: &str, image: bool) -> bool {
+        let cleaned: String = value
+            .trim_matches(|c: char| c <= ' ')
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect();
+        let Some((before, after)) = cleaned.split_once(':') else {
+            return true;
+        };
+        let is_scheme = before.starts_with(|c: char| c.is_ascii_alphabetic())
+            && before
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if !is_scheme {
+            return true;
+        }
+        let scheme = before.to_ascii_lowercase();
+        let after = after.to_ascii_lowercase();
+        ["http", "https", "mailto", "tel", "ftp"].contains(&scheme.as_str())
+            || (image
+                && scheme == "data"
+                && ["png", "gif", "jpeg", "webp"].iter().any(|kind| {
+                    after.starts_with(&format!("image/{kind};"))
+                        || after.starts_with(&format!("image/{kind},"))
+                }))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn hostile_markdown_renders_only_allowed_html(
+            markdown in hostile::markdown(),
+            skip in proptest::prelude::any::<bool>(),
+        ) {
+            let html = to_html(&markdown, skip.then_some("text"));
+            let found = violations(&html);
+            proptest::prop_assert!(found.is_empty(), "{found:?}\nmarkdown: {markdown:?}\nhtml: {html}");
+        }
+    }
+
+    #[test]
+    fn the_checker_sees_what_it_must_refuse() {
+        for bad in [
+            r#"<h1 id="hi" autofocus="" onfocus="alert(1)">x</h1>"#,
+            r#"<table><tr><td style="text-align: center">x</td></tr></table>"#,
+            r#"<a href="javascript:alert(1)">x</a>"#,
+            r#"<a href=" JAVA&#9;SCRIPT:alert(1)">x</a>"#,
+            r#"<img src="data:image/svg+xml,x">"#,
+            r#"<a href="data:image/png;base64,AAAA">x</a>"#,
+            r#"<h2 id="a b">x</h2>"#,
+            r#"<h2 id="a">x</h2><h2 id="a">y</h2>"#,
+            r#"<div class="footnote-definition" id="evil">x</div>"#,
+            r#"<code class="language-x y">x</code>"#,
+            "<script>x</script>",
+            r#"<p title="x">y</p>"#,
+        ] {
+            assert!(!violations(bad).is_empty(), "{bad}");
+        }
+        assert!(violations(r#"<img src="data:image/png;base64,AAAA" alt="a">"#).is_empty());
+        assert!(violations(r##"<a href="#fn-1">1</a><a href="rel/x:y">r</a>"##).is_empty());
+    }
+
+    #[test]
+    fn heading_attributes_stay_text() {
+        let html = to_html("# Hi {autofocus onfocus=alert(document.domain)}\n", None);
+        assert_eq!(
+            html,
+            "<h1 id=\"hi-autofocus-onfocus-alert-document-domain\">Hi {autofocus onfocus=alert(document.domain)}</h1>\n"
+        );
+        let html = to_html("## A {#evil .pwn style=color:red}\n", None);
+        assert_eq!(
+            html,
+            "<h2 id=\"a-evil-pwn-style-color-red\">A {#evil .pwn style=color:red}</h2>\n"
+        );
+    }
+
+    #[test]
+    fn table_alignment_is_a_class() {
+        let html = to_html(
+            "| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n",
+            None,
+        );
+        assert_eq!(
+            html,
+            "<table><thead><tr><th class=\"align-left\">a</th><th class=\"align-center\">b</th>\
+             <th class=\"align-right\">c</th><th>d</th></tr></thead><tbody>\n\
+             <tr><td class=\"align-left\">1</td><td class=\"align-center\">2</td>\
+             <td class=\"align-right\">3</td><td>4</td></tr>\n</tbody></table>\n"
+        );
+        assert!(!html.contains("style"), "{html}");
+    }
+
+    #[test]
+    fn footnote_ids_are_made_from_their_labels() {
+        let html = to_html(
+            "One[^\"><b onclick=x>] two[^fn 1] three[^A].\n\n\
+             [^\"><b onclick=x>]: First.\n[^fn 1]: Second.\n[^a]: Third.\n[^A]: Again.\n\n## Fn note\n",
+            None,
+        );
+        assert!(
+            html.contains(r##"<a href="#fn-b-onclick-x">1</a>"##),
+            "{html}"
+        );
+        assert!(html.contains(r#"id="fn-b-onclick-x""#), "{html}");
+        assert!(html.contains(r##"<a href="#fn-fn-1">2</a>"##), "{html}");
+        assert!(html.contains(r##"<a href="#fn-a">3</a>"##), "{html}");
+        assert!(
+            html.contains(r#"<div class="footnote-definition" id="fn-a">"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<div class="footnote-definition" id="fn-a-1">"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"<h2 id="fn-note">"#), "{html}");
+        assert!(!html.contains("onclick=x>"), "{html}");
+        assert!(violations(&html).is_empty(), "{html}");
+    }
+
+    #[test]
+    fn code_languages_are_cut_to_a_class_name() {
+        let html = to_html(
+            "```\"><img onerror=x>\nx\n```\n\n```c# extra\ny\n```\n\n```\"\nz\n```\n",
+            None,
+        );
+        assert!(
+            html.contains(r#"<pre><code class="language-img">x"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<pre><code class="language-c#">y"#),
+            "{html}"
+        );
+        assert!(html.contains("<pre><code>z"), "{html}");
+        assert!(violations(&html).is_empty(), "{html}");
+    }
+
+    #[test]
+    fn raster_data_images_stay_and_other_data_goes() {
+        let html = to_html(
+            "![a](data:image/png;base64,iVBORw0KGgo=) ![b](data:image/svg+xml,<svg>) \
+             [c](data:image/png;base64,iVBORw0KGgo=) ![d](DATA:image/webp,x)\n",
+            None,
+        );
+        assert!(
+            html.contains(r#"<img src="data:image/png;base64,iVBORw0KGgo=" alt="a" />"#),
+            "{html}"
+        );
+        assert!(html.contains(r##"<img src="#" alt="b" />"##), "{html}");
+        assert!(html.contains(r##"<a href="#">c</a>"##), "{html}");
+        assert!(
+            html.contains(r#"<img src="DATA:image/webp,x" alt="d" />"#),
+            "{html}"
+        );
+        assert!(violations(&html).is_empty(), "{html}");
+    }
+
+    #[test]
+    fn many_repeated_ids_cost_linear_time() {
+        // 20 000 headings of one text and definitions of one footnote label: each gets
+        // its own id without scanning the ones before it.
+        let md = "## Same\n\nText[^n].\n\n[^n]: Note.\n\n".repeat(20_000);
+        let started = std::time::Instant::now();
+        let html = to_html(&md, None);
+        let took = started.elapsed();
+        assert!(html.contains(r#"<h2 id="same-19999">"#));
+        assert!(html.contains(r#"id="fn-n-19999""#));
+        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
     }
 }

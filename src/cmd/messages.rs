@@ -12,3 +12,8 @@ pub fn public_heading(count: usize) -> String {
         n => format!("{n} notes publiques :"),
     }
 }
+
+/// `search` and `reindex` when the search index was damaged and is rebuilt.
+pub fn index_rebuilt(why: &str, moved_to: &str) -> String {
+    format!("notes: the search index was damaged ({why}); moved it to {moved_to} and rebuilt it")
+}

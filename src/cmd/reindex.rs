@@ -4,11 +4,20 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::ops::Notebook;
+use crate::ops::search::NotesIndex;
 use crate::ops::search::updater::IndexUpdater;
 
 pub fn run(notebook: &Notebook) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let mut updater = IndexUpdater::new(notebook.open_index()?, notebook.notes_dir())?;
+    // A damaged index is moved aside first: it is rebuilt whole anyway.
+    let (index, moved) = NotesIndex::open_or_heal(notebook.notes_dir())?;
+    if let Some(moved) = moved {
+        eprintln!(
+            "{}",
+            super::messages::index_rebuilt("it could not be opened", &moved.display().to_string())
+        );
+    }
+    let mut updater = IndexUpdater::new(index, notebook.notes_dir())?;
     let count = super::with_progress(true, |progress| updater.rebuild(progress))?;
     super::print(&format!(
         "indexed {count} note{} in {:.2} s\n",

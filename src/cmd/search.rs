@@ -1,22 +1,32 @@
 //! `notes search`: ranked results from the index, brought up to date first when no
-//! running server owns it (built on first use).
+//! running server owns it (built on first use, rebuilt when found damaged).
 
 use std::fmt::Write;
 use std::process::ExitCode;
 
 use console::style;
 
+use super::messages;
 use crate::cli::SearchArgs;
 use crate::error::Error;
 use crate::ops::Notebook;
 use crate::ops::search::updater::IndexUpdater;
-use crate::ops::search::{MATCH_END, MATCH_START, NotesIndex, query};
+use crate::ops::search::{MATCH_END, MATCH_START, NotesIndex, heal, query};
 
 pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let query = args.query.join(" ");
     query::parse(&query).map_err(Error::InvalidQuery)?;
+    let limit = usize::from(args.limit);
     let index = fresh_index(notebook)?;
-    let results = index.search(notebook.notes_dir(), &query, usize::from(args.limit))?;
+    let results = match index.search(notebook.notes_dir(), &query, limit) {
+        // Damage seen only by the query: rebuild once, then ask again.
+        Err(Error::IndexBroken(why)) => {
+            let moved = heal::move_aside(notebook.notes_dir())?;
+            report_rebuild(&why, moved.as_deref());
+            fresh_index(notebook)?.search(notebook.notes_dir(), &query, limit)?
+        }
+        other => other?,
+    };
     if args.json {
         return super::print_json(&results);
     }
@@ -56,8 +66,14 @@ pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
 
 /// The index, updated with the files on disk when this process can take the writer;
 /// when a running server holds it, the server keeps it current and it is read as is.
+///
+/// A damaged index is moved aside and rebuilt here, in this process; when a running
+/// server holds it, the server rebuilds it and this says so in one line (exit 1).
 fn fresh_index(notebook: &Notebook) -> anyhow::Result<NotesIndex> {
-    let index = notebook.open_index()?;
+    let (index, moved) = NotesIndex::open_or_heal(notebook.notes_dir())?;
+    if let Some(moved) = &moved {
+        report_rebuild("it could not be opened", Some(moved));
+    }
     let first_use = index.is_empty();
     match IndexUpdater::new(index.clone(), notebook.notes_dir()) {
         Ok(mut updater) => {
@@ -67,6 +83,17 @@ fn fresh_index(notebook: &Notebook) -> anyhow::Result<NotesIndex> {
         Err(Error::Index(why)) if why.contains("another process") => Ok(index),
         Err(err) => Err(err.into()),
     }
+}
+
+/// One line on standard error: the index was damaged and is rebuilt.
+fn report_rebuild(why: &str, moved: Option<&std::path::Path>) {
+    eprintln!(
+        "{}",
+        messages::index_rebuilt(
+            why,
+            &moved.map(|p| p.display().to_string()).unwrap_or_default()
+        )
+    );
 }
 
 /// Matches in bold yellow on a colour terminal; the plain markers otherwise.

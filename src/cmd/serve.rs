@@ -2,8 +2,10 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use tokio::sync::watch;
 
 use crate::cli::ServeArgs;
 use crate::http::{self, State};
@@ -15,6 +17,7 @@ const BLOCKING_THREADS: usize = 16;
 
 pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let notes_dir = notebook.notes_dir().to_path_buf();
+    let base_url = notebook.config().base_url.clone();
     std::fs::create_dir_all(&notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
     let cleaned =
@@ -24,6 +27,7 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
             "removed {cleaned} temp file(s) left by an interrupted write"
         ));
     }
+    super::publish::repair_at_start(&notebook);
     crate::memory::limit_arenas();
     let listener = std::net::TcpListener::bind(args.listen)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -36,67 +40,148 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max_connections = args
+        .max_connections
+        .map_or_else(http::default_max_connections, |n| n as usize);
+    let connections = http::Connections::new(max_connections);
+    // The signal watcher has a thread of its own, so a shutdown starts, and ends on
+    // time, even while every event loop is busy.
+    let (stop, stopped) = tokio::sync::watch::channel(None);
+    watch_signals(stop, Duration::from_secs(args.shutdown_timeout))
+        .context("cannot watch for SIGTERM")?;
     let main_loop = runtime(threads).context("cannot start the async runtime")?;
-    main_loop.block_on(async move {
+    let served = main_loop.block_on(async move {
         // The indexer catches up with the files in its own thread: the first requests
         // never wait for it.
-        let search = SharedIndex::default();
         // Opening is quick; searches work from the first request on. When it fails, the
-        // indexer logs why and retries.
-        if let Ok(index) = notebook.open_index() {
-            search.set(index);
-        }
+        // indexer logs why and retries, or rebuilds a damaged index.
+        let search = SharedIndex::open(&notes_dir);
         let indexer = Indexer::start(&notes_dir, search.clone());
         notebook.on_change(indexer.listener());
         let state = Arc::new(State {
             notebook,
             max_body: args.max_body,
-            request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+            request_timeout: Duration::from_secs(args.request_timeout.max(1)),
             search,
+            hosts: Arc::new(http::guard::AllowedHosts::new(
+                args.allow_hosts.iter().map(String::as_str),
+                base_url.as_deref(),
+            )),
         });
         // One event loop per core, each accepting from the same socket and keeping its
         // connections to itself, as nginx's workers do: a request never crosses cores.
-        let (stop, stopped) = tokio::sync::watch::channel(false);
         let mut loops = Vec::new();
         for n in 1..threads {
             let state = state.clone();
             let listener = listener.try_clone()?;
-            let mut stopped = stopped.clone();
+            let connections = connections.clone();
+            let stopped = stopped.clone();
             let thread = std::thread::Builder::new()
                 .name(format!("http-{n}"))
                 .spawn(move || -> anyhow::Result<()> {
-                    runtime(threads)?.block_on(async move {
+                    let runtime = runtime(threads)?;
+                    let served = runtime.block_on(async move {
                         let listener = tokio::net::TcpListener::from_std(listener)?;
-                        let stop = async move {
-                            let _ = stopped.wait_for(|stop| *stop).await;
-                        };
-                        http::serve(state, listener, stop).await;
-                        Ok(())
-                    })
+                        http::serve(state, listener, connections, stop_requested(stopped)).await;
+                        anyhow::Ok(())
+                    });
+                    // Blocking work still running is abandoned, not waited for.
+                    runtime.shutdown_background();
+                    served
                 })?;
             loops.push(thread);
         }
         let listener = tokio::net::TcpListener::from_std(listener)?;
         println!("notes: serving {} on http://{addr}", notes_dir.display());
-        let stop = async move {
-            shutdown_signal().await;
-            let _ = stop.send(true);
-        };
-        http::serve(state, listener, stop).await;
+        http::serve(
+            state,
+            listener,
+            connections,
+            stop_requested(stopped.clone()),
+        )
+        .await;
         // The other loops drain their requests too; then a pass in progress finishes
-        // its commit.
-        tokio::task::spawn_blocking(move || {
+        // its commit, if it can before the deadline (else the index catches up at the
+        // next start).
+        let deadline = stopped
+            .borrow()
+            .unwrap_or_else(Instant::now)
+            .max(Instant::now() + WIND_DOWN);
+        let wind_down = tokio::task::spawn_blocking(move || {
             for thread in loops {
                 let _ = thread.join();
             }
             drop(indexer);
-        })
-        .await
-        .ok();
+        });
+        if tokio::time::timeout_at(deadline.into(), wind_down)
+            .await
+            .is_err()
+        {
+            crate::log::warn("work still running at the shutdown timeout was abandoned");
+        }
         crate::log::info("stopped");
-        Ok(ExitCode::SUCCESS)
-    })
+        anyhow::Ok(ExitCode::SUCCESS)
+    });
+    // A long parse or an index commit still running on the blocking threads must not
+    // keep the process alive past the shutdown timeout.
+    main_loop.shutdown_background();
+    served
 }
+
+/// Resolves with the drain deadline once a shutdown has begun.
+async fn stop_requested(mut stopped: watch::Receiver<Option<Instant>>) -> Instant {
+    let deadline = stopped
+        .wait_for(Option::is_some)
+        .await
+        .ok()
+        .and_then(|deadline| *deadline);
+    match deadline {
+        Some(deadline) => deadline,
+        // The signal watcher is gone: nothing can ask for a shutdown any more.
+        None => std::future::pending().await,
+    }
+}
+
+/// On SIGTERM or Ctrl-C, starts the shutdown with its deadline. If the process is still
+/// alive a second after that deadline (an event loop stuck in work that never yields),
+/// or when a second signal comes, it exits from here.
+fn watch_signals(stop: watch::Sender<Option<Instant>>, timeout: Duration) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                shutdown_signal().await;
+                let deadline = Instant::now() + timeout;
+                let _ = stop.send(Some(deadline));
+                crate::log::info(&format!(
+                    "shutting down: new connections are refused, open requests get {} s",
+                    timeout.as_secs()
+                ));
+                tokio::select! {
+                    () = tokio::time::sleep_until((deadline + LAST_RESORT).into()) => {
+                        crate::log::warn("still running after the shutdown timeout: exiting");
+                    }
+                    () = shutdown_signal() => {
+                        crate::log::warn("second signal: exiting now");
+                    }
+                }
+                std::process::exit(0);
+            });
+        })?;
+    Ok(())
+}
+
+/// The least time the serving threads and the indexer get to stop once the requests
+/// are drained: the threads end within milliseconds of the deadline, an idle indexer
+/// at once.
+const WIND_DOWN: Duration = Duration::from_millis(250);
+
+/// How long past the shutdown deadline the signal watcher waits before it ends the
+/// process itself.
+const LAST_RESORT: Duration = Duration::from_secs(1);
 
 /// The event loop of one serving thread, with its share of the threads for file and
 /// index work. A bounded pool keeps memory and context switches in check under many

@@ -1,5 +1,5 @@
-//! Request bodies, read only by the handlers that need them and capped at `--max-body`,
-//! whether the client sent a Content-Length or a chunked stream.
+//! Request bodies, read only by the handlers that need them, capped at `--max-body`
+//! whether the client sent a Content-Length or a chunked stream, and bounded in time.
 
 use std::pin::Pin;
 
@@ -25,7 +25,13 @@ where
     Box::pin(stream.map_ok(|mut buf| buf.copy_to_bytes(buf.remaining())))
 }
 
-/// Reads the whole body, refusing it once it passes `limit` bytes.
+/// A whole body must arrive within this many idle timeouts: a client sending a byte now
+/// and then never stalls long enough to trip the idle timeout, yet would hold its
+/// connection forever.
+const WHOLE_BODY_IDLE_TIMEOUTS: u32 = 5;
+
+/// Reads the whole body, refusing it once it passes `limit` bytes, when no part of it
+/// comes for `idle`, or when it is not complete within 5 × `idle`.
 pub async fn read(
     mut body: BodyStream,
     declared: Option<u64>,
@@ -35,9 +41,11 @@ pub async fn read(
     if declared.is_some_and(|len| len > limit) {
         return Err(Error::PayloadTooLarge(limit));
     }
+    let deadline = tokio::time::Instant::now() + idle * WHOLE_BODY_IDLE_TIMEOUTS;
     let mut out = BytesMut::with_capacity(declared.unwrap_or(0).min(limit) as usize);
     loop {
-        let next = tokio::time::timeout(idle, body.next())
+        let wait_until = (tokio::time::Instant::now() + idle).min(deadline);
+        let next = tokio::time::timeout_at(wait_until, body.next())
             .await
             .map_err(|_| Error::RequestTimeout)?;
         let Some(chunk) = next else { break };

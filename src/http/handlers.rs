@@ -26,7 +26,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
     let state = state.clone();
     tokio::task::spawn_blocking(move || f(&state))
         .await
-        .unwrap_or_else(|e| Err(Error::Index(format!("worker failed: {e}"))))
+        .unwrap_or_else(|e| Err(Error::WorkerFailed(format!("worker failed: {e}"))))
 }
 
 fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {

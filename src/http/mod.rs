@@ -2,6 +2,7 @@
 
 pub(crate) mod body;
 mod filters;
+pub mod guard;
 pub(crate) mod handlers;
 mod public;
 mod reject;
@@ -9,7 +10,8 @@ pub mod reply;
 mod search;
 mod server;
 
-pub use server::serve;
+pub(crate) use server::default_max_connections;
+pub use server::{Connections, serve};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,17 +27,20 @@ pub struct State {
     /// Largest request body accepted, in bytes.
     pub max_body: u64,
     /// How long a client may take to send a request's head, or between two parts of
-    /// its body.
+    /// its body; a whole body gets five times as long.
     pub request_timeout: std::time::Duration,
     /// The search index, kept up to date by the background indexer.
     pub search: SharedIndex,
+    /// The host names served beyond IP literals and `localhost`.
+    pub hosts: Arc<guard::AllowedHosts>,
 }
 
-/// Every route, with every rejection turned into an ErrorResponse.
+/// Every route behind the Host and cross-site checks, with every rejection turned into
+/// an ErrorResponse and `nosniff` on every response.
 pub fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
-    filters::notes(state.clone())
+    let routes = filters::notes(state.clone())
         .or(filters::openapi())
         .unify()
         .or(search::filter(state.clone()))
@@ -46,10 +51,19 @@ pub fn routes(
         .unify()
         .or(filters::public_files(state.clone()))
         .unify()
-        .or(crate::web::routes(state))
-        .unify()
+        .or(crate::web::routes(state.clone()))
+        .unify();
+    guard::filter(state.hosts.clone())
+        .and(routes)
         .recover(reject::handle)
         .unify()
+        .map(|mut response: warp::reply::Response| {
+            response.headers_mut().insert(
+                warp::http::header::X_CONTENT_TYPE_OPTIONS,
+                warp::http::HeaderValue::from_static("nosniff"),
+            );
+            response
+        })
 }
 
 /// Whether `addr` can only be reached from this machine.

@@ -106,13 +106,27 @@ pub async fn file(
         return Ok(redirect("/public/"));
     };
     let rel = rel.to_string();
-    Ok(
-        match blocking(&state, move |s| s.notebook.public_file(&rel)).await {
-            Ok(file) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
-            Err(err) => reply::error(&err),
-        },
-    )
+    let mut response = match blocking(&state, move |s| s.notebook.public_file(&rel)).await {
+        Ok(file) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
+        Err(err) => reply::error(&err),
+    };
+    // Public pages share their origin with the API: no script may run in them, and no
+    // other site may frame them.
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, PUBLIC_POLICY.clone());
+    Ok(response)
 }
+
+/// The policy of everything under `/public/`: the pages' own policy (also in each page's
+/// `<meta>`), plus no framing, which a `<meta>` policy cannot say.
+static PUBLIC_POLICY: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::new(|| {
+    HeaderValue::from_str(&format!(
+        "{}; frame-ancestors 'none'",
+        crate::ops::publish::site::PUBLIC_CSP
+    ))
+    .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"))
+});
 
 fn content_type(name: &str) -> &'static str {
     match name.rsplit_once('.').map(|(_, ext)| ext) {

@@ -1,17 +1,17 @@
 //! `GET /api/v1/search?q=QUERY[&limit=N]`: ranked full-text search, JSON errors like
-//! every other route.
+//! every other route; 503 with `Retry-After` while a damaged index is rebuilt.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 
 use warp::Filter;
-use warp::http::{Method, StatusCode};
+use warp::http::{HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
 
 use super::{State, reply};
 use crate::error::Error;
-use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, query};
+use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, RETRY_AFTER_SECS, query};
 
 /// The route: path first, so any other method gets a 405 ErrorResponse.
 pub fn filter(
@@ -37,12 +37,19 @@ async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Respon
         return Ok(reply::error(&Error::InvalidQuery(why)));
     }
     let result = tokio::task::spawn_blocking(move || {
-        let index = state.search.get()?;
-        index.search(state.notebook.notes_dir(), &query, limit)
+        state
+            .search
+            .search(state.notebook.notes_dir(), &query, limit)
     })
     .await
-    .unwrap_or_else(|e| Err(Error::Index(format!("search worker failed: {e}"))));
-    Ok(reply::result(StatusCode::OK, result))
+    .unwrap_or_else(|e| Err(Error::WorkerFailed(format!("search worker failed: {e}"))));
+    let mut response = reply::result(StatusCode::OK, result);
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    }
+    Ok(response)
 }
 
 /// `q` (required, not blank) and `limit` (1 to 100, default 20).

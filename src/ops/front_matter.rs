@@ -1,8 +1,23 @@
 //! Front matter: split a note into its YAML block and body, read the four spec'd fields
 //! leniently, and emit the block again with every other key kept in its place.
 
+mod scan;
+
+use std::cell::Cell;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_yaml::{Mapping, Value};
+
+use crate::error::Error;
+
+/// Deepest nesting of collections a front matter may have (the top mapping is one level).
+pub(crate) const MAX_DEPTH: usize = 64;
+/// Largest front matter, in bytes (the YAML between the `---` lines).
+pub(crate) const MAX_BYTES: usize = 256 * 1024;
+/// Values a front matter may expand to through its aliases, beyond one per byte of text
+/// (which no alias-free YAML reaches).
+const ALIAS_SLACK: usize = 1024;
 
 /// The four spec'd fields, as they are shown in JSON and stored in YAML.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,35 +46,202 @@ pub struct Document {
 }
 
 /// Splits `text` into front matter and body. `None` when the text does not start with a
-/// `---` line, has no closing `---` line, or the YAML between is not a mapping.
+/// `---` line, has no closing `---` line, the YAML between is not a mapping, or it is
+/// beyond the bounds `check` enforces on writes (read as unreadable, without parsing it).
 pub fn parse(text: &str) -> Option<Document> {
-    let (first, mut rest) = split_line(text);
-    if first.trim_end_matches('\r') != "---" {
-        return None;
+    let block = Block::of(text)?;
+    within_bounds(block.yaml).ok()?;
+    let yaml = parse_mapping(block.yaml)?;
+    let (body, blank_line) = match block.after.strip_prefix(block.newline) {
+        Some(body) => (body, true),
+        None => (block.after, false),
+    };
+    Some(Document {
+        yaml,
+        body: body.to_string(),
+        blank_line,
+        newline: block.newline,
+    })
+}
+
+/// Refuses a note text whose front matter is too large, nested too deeply or expands its
+/// aliases too far; a text without a front matter block passes.
+pub(crate) fn check(text: &str) -> Result<(), Error> {
+    match Block::of(text) {
+        Some(block) => within_bounds(block.yaml),
+        None => Ok(()),
     }
-    let newline = if first.ends_with('\r') { "\r\n" } else { "\n" };
-    let yaml_start = text.len() - rest.len();
-    loop {
-        if rest.is_empty() {
+}
+
+/// The front matter block of a note text: between a first `---` line and the next one.
+struct Block<'a> {
+    yaml: &'a str,
+    /// Everything after the closing `---` line.
+    after: &'a str,
+    newline: &'static str,
+}
+
+impl<'a> Block<'a> {
+    fn of(text: &'a str) -> Option<Self> {
+        let (first, mut rest) = split_line(text);
+        if first.trim_end_matches('\r') != "---" {
             return None;
         }
-        let line_start = text.len() - rest.len();
-        let (line, after) = split_line(rest);
-        if line.trim_end_matches('\r') == "---" {
-            let yaml_text = &text[yaml_start..line_start];
-            let yaml = parse_mapping(yaml_text)?;
-            let (body, blank_line) = match after.strip_prefix(newline) {
-                Some(body) => (body, true),
-                None => (after, false),
-            };
-            return Some(Document {
-                yaml,
-                body: body.to_string(),
-                blank_line,
-                newline,
-            });
+        let newline = if first.ends_with('\r') { "\r\n" } else { "\n" };
+        let yaml_start = text.len() - rest.len();
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let line_start = text.len() - rest.len();
+            let (line, after) = split_line(rest);
+            if line.trim_end_matches('\r') == "---" {
+                return Some(Block {
+                    yaml: &text[yaml_start..line_start],
+                    after,
+                    newline,
+                });
+            }
+            rest = after;
         }
-        rest = after;
+    }
+}
+
+/// The bounds, checked in time linear in the text before the YAML parser sees it: size,
+/// then nesting (a linear scan), then, only for YAML that uses aliases, the number of
+/// values the aliases expand to (counted while parsing, stopped at the budget).
+fn within_bounds(yaml: &str) -> Result<(), Error> {
+    if yaml.len() > MAX_BYTES {
+        return Err(Error::FrontMatterTooLarge(MAX_BYTES));
+    }
+    let shape = scan::shape(yaml, MAX_DEPTH);
+    if shape.depth > MAX_DEPTH {
+        return Err(Error::FrontMatterTooDeep(MAX_DEPTH));
+    }
+    if shape.aliases > 0 {
+        let budget = alias_budget(yaml);
+        if !expands_within(yaml, budget) {
+            return Err(Error::FrontMatterAliases(budget));
+        }
+    }
+    Ok(())
+}
+
+fn alias_budget(yaml: &str) -> usize {
+    yaml.len() + ALIAS_SLACK
+}
+
+/// Whether the YAML, aliases expanded, holds at most `budget` values. Broken YAML passes
+/// (it is refused, or read as unreadable, elsewhere).
+fn expands_within(yaml: &str, budget: usize) -> bool {
+    let left = Cell::new(budget);
+    match Counter(&left).deserialize(serde_yaml::Deserializer::from_str(yaml)) {
+        Ok(()) => true,
+        Err(_) => left.get() > 0,
+    }
+}
+
+/// Counts the values a deserializer produces (an alias counts each time it is expanded)
+/// and fails once the budget is spent, which stops the expansion.
+#[derive(Clone, Copy)]
+struct Counter<'a>(&'a Cell<usize>);
+
+impl Counter<'_> {
+    fn tick<E: de::Error>(self) -> Result<(), E> {
+        match self.0.get() {
+            0 => Err(E::custom("the front matter expands to too many values")),
+            n => {
+                self.0.set(n - 1);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Counter<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Counter<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_i128<E: de::Error>(self, _: i128) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_u128<E: de::Error>(self, _: u128) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        self.tick()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.tick()?;
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.tick()?;
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.tick()?;
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.tick()?;
+        while map.next_key_seed(self)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        use de::VariantAccess;
+        self.tick()?;
+        let ((), variant) = data.variant_seed(self)?;
+        variant.newtype_variant_seed(self)
     }
 }
 
@@ -266,9 +448,176 @@ mod tests {
         assert_eq!(parse(&doc.emit().unwrap()).unwrap(), doc);
     }
 
+    fn note(yaml: &str) -> String {
+        format!("---\n{yaml}---\nbody\n")
+    }
+
+    #[test]
+    fn deep_large_and_exploding_front_matter_is_refused_and_read_as_unreadable() {
+        let deep = note(&format!(
+            "x: {}1{}\n",
+            "[".repeat(40_000),
+            "]".repeat(40_000)
+        ));
+        assert!(parse(&deep).is_none());
+        assert!(matches!(check(&deep), Err(Error::FrontMatterTooDeep(64))));
+
+        let large = note(&format!("x: \"{}\"\n", "a".repeat(MAX_BYTES)));
+        assert!(parse(&large).is_none());
+        assert!(matches!(check(&large), Err(Error::FrontMatterTooLarge(_))));
+
+        let laughs = note(&billion_laughs());
+        let started = std::time::Instant::now();
+        assert!(parse(&laughs).is_none());
+        assert!(matches!(check(&laughs), Err(Error::FrontMatterAliases(_))));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+
+        // Aliases used as YAML intends are fine.
+        let shared = note("base: &b {x: 1}\nother: *b\ntags: &t [a]\nmore: *t\n");
+        assert!(check(&shared).is_ok());
+        assert_eq!(parse(&shared).unwrap().yaml.len(), 4);
+        // No front matter, or one never closed: nothing to refuse.
+        assert!(check("just text").is_ok());
+        assert!(check(&format!("---\nx: {}", "[".repeat(1000))).is_ok());
+    }
+
+    /// Nine levels of ten aliases each: a billion values once expanded.
+    pub(crate) fn billion_laughs() -> String {
+        let mut yaml = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for level in 1..=9 {
+            let prev = format!("*a{}", level - 1);
+            let items = [prev.as_str(); 10].join(", ");
+            yaml.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+        }
+        yaml
+    }
+
     mod properties {
         use super::super::*;
         use proptest::prelude::*;
+
+        /// How one level of a generated front matter nests its child.
+        #[derive(Debug, Clone, Copy)]
+        enum Style {
+            BlockMap,
+            BlockSeq,
+            FlowSeq,
+            FlowMap,
+        }
+
+        /// Decoys: brackets, quotes and `#` that are text, not structure.
+        const FLOW_LEAVES: &[&str] = &["\"a [[ {{ \\\" ]]\"", "'b [[ '' {{'", "word", "'# [['"];
+        const BLOCK_LEAVES: &[&str] = &[
+            "\"a [[ {{ \\\" ]]\"",
+            "'b [[ '' {{'",
+            "plain [text] {with} brackets",
+            "x # [[[[ a comment",
+        ];
+
+        fn flow(chain: &[Style], leaf: usize) -> String {
+            match chain.first() {
+                None => FLOW_LEAVES[leaf % FLOW_LEAVES.len()].to_string(),
+                Some(Style::FlowMap) => format!("{{a: {}, 'b': '{{'}}", flow(&chain[1..], leaf)),
+                Some(_) => format!("[{}, \"]\"]", flow(&chain[1..], leaf)),
+            }
+        }
+
+        /// The text after `key:` (or `-`) at column `indent`, for the chain of styles.
+        fn block(chain: &[Style], leaf: usize, indent: usize) -> String {
+            let pad = " ".repeat(indent + 2);
+            match chain.first() {
+                None if leaf % 5 == 4 => format!(" |\n{pad}literal [[[ {{{{ '\"\n{pad}  ]]\n"),
+                None => format!(" {}\n", BLOCK_LEAVES[leaf % BLOCK_LEAVES.len()]),
+                Some(Style::BlockMap) => format!(
+                    "\n{pad}k:{}{pad}other: 'x[['  # [[\n",
+                    block(&chain[1..], leaf, indent + 2)
+                ),
+                Some(Style::BlockSeq) => format!(
+                    "\n{pad}-{}{pad}- \"[[\"\n",
+                    block(&chain[1..], leaf, indent + 2)
+                ),
+                Some(_) => format!(" {}\n", flow(chain, leaf)),
+            }
+        }
+
+        /// Block levels first, then flow levels (block collections cannot be inside flow).
+        fn chain() -> impl Strategy<Value = Vec<Style>> {
+            (0..40usize, 0..60usize, any::<u64>()).prop_map(|(blocks, flows, seed)| {
+                let mut out = Vec::new();
+                for i in 0..blocks {
+                    out.push(if (seed >> (i % 64)) & 1 == 0 {
+                        Style::BlockMap
+                    } else {
+                        Style::BlockSeq
+                    });
+                }
+                for i in 0..flows {
+                    out.push(if (seed >> ((i + 7) % 64)) & 1 == 0 {
+                        Style::FlowSeq
+                    } else {
+                        Style::FlowMap
+                    });
+                }
+                out
+            })
+        }
+
+        fn value_depth(value: &Value) -> usize {
+            match value {
+                Value::Sequence(items) => 1 + items.iter().map(value_depth).max().unwrap_or(0),
+                Value::Mapping(map) => 1 + map.values().map(value_depth).max().unwrap_or(0),
+                Value::Tagged(tagged) => value_depth(&tagged.value),
+                _ => 0,
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn nesting_up_to_the_limit_parses_and_beyond_is_refused(
+                chain in chain(),
+                leaf in 0..20usize,
+            ) {
+                let yaml = format!(
+                    "title: T\n# a comment [[[[\nx:{}after: \"done\"\n",
+                    block(&chain, leaf, 0)
+                );
+                let depth = 1 + chain.len();
+                let shape = scan::shape(&yaml, MAX_DEPTH);
+                prop_assert_eq!(shape.depth, depth.min(MAX_DEPTH + 1), "{}", yaml);
+                prop_assert!(shape.steps <= 4 * yaml.len() + 4);
+                let text = format!("---\n{yaml}---\nbody");
+                if depth <= MAX_DEPTH {
+                    let doc = parse(&text);
+                    prop_assert!(doc.is_some(), "{}", yaml);
+                    let doc = doc.unwrap();
+                    prop_assert_eq!(value_depth(&Value::Mapping(doc.yaml.clone())), depth);
+                    prop_assert_eq!(doc.fields().title, "T");
+                    prop_assert!(check(&text).is_ok());
+                } else {
+                    prop_assert!(parse(&text).is_none());
+                    prop_assert!(matches!(check(&text), Err(Error::FrontMatterTooDeep(64))));
+                }
+            }
+
+            #[test]
+            fn the_scan_is_linear(lines in prop::collection::vec(
+                prop_oneof![
+                    Just("key: value [x] # c\n"),
+                    Just("- 'q''s [['\n"),
+                    Just("  nested: {a: [1, 2]}\n"),
+                    Just("text: |\n  [[[[\n"),
+                    Just("x: \"multi\n  line [[\"\n"),
+                    Just("[[[[[[[[\n"),
+                    Just("]]]]]]]]\n"),
+                    Just("*alias &anchor !tag\n"),
+                ],
+                0..400,
+            )) {
+                let yaml: String = lines.concat();
+                let shape = scan::shape(&yaml, MAX_DEPTH);
+                prop_assert!(shape.steps <= 4 * yaml.len() + 4, "{:?} for {} bytes", shape, yaml.len());
+            }
+        }
 
         fn value() -> impl Strategy<Value = Value> {
             let leaf = prop_oneof![

@@ -8,9 +8,20 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+mod root;
+#[cfg(target_os = "linux")]
+mod walk;
+
+pub use root::RootDir;
+
 /// The folder inside the notes dir that holds the service's own files (search index).
 /// No note may live under it.
 pub const INTERNAL_DIR: &str = ".notes";
+
+/// Longest file name Linux file systems take, in bytes (`NAME_MAX`).
+const MAX_NAME: usize = 255;
+/// Longest path the kernel takes, in bytes, its closing NUL left out (`PATH_MAX - 1`).
+const MAX_PATH: usize = 4095;
 
 /// A validated note path: relative, `/`-separated, no `.`/`..` segments, ends in `.md`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,7 +48,10 @@ impl NotePath {
         if !cleaned.ends_with(".md") {
             return Err(Error::NotMarkdown);
         }
-        if cleaned.len() > 255 && cleaned.split('/').any(|segment| segment.len() > 255) {
+        // Longer than any file system takes: a name over 255 bytes, a path over 4095.
+        if cleaned.len() > MAX_PATH
+            || (cleaned.len() > MAX_NAME && cleaned.split('/').any(|name| name.len() > MAX_NAME))
+        {
             return Err(Error::InvalidPath);
         }
         Ok(NotePath(cleaned))
@@ -78,154 +92,108 @@ impl NotePath {
         Ok(full)
     }
 
-    /// Opens the note for reading, refused like `resolve` when a symlink leads outside
-    /// `root`. On Linux, one `openat2` from the root's handle with `RESOLVE_BENEATH` does
-    /// the walk and the check together; what the kernel will not vouch for (an absolute
-    /// symlink, even one pointing inside) takes the `resolve` route.
-    pub fn open(&self, root: &RootDir) -> Result<fs::File> {
-        let not_found = |e: io::Error| match e.kind() {
-            io::ErrorKind::NotFound => Error::NotFound,
-            _ => Error::AccessFailed(e),
-        };
+    /// Opens the note for reading, with its metadata. Only a regular file is a note:
+    /// anything else (a folder, a FIFO, a socket, a device) is refused like a missing
+    /// note, and is opened non-blocking so the open itself never waits. On Linux the
+    /// open walks from the notes dir's handle and is refused when a symlink on the way
+    /// leads outside (see `RootDir::open_beneath`).
+    pub fn open(&self, root: &RootDir) -> Result<(fs::File, fs::Metadata)> {
         #[cfg(target_os = "linux")]
-        {
+        let file = {
             use rustix::fs::OFlags;
-            use rustix::io::Errno;
-            match root.open_beneath(&self.0, OFlags::RDONLY | OFlags::NOCTTY) {
-                Some(Ok(fd)) => return Ok(fs::File::from(fd)),
-                None
-                | Some(Err(
-                    Errno::XDEV | Errno::LOOP | Errno::NOSYS | Errno::PERM | Errno::AGAIN,
-                )) => {}
-                Some(Err(errno)) => return Err(not_found(errno.into())),
+            let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK;
+            fs::File::from(
+                root.open_beneath(&self.0, flags, false)
+                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?,
+            )
+        };
+        #[cfg(not(target_os = "linux"))]
+        let file = {
+            let full = self.resolve(root.path())?;
+            // Without `O_NONBLOCK` at hand, a special file is refused before the open.
+            match fs::metadata(&full) {
+                Ok(meta) if !meta.is_file() => return Err(Error::NotFound),
+                _ => {}
             }
+            fs::File::open(full).map_err(|e| open_error(e, Error::AccessFailed))?
+        };
+        let meta = file.metadata().map_err(Error::AccessFailed)?;
+        if !meta.is_file() {
+            return Err(Error::NotFound);
         }
-        let full = self.resolve(root.path())?;
-        fs::File::open(full).map_err(not_found)
-    }
-}
-
-/// A notes dir, with a handle on it once it exists: note opens walk from the handle.
-#[derive(Debug)]
-pub struct RootDir {
-    path: PathBuf,
-    #[cfg(target_os = "linux")]
-    handle: std::sync::OnceLock<(std::os::fd::OwnedFd, FolderId)>,
-    /// When the path was last seen naming the handle's dir, in milliseconds after
-    /// `since`.
-    #[cfg(target_os = "linux")]
-    confirmed: std::sync::atomic::AtomicU64,
-    #[cfg(target_os = "linux")]
-    since: std::time::Instant,
-}
-
-/// Device and inode of a folder.
-#[cfg(target_os = "linux")]
-type FolderId = (u64, u64);
-
-/// How long a check that the notes dir's path still names the handle's dir holds.
-#[cfg(target_os = "linux")]
-const ROOT_RECHECK_MS: u64 = 1000;
-
-impl RootDir {
-    pub fn new(path: PathBuf) -> Self {
-        RootDir {
-            path,
-            #[cfg(target_os = "linux")]
-            handle: std::sync::OnceLock::new(),
-            #[cfg(target_os = "linux")]
-            confirmed: std::sync::atomic::AtomicU64::new(0),
-            #[cfg(target_os = "linux")]
-            since: std::time::Instant::now(),
-        }
+        Ok((file, meta))
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The handle of the dir that `canonical_root` remembers, opened on first use, and
-    /// only while the notes dir's path names that dir: a dir moved aside and replaced
-    /// (a fresh clone) is read through its path instead, from at most a second after.
+    /// The identity of the note's file, without opening it for reading: a kept
+    /// version of the note is served when this matches it. Refused as `open` refuses.
+    /// On Linux, one `statat` from the notes dir's handle (see `RootDir::identity`:
+    /// only ever compared with a version read through the beneath open), else an
+    /// `O_PATH` open beneath and an `fstat`; a FIFO or device is never opened.
     #[cfg(target_os = "linux")]
-    fn handle(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
-        use rustix::fs::{Mode, OFlags};
-        use std::os::fd::AsFd;
-        use std::sync::atomic::Ordering;
-        let now = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
-        if let Some((fd, _)) = self.handle.get() {
-            let confirmed = self.confirmed.load(Ordering::Relaxed);
-            if confirmed != 0 && now.saturating_sub(confirmed) < ROOT_RECHECK_MS {
-                return Some(fd.as_fd());
-            }
-        }
-        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-        let folder_id = |stat: rustix::fs::Stat| (stat.st_dev as u64, stat.st_ino as u64);
-        let current = folder_id(rustix::fs::stat(&self.path).ok()?);
-        let (fd, id) = match self.handle.get() {
-            Some(handle) => handle,
-            None => {
-                let real = canonical_root(&self.path)?;
-                let fd = rustix::fs::open(
-                    &real,
-                    OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )
-                .ok()?;
-                let opened = folder_id(rustix::fs::fstat(&fd).ok()?);
-                self.handle.get_or_init(|| (fd, opened))
+    pub fn stat(&self, root: &RootDir) -> Result<rustix::fs::Stat> {
+        use rustix::fs::{FileType, OFlags};
+        let stat = match root.identity(&self.0) {
+            Ok(stat) => stat,
+            // Not there, or not reachable by a plain stat: the beneath open decides.
+            Err(_) => {
+                let fd = root
+                    .open_beneath(&self.0, OFlags::PATH, false)
+                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?;
+                rustix::fs::fstat(&fd).map_err(|e| Error::AccessFailed(e.into()))?
             }
         };
-        if *id != current {
-            return None;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(Error::NotFound);
         }
-        self.confirmed.store(now.max(1), Ordering::Relaxed);
-        Some(fd.as_fd())
+        Ok(stat)
     }
 
-    /// The folder holding `note`, opened for writes relative to it, when it exists and
-    /// the kernel walk from the handle vouches that it is inside. `None` sends the
-    /// caller down the path route, which decides every other case.
-    #[cfg(target_os = "linux")]
-    pub fn open_parent(&self, note: &NotePath) -> Option<std::os::fd::OwnedFd> {
-        let parent = note.as_str().rsplit_once('/').map_or(".", |(dir, _)| dir);
-        self.open_beneath(
-            parent,
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-        )?
-        .ok()
+    /// The folder holding the note, relative to the notes dir (`.` at the top).
+    pub fn parent(&self) -> &str {
+        self.0.rsplit_once('/').map_or(".", |(dir, _)| dir)
     }
 
-    /// `openat2` of `rel` from the handle, refused by the kernel when the walk would
-    /// leave the dir (`..`, symlinks pointing outside, absolute symlinks, magic links).
-    /// `None` when the handle is not usable.
-    #[cfg(target_os = "linux")]
-    fn open_beneath(
-        &self,
-        rel: &str,
-        flags: rustix::fs::OFlags,
-    ) -> Option<rustix::io::Result<std::os::fd::OwnedFd>> {
-        use rustix::fs::{Mode, OFlags, ResolveFlags};
-        Some(rustix::fs::openat2(
-            self.handle()?,
-            rel,
-            flags | OFlags::CLOEXEC,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
-        ))
-    }
-
-    /// `stat` of the file `rel` names under the dir (following symlinks), when the
-    /// dir's handle is usable.
-    #[cfg(target_os = "linux")]
-    pub fn stat(&self, rel: &NotePath) -> Option<rustix::fs::Stat> {
-        rustix::fs::statat(self.handle()?, rel.as_str(), rustix::fs::AtFlags::empty()).ok()
+    /// Refuses, for a write, a path with a name starting with `.`: such names belong to
+    /// the service (temp files, the public record, the search index), and the list
+    /// never shows them.
+    pub fn check_writable(&self) -> Result<()> {
+        if self.0.split('/').any(|name| name.starts_with('.')) {
+            return Err(Error::InvalidPath);
+        }
+        Ok(())
     }
 }
 
 impl fmt::Display for NotePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// The error of opening a note: missing is `NotFound`; a walk refused for leaving the
+/// notes dir, a symlink loop and a name too long for the file system are
+/// `InvalidPath`; anything else is `other`.
+pub(crate) fn open_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
+    match e.kind() {
+        io::ErrorKind::NotFound => Error::NotFound,
+        _ => path_error(e, other),
+    }
+}
+
+/// An error of the file system about a note path: `InvalidPath` when the path cannot
+/// be used (it leaves the notes dir, loops, or is too long), `other` otherwise.
+pub(crate) fn path_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
+    #[cfg(target_os = "linux")]
+    if let Some(code) = e.raw_os_error() {
+        use rustix::io::Errno;
+        let errno = Errno::from_raw_os_error(code);
+        if errno == Errno::XDEV || errno == Errno::LOOP || errno == Errno::NAMETOOLONG {
+            return Error::InvalidPath;
+        }
+    }
+    match e.kind() {
+        io::ErrorKind::InvalidFilename => Error::InvalidPath,
+        _ => other(e),
     }
 }
 
@@ -420,24 +388,79 @@ mod tests {
         // Opening applies the same rules, whichever way it walks.
         std::fs::write(root.path().join("in/n.md"), "inside").unwrap();
         std::os::unix::fs::symlink("in/n.md", root.path().join("rel.md")).unwrap();
+        let mut dirs = vec![RootDir::new(root.path().to_path_buf())];
+        #[cfg(target_os = "linux")]
+        dirs.push(RootDir::new(root.path().to_path_buf()).without_openat2());
+        for dir in &dirs {
+            for p in ["out/secret.md", "s.md", "dangling.md"] {
+                let np = NotePath::parse(p).unwrap();
+                assert!(matches!(np.open(dir), Err(Error::InvalidPath)), "{p}");
+            }
+            for p in ["alias/n.md", "rel.md", "in/n.md"] {
+                let mut text = String::new();
+                std::io::Read::read_to_string(
+                    &mut NotePath::parse(p).unwrap().open(dir).unwrap().0,
+                    &mut text,
+                )
+                .unwrap();
+                assert_eq!(text, "inside", "{p}");
+            }
+            assert!(matches!(
+                NotePath::parse("missing.md").unwrap().open(dir),
+                Err(Error::NotFound)
+            ));
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_regular_files_are_notes() {
+        let root = tempfile::tempdir().unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.path().join("fifo.md"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::fs::create_dir(root.path().join("dir.md")).unwrap();
         let dir = RootDir::new(root.path().to_path_buf());
-        for p in ["out/secret.md", "s.md", "dangling.md"] {
+        for p in ["fifo.md", "dir.md"] {
             let np = NotePath::parse(p).unwrap();
-            assert!(matches!(np.open(&dir), Err(Error::InvalidPath)), "{p}");
+            assert!(matches!(np.open(&dir), Err(Error::NotFound)), "{p}");
         }
-        for p in ["alias/n.md", "rel.md", "in/n.md"] {
-            let mut text = String::new();
-            std::io::Read::read_to_string(
-                &mut NotePath::parse(p).unwrap().open(&dir).unwrap(),
-                &mut text,
-            )
-            .unwrap();
-            assert_eq!(text, "inside", "{p}");
-        }
+    }
+
+    #[test]
+    fn paths_too_long_for_the_file_system_are_invalid() {
+        let name = format!("{}.md", "a".repeat(252));
+        assert!(NotePath::parse(&name).is_ok());
+        let long_name = format!("{}.md", "a".repeat(253));
         assert!(matches!(
-            NotePath::parse("missing.md").unwrap().open(&dir),
-            Err(Error::NotFound)
+            NotePath::parse(&long_name),
+            Err(Error::InvalidPath)
         ));
+        let deep = format!("{}x.md", "abcdefg/".repeat(511));
+        assert_eq!(deep.len(), 4092);
+        assert!(NotePath::parse(&deep).is_ok());
+        let deeper = format!("{}xxxxx.md", "abcdefg/".repeat(511));
+        assert_eq!(deeper.len(), 4096);
+        assert!(matches!(NotePath::parse(&deeper), Err(Error::InvalidPath)));
+    }
+
+    #[test]
+    fn names_starting_with_a_dot_are_not_written() {
+        for p in [".hidden/x.md", "a/.x.md", ".tmp-keep.md", "a/.b/c.md"] {
+            let np = NotePath::parse(p).unwrap();
+            assert!(
+                matches!(np.check_writable(), Err(Error::InvalidPath)),
+                "{p}"
+            );
+        }
+        for p in ["x.md", "a/b.c.md", "a/b./c.md"] {
+            assert!(NotePath::parse(p).unwrap().check_writable().is_ok(), "{p}");
+        }
     }
 
     mod properties {

@@ -17,6 +17,7 @@ use super::meta_cache::{FileId, Head, ListSnapshot, Version};
 use super::model::{
     DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
 };
+use super::path::{open_error, path_error};
 use super::{NotePath, Notebook};
 use crate::error::{Error, Result};
 
@@ -135,8 +136,12 @@ impl Notebook {
                 notes.push(cached);
                 continue;
             }
-            let text = fs::read(&file.full).unwrap_or_default();
-            let entry = metadata_of(&file.path, &text_of(&text), file.meta.len());
+            // Read through the checked open: the walk found the name by its path, which
+            // may lead elsewhere by now. What is not a regular note any more is left out.
+            let Ok((text, id)) = self.read_listed(&file.path) else {
+                continue;
+            };
+            let entry = metadata_of(&file.path, &text_of(&text), text.len() as u64);
             self.meta_cache.put(id, entry.clone());
             notes.push(entry);
         }
@@ -147,28 +152,32 @@ impl Notebook {
         }
     }
 
+    /// The bytes and identity of a note the list walk found.
+    fn read_listed(&self, path: &NotePath) -> Result<(Vec<u8>, FileId)> {
+        use std::io::Read;
+        let (mut file, meta) = path.open(&self.root)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
+        Ok((bytes, FileId::of(&meta)))
+    }
+
     /// Opens a note: the one open file gives the identity, and a kept version of that
-    /// identity saves the read.
+    /// identity saves the read. The file is reached by the checked open even when a
+    /// version is kept, so a path that now leads outside the notes dir, or to something
+    /// that is not a note, is refused rather than answered from memory.
     pub fn open_note(&self, path: &NotePath) -> Result<Opened> {
         let kept = self.meta_cache.version(path.as_str());
-        // A kept version is served after a `stat` shows the file is still that version.
-        // Its bytes were read through the checked open, so whatever the path leads to
-        // now, they cannot come from outside the notes dir.
+        // With a version kept, the file's identity alone says whether it still holds.
         #[cfg(target_os = "linux")]
         if let Some(version) = &kept
-            && let Some(stat) = self.root.stat(path)
-            && FileId::of_stat(&stat) == version.id
+            && FileId::of_stat(&path.stat(&self.root)?) == version.id
         {
             return Ok(Opened::Ready(RawNote {
                 path: path.clone(),
                 version: version.clone(),
             }));
         }
-        let file = path.open(&self.root)?;
-        let meta = file.metadata().map_err(Error::AccessFailed)?;
-        if !meta.is_file() {
-            return Err(Error::NotFound);
-        }
+        let (file, meta) = path.open(&self.root)?;
         let id = FileId::of(&meta);
         Ok(match kept.filter(|version| version.id == id) {
             Some(version) => Opened::Ready(RawNote {
@@ -260,6 +269,7 @@ impl Notebook {
         body: &[u8],
         cond: &Precondition,
     ) -> Result<PutOutcome> {
+        path.check_writable()?;
         let request = parse_request(body)?;
         self.write_with(path, cond, |existing| {
             build_from_request(path, request, existing)
@@ -273,6 +283,7 @@ impl Notebook {
         body: &[u8],
         cond: &Precondition,
     ) -> Result<PutOutcome> {
+        path.check_writable()?;
         let text = std::str::from_utf8(body).map_err(|_| Error::BodyUnreadable)?;
         self.write_with(path, cond, |_| build_from_markdown(path, text))
     }
@@ -285,6 +296,7 @@ impl Notebook {
         cond: &Precondition,
         build: impl FnOnce(Option<&str>) -> Result<String>,
     ) -> Result<PutOutcome> {
+        path.check_writable()?;
         let outcome = self.note_locks.with(path.as_str(), || {
             let current = self.current_for_write(path)?;
             cond.check(current.as_ref().map(|(bytes, _)| bytes.as_slice()))?;
@@ -304,72 +316,137 @@ impl Notebook {
         Ok(outcome)
     }
 
-    /// The note's current bytes and permission bits; `None` when there is no note yet.
+    /// The note's current bytes and permission bits; `None` when there is no note yet
+    /// (or something that is not a note holds the name: the write then finds it taken).
     fn current_for_write(&self, path: &NotePath) -> Result<Option<(Vec<u8>, u32)>> {
         use std::io::Read;
-        let mut file = match path.open(&self.root) {
-            Ok(file) => file,
+        let (mut file, meta) = match path.open(&self.root) {
+            Ok(opened) => opened,
             Err(Error::NotFound) => return Ok(None),
             Err(err) => return Err(err),
         };
-        let meta = file.metadata().map_err(Error::AccessFailed)?;
-        if meta.is_dir() {
-            return Err(Error::WriteFailed(io::ErrorKind::IsADirectory.into()));
-        }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         file.read_to_end(&mut bytes).map_err(Error::AccessFailed)?;
         Ok(Some((bytes, fsutil::mode_of(&meta))))
     }
 
     /// Stores `bytes` as the note, durably. On Linux the write happens relative to the
-    /// note's folder, opened once; a new folder, or a name that turned out taken, goes
-    /// through the path route, which creates folders and checks symlinks.
+    /// note's folder, opened from the notes dir's handle (missing folders made on the
+    /// way), so neither the note nor its temp file can land outside.
+    #[cfg(target_os = "linux")]
     fn store(&self, path: &NotePath, bytes: &[u8], mode: u32, create: bool) -> Result<()> {
-        #[cfg(target_os = "linux")]
-        if let Some(dir) = self.root.open_parent(path) {
-            let written = fsutil::write_atomic_at(&dir, path.file_name(), bytes, mode, create)
-                .map_err(Error::WriteFailed)?;
-            if written == fsutil::WrittenAt::Done {
-                return Ok(());
+        let dir = self
+            .root
+            .open_beneath(path.parent(), rustix::fs::OFlags::RDONLY, true)
+            .map_err(|e| path_error(e.into(), Error::CreateDirFailed))?;
+        let name = path.file_name();
+        let written = fsutil::write_atomic_at(&dir, name, bytes, mode, create)
+            .map_err(|e| path_error(e, Error::WriteFailed))?;
+        match written {
+            fsutil::WrittenAt::Done => Ok(()),
+            // Taken since the note was read: a dangling symlink is a path that leads
+            // nowhere; anything else (a FIFO, a folder, a file another program just
+            // made) is not overwritten.
+            fsutil::WrittenAt::NameTaken => {
+                match rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat)
+                        if rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                            == rustix::fs::FileType::Symlink =>
+                    {
+                        Err(Error::InvalidPath)
+                    }
+                    _ => Err(Error::WriteFailed(io::ErrorKind::AlreadyExists.into())),
+                }
             }
         }
-        #[cfg(not(target_os = "linux"))]
-        let _ = (mode, create);
+    }
+
+    /// Stores `bytes` as the note, durably: folders made, then the path checked for
+    /// symlinks leading outside and written.
+    #[cfg(not(target_os = "linux"))]
+    fn store(&self, path: &NotePath, bytes: &[u8], _mode: u32, _create: bool) -> Result<()> {
         let full = path.resolve(self.notes_dir())?;
         if let Some(parent) = full.parent() {
-            fs::create_dir_all(parent).map_err(Error::CreateDirFailed)?;
+            fs::create_dir_all(parent).map_err(|e| path_error(e, Error::CreateDirFailed))?;
         }
         // The folders just created may hold a symlink race; check again.
         path.resolve(self.notes_dir())?;
-        fsutil::write_atomic(&full, bytes).map_err(Error::WriteFailed)
+        fsutil::write_atomic(&full, bytes).map_err(|e| path_error(e, Error::WriteFailed))
     }
 
     /// Deletes a note.
     pub fn delete(&self, path: &NotePath, cond: &Precondition) -> Result<DeleteConfirmation> {
-        let full = path.resolve(self.notes_dir())?;
-        self.note_locks.with(path.as_str(), || {
-            match fs::symlink_metadata(&full) {
-                Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {}
-                Ok(_) => return Err(Error::NotFound),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Error::NotFound),
-                Err(e) => return Err(Error::DeleteFailed(e)),
-            }
-            if *cond != Precondition::None {
-                cond.check(Some(&fs::read(&full).map_err(Error::ReadFailed)?))?;
-            }
-            // A deleted note does not stay public: its page and entry go first, so a
-            // record that cannot be updated leaves the note in place.
-            self.unpublish_deleted(path)?;
-            fsutil::remove_durable(&full).map_err(|e| match e.kind() {
-                io::ErrorKind::NotFound => Error::NotFound,
-                _ => Error::DeleteFailed(e),
-            })
-        })?;
+        self.note_locks
+            .with(path.as_str(), || self.delete_locked(path, cond))?;
         self.changed(path);
         Ok(DeleteConfirmation {
             message: DELETED,
             path: path.to_string(),
         })
+    }
+
+    /// Deletes a note, holding its lock. On Linux everything happens relative to the
+    /// note's folder, opened from the notes dir's handle: the entry is looked at without
+    /// following it, read (for `If-Match`) and unlinked by name in that folder, and the
+    /// folder synced. A symlink is removed itself, and only when it leads to a note
+    /// inside the notes dir.
+    #[cfg(target_os = "linux")]
+    fn delete_locked(&self, path: &NotePath, cond: &Precondition) -> Result<()> {
+        use rustix::fs::{AtFlags, FileType, OFlags};
+        use std::io::Read;
+        let dir = self
+            .root
+            .open_beneath(path.parent(), OFlags::RDONLY | OFlags::DIRECTORY, false)
+            .map_err(|e| open_error(e.into(), Error::DeleteFailed))?;
+        let name = path.file_name();
+        let stat = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|e| open_error(e.into(), Error::DeleteFailed))?;
+        let mut file = match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => None,
+            FileType::Symlink => match path.open(&self.root) {
+                Ok((file, _)) => Some(file),
+                // A symlink leading outside, or nowhere, is not a note of this dir.
+                Err(Error::InvalidPath | Error::NotFound) => return Err(Error::InvalidPath),
+                Err(err) => return Err(err),
+            },
+            _ => return Err(Error::NotFound),
+        };
+        if *cond != Precondition::None {
+            let mut file = match file.take() {
+                Some(file) => file,
+                None => {
+                    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK;
+                    let fd = rustix::fs::openat(&dir, name, flags | OFlags::CLOEXEC, 0.into())
+                        .map_err(|e| open_error(e.into(), Error::ReadFailed))?;
+                    fs::File::from(fd)
+                }
+            };
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
+            cond.check(Some(&bytes))?;
+        }
+        // A deleted note does not stay public: its page and entry go first, so a
+        // record that cannot be updated leaves the note in place.
+        self.unpublish_deleted(path)?;
+        rustix::fs::unlinkat(&dir, name, AtFlags::empty())
+            .map_err(|e| open_error(e.into(), Error::DeleteFailed))?;
+        rustix::fs::fsync(&dir).map_err(|e| Error::DeleteFailed(e.into()))
+    }
+
+    /// Deletes a note, holding its lock.
+    #[cfg(not(target_os = "linux"))]
+    fn delete_locked(&self, path: &NotePath, cond: &Precondition) -> Result<()> {
+        let full = path.resolve(self.notes_dir())?;
+        match fs::symlink_metadata(&full) {
+            Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {}
+            Ok(_) => return Err(Error::NotFound),
+            Err(e) => return Err(open_error(e, Error::DeleteFailed)),
+        }
+        if *cond != Precondition::None {
+            cond.check(Some(&fs::read(&full).map_err(Error::ReadFailed)?))?;
+        }
+        self.unpublish_deleted(path)?;
+        fsutil::remove_durable(&full).map_err(|e| open_error(e, Error::DeleteFailed))
     }
 }
 
@@ -566,6 +643,7 @@ fn build_from_request(
     existing: Option<&str>,
 ) -> Result<String> {
     if let Some(content) = request.content.filter(|c| !c.is_empty()) {
+        front_matter::check(&content)?;
         return Ok(content);
     }
     let now = Local::now();
@@ -598,11 +676,15 @@ fn build_from_request(
     if let Some(previous) = existing.and_then(front_matter::parse) {
         doc.extend(previous.yaml);
     }
-    doc.emit()
-        .map_err(|e| Error::FrontMatterFailed(e.to_string()))
+    let text = doc
+        .emit()
+        .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
+    front_matter::check(&text)?;
+    Ok(text)
 }
 
 fn build_from_markdown(path: &NotePath, text: &str) -> Result<String> {
+    front_matter::check(text)?;
     let now = Local::now();
     if !text.starts_with("---") {
         let fields = FrontMatter {
@@ -618,8 +700,12 @@ fn build_from_markdown(path: &NotePath, text: &str) -> Result<String> {
     match front_matter::parse(text) {
         Some(mut doc) => {
             doc.set_last_modified(clock::stamp(now));
-            doc.emit()
-                .map_err(|e| Error::FrontMatterFailed(e.to_string()))
+            // Aliases are written out expanded: the result must be within bounds too.
+            let text = doc
+                .emit()
+                .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
+            front_matter::check(&text)?;
+            Ok(text)
         }
         None => Ok(text.to_string()),
     }

@@ -10,7 +10,7 @@ use warp::http::{HeaderMap, Method, StatusCode};
 use warp::reply::Response;
 
 use super::views::{self, Editor, Mode};
-use super::{Reply, domain_error, error_page, guard, html, note_url, read_body, see_other};
+use super::{Reply, domain_error, error_page, html, note_url, read_body, see_other};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::body::BodyStream;
@@ -37,9 +37,6 @@ pub(super) async fn handle(
 ) -> Reply {
     if method != Method::POST {
         return Ok(super::method_not_allowed("POST"));
-    }
-    if !guard::same_origin(&headers) {
-        return Ok(error_page(StatusCode::FORBIDDEN, guard::REFUSED));
     }
     let bytes = match read_body(body, &headers, &state).await {
         Ok(bytes) => bytes,

@@ -7,7 +7,6 @@
 //! with a 303 redirect.
 
 mod forms;
-mod guard;
 mod pages;
 mod views;
 
@@ -131,7 +130,8 @@ fn path_after(full: &FullPath, prefix: &str) -> crate::error::Result<NotePath> {
 }
 
 /// An HTML page with the headers every page of the interface carries: no framing by
-/// other sites (the forms change notes), scripts and styles only from this origin.
+/// other sites (the forms change notes), scripts and styles only from this origin
+/// (`nosniff` is added to every response by `http::routes`).
 fn html(status: StatusCode, markup: maud::Markup) -> Response {
     let mut response =
         crate::http::reply::with_type(status, markup.into_string(), "text/html; charset=utf-8");
@@ -148,10 +148,6 @@ fn secure(headers: &mut HeaderMap) {
         ),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("same-origin"),

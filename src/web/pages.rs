@@ -9,11 +9,11 @@ use warp::path::FullPath;
 
 use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
 use super::{Reply, domain_error, error_page, html, is_read, method_not_allowed, path_after};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::handlers::blocking;
 use crate::ops::publish::site;
-use crate::ops::search::DEFAULT_LIMIT;
+use crate::ops::search::{DEFAULT_LIMIT, RETRY_AFTER_SECS};
 use crate::ops::{NoteMeta, NotePath, Notebook};
 
 /// The parameters of a query string; a malformed one reads as empty.
@@ -35,17 +35,24 @@ fn notice(params: &HashMap<String, String>) -> Option<&'static str> {
     })
 }
 
-/// Note path → URL of its public page, for every public note.
-pub(super) fn public_pages(notebook: &Notebook) -> Result<HashMap<String, String>> {
-    Ok(notebook
-        .public_pages()?
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|p| {
-            let file = p.page.file_name()?.to_str()?.to_string();
-            Some((p.note.path, format!("/public/{}", site::href(&file))))
-        })
-        .collect())
+/// Note path → URL of its public page, for every public note; `None` when the record
+/// of public notes cannot be read: the pages then say the publish state is unknown
+/// rather than failing, since reading and writing notes does not depend on it.
+pub(super) fn public_pages(notebook: &Notebook) -> Result<Option<HashMap<String, String>>> {
+    let pages = match notebook.public_pages() {
+        Ok(pages) => pages.unwrap_or_default(),
+        Err(Error::PublicRecordUnreadable { .. }) => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    Ok(Some(
+        pages
+            .into_iter()
+            .filter_map(|p| {
+                let file = p.page.file_name()?.to_str()?.to_string();
+                Some((p.note.path, format!("/public/{}", site::href(&file))))
+            })
+            .collect(),
+    ))
 }
 
 /// Sort key of a `DD-MM-YYYY:HH:MM` stamp: newest first; unreadable stamps last.
@@ -74,6 +81,8 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
         Ok(loaded) => loaded,
         Err(err) => return Ok(domain_error(&err)),
     };
+    let public_unknown = public.is_none();
+    let public = public.unwrap_or_default();
     let mut tags: BTreeMap<String, usize> = BTreeMap::new();
     for note in &list.notes {
         for t in &note.tags {
@@ -107,6 +116,7 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
             page,
             pages,
             public: &public,
+            public_unknown,
             tags: &tags,
             tag: tag.as_deref(),
             notice: notice(&params),
@@ -131,8 +141,7 @@ pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Re
     }
     let q = query.clone();
     let outcome = blocking(&state, move |s| {
-        let index = s.search.get()?;
-        index.search(s.notebook.notes_dir(), &q, DEFAULT_LIMIT)
+        s.search.search(s.notebook.notes_dir(), &q, DEFAULT_LIMIT)
     })
     .await;
     let status = match &outcome {
@@ -140,13 +149,21 @@ pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Re
         Err(err) => StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST),
     };
     let outcome = outcome.map_err(|err| views::explain(&err));
-    Ok(html(
+    let mut page = html(
         status,
         views::search(&SearchView {
             query: &query,
             outcome: Some(outcome),
         }),
-    ))
+    );
+    // The index is being rebuilt: the browser (or a script) may come back shortly.
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        page.headers_mut().insert(
+            warp::http::header::RETRY_AFTER,
+            warp::http::HeaderValue::from(RETRY_AFTER_SECS),
+        );
+    }
+    Ok(page)
 }
 
 /// `/new[?folder=…]`: an empty editor, its path field prefilled with the folder.
@@ -212,7 +229,7 @@ async fn view(
 ) -> warp::reply::Response {
     let loaded = blocking(state, move |s| {
         let note = s.notebook.read(&path)?;
-        let public = public_pages(&s.notebook)?.remove(&note.path);
+        let public = public_pages(&s.notebook)?.map(|mut pages| pages.remove(&note.path));
         Ok((note, public))
     })
     .await;
@@ -221,7 +238,8 @@ async fn view(
             StatusCode::OK,
             views::note(&NoteView {
                 note: &note,
-                public: public.as_deref(),
+                public: public.as_ref().and_then(|p| p.as_deref()),
+                public_unknown: public.is_none(),
                 notice: notice(params),
             }),
         ),

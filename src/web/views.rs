@@ -32,6 +32,8 @@ pub(super) struct Listing<'a> {
     pub pages: usize,
     /// Note path → its public page URL.
     pub public: &'a HashMap<String, String>,
+    /// The record of public notes cannot be read: which notes are public is unknown.
+    pub public_unknown: bool,
     /// Every tag with the number of notes carrying it.
     pub tags: &'a BTreeMap<String, usize>,
     pub tag: Option<&'a str>,
@@ -41,6 +43,9 @@ pub(super) struct Listing<'a> {
 pub(super) struct NoteView<'a> {
     pub note: &'a Note,
     pub public: Option<&'a str>,
+    /// The record of public notes cannot be read: publish and unpublish are offered
+    /// neither, as both would fail.
+    pub public_unknown: bool,
     pub notice: Option<&'static str>,
 }
 
@@ -61,6 +66,11 @@ pub(super) struct SearchView<'a> {
     pub outcome: Option<Result<SearchResults, String>>,
 }
 
+/// Shown instead of the public badges when the record of public notes cannot be read.
+const PUBLISH_STATE_UNKNOWN: &str = "Publish state unknown: the record of public notes \
+    cannot be read. Notes can still be read and edited; publishing, unpublishing and \
+    deleting wait until it is repaired.";
+
 /// A sentence for a person, saying what went wrong and what to do.
 pub(super) fn explain(err: &Error) -> String {
     match err {
@@ -74,9 +84,15 @@ pub(super) fn explain(err: &Error) -> String {
         }
         Error::NotPublic(_) => "This note is not public.".into(),
         Error::InvalidQuery(why) => format!("That search could not be understood: {why}."),
-        Error::Index(_) => "Search is not ready yet: the index is still being built. \
-             Try again in a moment."
+        Error::IndexRebuilding => "Search is unavailable for a moment: the index is being \
+             rebuilt from the notes. Try again in a few seconds."
             .into(),
+        Error::Index(_) | Error::IndexBroken(_) => {
+            "Search failed: the index could not be read. The server log says why.".into()
+        }
+        Error::WorkerFailed(_) => {
+            "Something went wrong on the server. The server log says what.".into()
+        }
         Error::PayloadTooLarge(limit) => {
             format!("The note is too large: the limit is {limit} bytes.")
         }
@@ -201,6 +217,9 @@ pub(super) fn index(page: &Listing) -> Markup {
             }
         }
         (notice(page.notice))
+        @if page.public_unknown {
+            p.notice role="status" { (PUBLISH_STATE_UNKNOWN) }
+        }
         @if !page.tags.is_empty() {
             nav.tagbar aria-label="Filter by tag" {
                 @for (tag, count) in page.tags {
@@ -276,6 +295,8 @@ pub(super) fn note(page: &NoteView) -> Markup {
                     span.path { (note.path) }
                     @if page.public.is_some() {
                         " " span.badge { "Public" }
+                    } @else if page.public_unknown {
+                        " " span.badge title=(PUBLISH_STATE_UNKNOWN) { "Publish state unknown" }
                     }
                 }
                 dl.facts {
@@ -303,7 +324,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
                         input type="hidden" name="path" value=(note.path);
                         button.button type="submit" name="action" value="unpublish" { "Unpublish" }
                     }
-                } @else {
+                } @else if !page.public_unknown {
                     form method="post" action="/publish" {
                         input type="hidden" name="path" value=(note.path);
                         button.button type="submit" name="action" value="publish" { "Publish" }

@@ -31,6 +31,18 @@ fn the_document_is_served_and_covers_every_route() {
     ] {
         assert!(paths.contains_key(route), "{route} is not documented");
     }
+    // Every operation can be refused by the Host and cross-site checks.
+    for (route, operations) in paths {
+        for (method, operation) in operations.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            assert!(
+                operation["responses"].get("403").is_some(),
+                "{method} {route} does not document 403"
+            );
+        }
+    }
     let r = server
         .request("POST", "/api/v1/openapi.json")
         .send()

@@ -279,7 +279,7 @@ fn slow_clients_are_cut_off() {
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     slow_head
-        .write_all(b"GET /api/v1/notes HTTP/1.1\r\nHost: x\r\n")
+        .write_all(b"GET /api/v1/notes HTTP/1.1\r\nHost: localhost\r\n")
         .unwrap();
     let started = Instant::now();
     let mut buf = Vec::new();
@@ -296,7 +296,7 @@ fn slow_clients_are_cut_off() {
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     slow_body
-        .write_all(b"PUT /api/v1/notes/slow.md HTTP/1.1\r\nHost: x\r\nContent-Type: text/markdown\r\nContent-Length: 100\r\n\r\nonly ten b")
+        .write_all(b"PUT /api/v1/notes/slow.md HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/markdown\r\nContent-Length: 100\r\n\r\nonly ten b")
         .unwrap();
     let mut response = String::new();
     let _ = slow_body.read_to_string(&mut response);

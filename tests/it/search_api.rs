@@ -264,3 +264,142 @@ fn a_failing_index_is_logged_and_the_service_keeps_answering() {
     );
     assert_eq!(search_paths(&server, "beta"), ["second.md"]);
 }
+
+/// The damaged indexes the server moved aside.
+fn moved_aside(ws: &Workspace) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(ws.notes().join(".notes"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index.broken-"))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Overwrites `meta.json` and every segment file of the index with garbage of the same
+/// length (a shorter file would fault the server's mappings, which no check can catch).
+fn damage_index(ws: &Workspace) {
+    let index = ws.notes().join(".notes/index");
+    for entry in std::fs::read_dir(&index).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".tantivy") {
+            continue;
+        }
+        let len = entry.metadata().unwrap().len() as usize;
+        let garbage: Vec<u8> = (0..len).map(|i| (i * 7 + 13) as u8).collect();
+        std::fs::write(entry.path(), garbage).unwrap();
+    }
+}
+
+/// A 503 ErrorResponse saying the index is being rebuilt, with `Retry-After`.
+fn assert_rebuilding(response: reqwest::blocking::Response) {
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(retry.as_deref(), Some("5"));
+    assert_error(
+        response,
+        503,
+        "Search is unavailable for a moment: the index is being rebuilt from the notes",
+    );
+}
+
+fn search_total(server: &crate::support::Server, query: &str) -> (u16, serde_json::Value) {
+    json(server.get(&format!("/api/v1/search?q={query}&limit=100")))
+}
+
+#[test]
+fn a_damaged_index_found_at_start_is_moved_aside_and_rebuilt() {
+    let ws = Workspace::new();
+    for i in 0..30 {
+        ws.write(
+            &format!("n{i:02}.md"),
+            &note(
+                &format!("Note {i}"),
+                &["kiwi"],
+                &format!("fruit{i} orchard"),
+            ),
+        );
+    }
+    assert!(ws.run(&["reindex"]).status.success());
+    damage_index(&ws);
+    // Another process holds the index's writer (as a `notes reindex` would): the server
+    // cannot move the index aside yet, so it stays "being rebuilt" for as long as this
+    // lock is held.
+    let dir = tantivy::directory::MmapDirectory::open(ws.notes().join(".notes/index")).unwrap();
+    let lock =
+        tantivy::directory::Directory::acquire_lock(&dir, &tantivy::directory::INDEX_WRITER_LOCK)
+            .unwrap();
+    let server = ws.serve();
+    assert_rebuilding(server.get("/api/v1/search?q=orchard"));
+    let page = server.get("/search?q=orchard");
+    assert_eq!(page.status(), 503);
+    assert_eq!(page.headers()["retry-after"], "5");
+    assert!(page.text().unwrap().contains("the index is being rebuilt"));
+    // Notes are served meanwhile.
+    let (status, list) = json(server.get("/api/v1/notes"));
+    assert_eq!((status, list["total"].as_u64()), (200, Some(30)));
+
+    drop(lock);
+    assert!(
+        eventually(Duration::from_secs(20), || {
+            let (status, body) = search_total(&server, "orchard");
+            assert!(status == 200 || status == 503, "{status} {body}");
+            status == 200 && body["total"] == 30
+        }),
+        "{}",
+        server.log()
+    );
+    assert_eq!(search_paths(&server, "fruit7"), ["n07.md"]);
+    assert_eq!(moved_aside(&ws).len(), 1, "{}", server.log());
+    let log = server.log();
+    assert_eq!(
+        log.matches("the index is damaged").count(),
+        1,
+        "one line says so: {log}"
+    );
+}
+
+#[test]
+fn an_index_damaged_while_serving_is_rebuilt_without_a_restart() {
+    let ws = Workspace::new();
+    for i in 0..20 {
+        ws.write(
+            &format!("n{i:02}.md"),
+            &note(&format!("Note {i}"), &[], &format!("berry{i} hedge")),
+        );
+    }
+    let server = ws.serve();
+    assert!(eventually(
+        WAIT,
+        || search_total(&server, "hedge").1["total"] == 20
+    ));
+    // An older damaged index was kept aside: only one is kept.
+    std::fs::create_dir_all(ws.notes().join(".notes/index.broken-1")).unwrap();
+    damage_index(&ws);
+
+    let mut seen = Vec::new();
+    assert!(
+        eventually(Duration::from_secs(20), || {
+            let (status, body) = search_total(&server, "hedge");
+            seen.push(status);
+            if status == 503 {
+                assert_eq!(body["code"], 503, "{body}");
+            } else {
+                assert_eq!(status, 200, "{body}");
+            }
+            status == 200 && body["total"] == 20 && !moved_aside(&ws).is_empty()
+        }),
+        "{seen:?}\n{}",
+        server.log()
+    );
+    assert!(seen.contains(&503), "{seen:?}");
+    assert_eq!(search_paths(&server, "berry3"), ["n03.md"]);
+    let kept = moved_aside(&ws);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(!kept[0].ends_with("index.broken-1"));
+    // Writes keep being indexed by the new index.
+    let resp = server.put_markdown("/api/v1/notes/late.md", "a late quince");
+    assert_eq!(resp.status(), 201);
+    assert!(eventually(WAIT, || search_paths(&server, "quince") == ["late.md"]));
+}

@@ -109,9 +109,14 @@ impl Workspace {
     }
 
     pub fn serve_with(&self, extra: &[&str]) -> Server {
+        self.serve_through(self.cli(), extra)
+    }
+
+    /// Starts `notes serve` on this workspace through `cli` (the CLI command, set up
+    /// further, e.g. with resource limits).
+    pub fn serve_through(&self, mut cli: Command, extra: &[&str]) -> Server {
         let log = self.root.path().join("server.log");
-        let mut child = self
-            .cli()
+        let mut child = cli
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::piped())
@@ -220,6 +225,24 @@ impl Server {
             .unwrap()
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits up to `timeout` for the process to end; its exit status, if it did.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
@@ -317,8 +340,14 @@ impl Server {
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
-        let mut request =
-            format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+        // The `Host` the test gives, else the server's address.
+        let mut request = format!("{method} {target} HTTP/1.1\r\nConnection: close\r\n");
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+        {
+            request.push_str(&format!("Host: {addr}\r\n"));
+        }
         for (name, value) in headers {
             request.push_str(&format!("{name}: {value}\r\n"));
         }

@@ -334,9 +334,16 @@ fn cross_site_posts_are_refused_and_write_nothing() {
         ),
     ];
     for (path, fields, headers) in cases {
-        let (status, body) = page(post(&server, path, fields, headers));
+        let (status, body) = json(post(&server, path, fields, headers));
         assert_eq!(status, 403, "{path} {headers:?}");
-        assert!(body.contains("sent from another site"), "{body}");
+        assert_eq!(body["error"], "Forbidden", "{body}");
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Cross-site request refused"),
+            "{body}"
+        );
     }
     assert_eq!(ws.snapshot(), before);
     assert!(!ws.public().exists());

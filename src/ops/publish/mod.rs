@@ -3,19 +3,25 @@
 //!
 //! Every change runs under one lock (the record's), reads the record, writes the files
 //! and the record, and rebuilds the index and the feed, so concurrent toggles never lose
-//! an entry and the public dir always matches the record.
+//! an entry. The record is the truth: a change that fails puts every file back as it
+//! was, and the order of the steps is chosen so that a crash can only leave what the
+//! repair (`repair_public`, run when the server starts) recognises and undoes: a page
+//! no entry names, a stale index or feed, a shared page marked as in progress.
 
 pub mod feed;
+mod files;
 pub mod record;
+mod repair;
 pub mod site;
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 use serde::Serialize;
 
 use self::record::{Entry, Record};
+pub use self::repair::RepairReport;
 use super::fsutil;
 use super::{NotePath, Notebook};
 use crate::error::{Error, Result};
@@ -119,6 +125,8 @@ impl Notebook {
     }
 
     /// Unpublishes a note about to be deleted; nothing happens when it is not public.
+    /// Any failure, an unreadable record included (the note may be public), refuses the
+    /// delete: the note, its page and its entry all stay.
     pub(crate) fn unpublish_deleted(&self, path: &NotePath) -> Result<()> {
         self.with_record(|record| {
             if record.get(path.as_str()).is_some() {
@@ -126,6 +134,7 @@ impl Notebook {
             }
             Ok(())
         })
+        .map_err(|e| Error::DeleteFailed(io::Error::other(e.detailed())))
     }
 
     /// `GET /api/public/list`: the public notes, newest first.
@@ -175,7 +184,61 @@ impl Notebook {
             .map_err(|e| Error::PublishFailed(format!("cannot write the public record: {e}")))
     }
 
-    /// Publishes (or republishes) `path`: page, record, index and feed.
+    /// The files every change may rewrite: the record, the page, the index and the feed.
+    fn touched_by_change(&self, page: &Path) -> [PathBuf; 4] {
+        let dir = self.public_dir();
+        [
+            Record::path(self.notes_dir()),
+            page.to_path_buf(),
+            dir.join(site::INDEX_FILE),
+            dir.join(feed::FILE),
+        ]
+    }
+
+    /// Runs the steps of a change to the public files. When a step fails, every file in
+    /// `touched` is put back as it was, so the record, the pages, the index and the feed
+    /// keep agreeing and the answer (a failure) claims nothing the files show.
+    /// `shared_page`, when the page's name is also another note's, is marked as in
+    /// progress first: after a crash in the middle the repair rewrites it from its owner.
+    fn change(
+        &self,
+        touched: &[PathBuf],
+        shared_page: Option<&str>,
+        steps: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let mut undo = files::Undo::default();
+        for path in touched {
+            undo.save(path).map_err(failed)?;
+        }
+        if let Some(page) = shared_page {
+            record::save_pending(self.notes_dir(), &[page]).map_err(failed)?;
+        }
+        let outcome = steps().map_err(|e| match e {
+            Error::PublishFailed(_) => e,
+            other => Error::PublishFailed(other.detailed()),
+        });
+        let outcome = match outcome {
+            Ok(()) => Ok(()),
+            Err(err) => match undo.restore() {
+                Ok(()) => Err(err),
+                // The marker stays: the next repair puts the page right.
+                Err(undo) => {
+                    return Err(Error::PublishFailed(format!(
+                        "{}; putting the files back failed too: {undo}",
+                        err.detailed()
+                    )));
+                }
+            },
+        };
+        if shared_page.is_some() {
+            // A marker left behind only costs the repair a page rewrite.
+            let _ = record::clear_pending(self.notes_dir());
+        }
+        outcome
+    }
+
+    /// Publishes (or republishes) `path`. The page is written before the record names
+    /// it, so a crash in between leaves a page no entry names, which the repair removes.
     fn put_up(&self, record: &mut Record, path: &NotePath) -> Result<Publication> {
         let note = self.read(path)?;
         let file = site::page_name(path);
@@ -191,16 +254,28 @@ impl Notebook {
             published_at: record.next_stamp(Utc::now()),
             file: file.clone(),
         };
+        let html = site::page(&note, &entry, self.config().base_url.as_deref());
+        let mut after = record.clone();
+        after.insert(entry);
         let page = self.public_dir().join(&file);
-        site::write_assets(self.public_dir()).map_err(failed)?;
-        fsutil::write_atomic(
-            &page,
-            site::page(&note, &entry, self.config().base_url.as_deref()).as_bytes(),
-        )
-        .map_err(failed)?;
-        record.insert(entry);
-        self.save_record(record)?;
-        self.rebuild_public(record)?;
+        let record_file = Record::path(self.notes_dir());
+        let shared = record.shares_page(&file, path.as_str());
+        self.change(
+            &self.touched_by_change(&page),
+            shared.then_some(file.as_str()),
+            || {
+                // The record exists before any page does, so that the repair knows the
+                // public dir is this notebook's from the first publication on.
+                if !files::is_regular(&record_file) {
+                    self.save_record(record)?;
+                }
+                site::write_assets(self.public_dir()).map_err(failed)?;
+                fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
+                self.write_listing(&after)?;
+                self.save_record(&after)
+            },
+        )?;
+        *record = after;
         Ok(Publication {
             result: ToggleResult {
                 status: Visibility::Public,
@@ -213,38 +288,63 @@ impl Notebook {
 
     /// Unpublishes `path`. A page name shared with another public note goes back to the
     /// latest other publication of that name (re-rendered from its note); otherwise the
-    /// page is removed.
+    /// page is removed. The entry leaves the record before the page goes, so a crash in
+    /// between leaves a page no entry names (removed by the repair), never an entry the
+    /// repair would publish again.
     fn take_down(&self, record: &mut Record, path: &NotePath) -> Result<Publication> {
-        let at = record.next_stamp(Utc::now());
-        let Some(entry) = record.remove(path.as_str(), at) else {
+        let mut after = record.clone();
+        let at = after.next_stamp(Utc::now());
+        let Some(entry) = after.remove(path.as_str(), at) else {
             return Err(Error::NotPublic(path.to_string()));
         };
-        self.save_record(record)?;
         let page = self.public_dir().join(&entry.file);
-        let owner = record.owner_of(&entry.file).cloned();
-        let effect = match owner.and_then(|o| self.render_page(&o).ok().map(|html| (o, html))) {
-            Some((owner, html)) => {
-                fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
-                PageEffect::HandedTo(owner.path)
-            }
-            None => {
-                match fsutil::remove_durable(&page) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(failed(e)),
+        let successor = self.successor(&mut after, &entry.file, at)?;
+        self.change(
+            &self.touched_by_change(&page),
+            successor.as_ref().map(|_| entry.file.as_str()),
+            || {
+                self.write_listing(&after)?;
+                self.save_record(&after)?;
+                match &successor {
+                    Some((_, html)) => fsutil::write_atomic(&page, html.as_bytes()),
+                    None => files::remove_if_present(&page),
                 }
-                PageEffect::Removed
-            }
-        };
-        self.rebuild_public(record)?;
+                .map_err(failed)
+            },
+        )?;
+        *record = after;
         Ok(Publication {
             result: ToggleResult {
                 status: Visibility::Private,
                 path: path.to_string(),
             },
             page,
-            effect,
+            effect: match successor {
+                Some((owner, _)) => PageEffect::HandedTo(owner),
+                None => PageEffect::Removed,
+            },
         })
+    }
+
+    /// The note that takes page `file` over, with its page: the latest publication of
+    /// that name left in `record` whose note can still be shown. Entries whose note is
+    /// gone are dropped on the way, as the repair would drop them.
+    fn successor(
+        &self,
+        record: &mut Record,
+        file: &str,
+        at: chrono::DateTime<Utc>,
+    ) -> Result<Option<(String, String)>> {
+        while let Some(owner) = record.owner_of(file).cloned() {
+            match self.render_page(&owner) {
+                Ok(html) => return Ok(Some((owner.path, html))),
+                Err(e) if note_is_gone(&e) => {
+                    record.remove(&owner.path, at);
+                }
+                Err(e) => return Err(Error::PublishFailed(e.detailed())),
+            }
+        }
+        Ok(None)
     }
 
     fn render_page(&self, entry: &Entry) -> Result<String> {
@@ -253,15 +353,22 @@ impl Notebook {
         Ok(site::page(&note, entry, self.config().base_url.as_deref()))
     }
 
-    /// Rewrites the stylesheet (when changed), the index and the feed from the record.
-    fn rebuild_public(&self, record: &Record) -> Result<()> {
+    /// Rewrites the index and the feed from the record.
+    fn write_listing(&self, record: &Record) -> Result<()> {
         let dir = self.public_dir();
-        site::write_assets(dir).map_err(failed)?;
         fsutil::write_atomic(&dir.join(site::INDEX_FILE), site::index(record).as_bytes())
             .map_err(failed)?;
         let feed = feed::feed(record, self.config().base_url.as_deref());
         fsutil::write_atomic(&dir.join(feed::FILE), feed.as_bytes()).map_err(failed)
     }
+}
+
+/// Whether a failure to read an entry's note means the note can no longer be shown.
+fn note_is_gone(err: &Error) -> bool {
+    matches!(
+        err,
+        Error::NotFound | Error::InvalidPath | Error::NotMarkdown
+    )
 }
 
 /// A file of the public dir, as read for serving.
@@ -290,18 +397,8 @@ impl Notebook {
         if segments.iter().any(refused) {
             return Err(Error::RouteNotFound);
         }
-        let root = self
-            .public_dir()
-            .canonicalize()
+        let bytes = files::read_beneath(self.public_dir(), &segments.join("/"))
             .map_err(|_| Error::RouteNotFound)?;
-        let full = root
-            .join(segments.join(std::path::MAIN_SEPARATOR_STR))
-            .canonicalize()
-            .map_err(|_| Error::RouteNotFound)?;
-        if !full.starts_with(&root) || !full.is_file() {
-            return Err(Error::RouteNotFound);
-        }
-        let bytes = std::fs::read(&full).map_err(|_| Error::RouteNotFound)?;
         let name = segments.last().copied().unwrap_or_default().to_string();
         Ok(PublicFile { name, bytes })
     }

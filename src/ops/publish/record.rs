@@ -17,6 +17,11 @@ pub const FILE: &str = ".public.json";
 /// The layout version this build reads and writes.
 pub const VERSION: u32 = 1;
 
+/// The marker of a change in progress to pages whose name several notes share
+/// (hidden, beside the record). A crash can leave such a page showing a note the record
+/// does not give it to; the repair rewrites each page the marker names from its owner.
+pub(crate) const PENDING_FILE: &str = ".public-pending.json";
+
 /// One public note.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -147,6 +152,18 @@ impl Record {
         self.entries.get(path)
     }
 
+    /// Every entry, by note path.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values()
+    }
+
+    /// Whether a note other than `path` is published under page `file`.
+    pub(crate) fn shares_page(&self, file: &str, path: &str) -> bool {
+        self.entries
+            .values()
+            .any(|e| e.file == file && e.path != path)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -200,6 +217,35 @@ impl Record {
     /// The latest publication that uses page `file`, if any: that note owns the page.
     pub fn owner_of(&self, file: &str) -> Option<&Entry> {
         self.newest_first().into_iter().find(|e| e.file == file)
+    }
+}
+
+/// The page names of an interrupted change; a marker that cannot be read names every
+/// page the record knows, so the repair errs on the side of rewriting.
+pub(crate) fn load_pending(notes_dir: &Path, record: &Record) -> io::Result<Option<Vec<String>>> {
+    let bytes = match std::fs::read(notes_dir.join(PENDING_FILE)) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let pages = match serde_json::from_slice::<Vec<String>>(&bytes) {
+        Ok(pages) => pages,
+        Err(_) => record.entries().map(|e| e.file.clone()).collect(),
+    };
+    Ok(Some(pages))
+}
+
+/// Notes, durably, that `pages` are about to change.
+pub(crate) fn save_pending(notes_dir: &Path, pages: &[&str]) -> io::Result<()> {
+    let text = serde_json::to_string(pages).map_err(io::Error::other)?;
+    fsutil::write_atomic(&notes_dir.join(PENDING_FILE), text.as_bytes())
+}
+
+/// Removes the marker of a change that finished (or was undone).
+pub(crate) fn clear_pending(notes_dir: &Path) -> io::Result<()> {
+    match fsutil::remove_durable(&notes_dir.join(PENDING_FILE)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
 }
 

@@ -21,6 +21,12 @@ pub const STYLESHEET: &str = include_str!("../../../assets/public.css");
 pub const SUMMARY_CHARS: usize = 200;
 /// The public index's file name.
 pub const INDEX_FILE: &str = "index.html";
+/// The Content Security Policy of public pages: no script of any kind, styles and images
+/// from the pages' own origin (images also from `https:` and `data:`), no `<base>`, no
+/// form. Every page carries it in a `<meta>`, so the public folder stays safe under any
+/// web server; the HTTP layer sends the same policy (plus `frame-ancestors`, which a
+/// `<meta>` cannot carry).
+pub(crate) const PUBLIC_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; form-action 'none'";
 
 /// The page name of a note: its base name with `.md` replaced by `.html`. The one
 /// exception is a note named `index.md`, whose page would replace the public index:
@@ -86,6 +92,7 @@ fn head(title: &str, extra: &str) -> String {
 <html>
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{PUBLIC_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="generator" content="notes">
@@ -241,6 +248,7 @@ mod tests {
         assert!(html.contains("<em>text</em>"), "{html}");
         assert!(!html.contains("date: 03-02-2026"), "{html}");
         assert!(html.starts_with("<!DOCTYPE html>"));
+        assert_csp_first(&html);
         assert!(html.contains(r#"href="static/style.css""#));
         assert!(html.contains(r#"<meta name="description" content="A &lt;summary&gt;.">"#));
         assert!(!html.contains("canonical"));
@@ -248,6 +256,21 @@ mod tests {
         assert!(
             shared.contains(r#"<link rel="canonical" href="https://n.example/public/n.html">"#)
         );
+    }
+
+    /// The policy is the first element of `<head>` after the charset, so it governs all
+    /// that follows.
+    fn assert_csp_first(html: &str) {
+        let head = html.split_once("<head>\n").map_or("", |(_, rest)| rest);
+        let expected = format!(
+            "<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{PUBLIC_CSP}\">\n"
+        );
+        assert!(head.starts_with(&expected), "{html}");
+        assert!(
+            !PUBLIC_CSP.contains("script-src"),
+            "no script source at all"
+        );
+        assert!(PUBLIC_CSP.starts_with("default-src 'none';"));
     }
 
     #[test]
@@ -268,6 +291,7 @@ mod tests {
         assert!(new_at < old_at, "{html}");
         assert!(html.contains("2 notes"));
         assert!(index(&Record::default()).contains("Nothing is published yet."));
+        assert_csp_first(&html);
     }
 
     #[test]

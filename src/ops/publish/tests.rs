@@ -104,3 +104,279 @@ fn only_files_inside_the_public_dir_are_served() {
         );
     }
 }
+
+fn public_bytes(nb: &Notebook, name: &str) -> Option<Vec<u8>> {
+    std::fs::read(nb.public_dir().join(name)).ok()
+}
+
+fn record_text(nb: &Notebook) -> Option<String> {
+    std::fs::read_to_string(nb.notes_dir().join(record::FILE)).ok()
+}
+
+/// The record, the index and the feed as they are, to compare after a failed change.
+fn state(nb: &Notebook) -> [Option<Vec<u8>>; 3] {
+    [
+        record_text(nb).map(String::into_bytes),
+        public_bytes(nb, site::INDEX_FILE),
+        public_bytes(nb, feed::FILE),
+    ]
+}
+
+/// Puts a non-empty folder where a file of the public dir should be: writes to that
+/// name fail whoever runs the test (root included), and it cannot be removed as a file.
+fn block(nb: &Notebook, name: &str) {
+    let path = nb.public_dir().join(name);
+    let _ = std::fs::remove_file(&path);
+    std::fs::create_dir_all(path.join("in-the-way")).unwrap();
+}
+
+fn unblock(nb: &Notebook, name: &str) {
+    std::fs::remove_dir_all(nb.public_dir().join(name)).unwrap();
+}
+
+fn no_temp_files(nb: &Notebook) {
+    for dir in [nb.notes_dir(), nb.public_dir()] {
+        for item in std::fs::read_dir(dir).unwrap() {
+            let name = item.unwrap().file_name().into_string().unwrap();
+            assert!(!name.starts_with(fsutil::TEMP_PREFIX), "{name} left behind");
+        }
+    }
+}
+
+#[test]
+fn a_publication_that_fails_after_its_page_was_written_is_undone() {
+    let (_root, nb) = notebook();
+    let kept = write(&nb, "kept.md", "# Kept\n");
+    nb.publish(&kept).unwrap();
+    let path = write(&nb, "n.md", "# N\n");
+    let before = state(&nb);
+    block(&nb, feed::FILE);
+    assert!(matches!(
+        nb.toggle_public(&path),
+        Err(Error::PublishFailed(_))
+    ));
+    assert!(!nb.public_dir().join("n.html").exists(), "page taken back");
+    assert_eq!(
+        state(&nb)[..2],
+        before[..2],
+        "record and index as they were"
+    );
+    no_temp_files(&nb);
+    unblock(&nb, feed::FILE);
+    assert!(nb.repair_public().unwrap().feed_rebuilt);
+    assert_eq!(
+        nb.toggle_public(&path).unwrap().result.status,
+        Visibility::Public
+    );
+}
+
+#[test]
+fn the_first_publication_failing_leaves_no_record() {
+    let (_root, nb) = notebook();
+    let path = write(&nb, "n.md", "# N\n");
+    std::fs::create_dir_all(nb.public_dir()).unwrap();
+    block(&nb, site::INDEX_FILE);
+    assert!(nb.publish(&path).is_err());
+    assert_eq!(record_text(&nb), None);
+    assert!(!nb.public_dir().join("n.html").exists());
+    assert!(nb.public_pages().unwrap().is_none());
+}
+
+#[test]
+fn a_page_taken_over_from_another_note_is_given_back_when_the_change_fails() {
+    let (_root, nb) = notebook();
+    let first = write(&nb, "x/n.md", "# From x\n");
+    let second = write(&nb, "y/n.md", "# From y\n");
+    nb.publish(&first).unwrap();
+    let page = public_bytes(&nb, "n.html").unwrap();
+    let before = state(&nb);
+    block(&nb, site::INDEX_FILE);
+    assert!(nb.publish(&second).is_err());
+    assert_eq!(public_bytes(&nb, "n.html").unwrap(), page, "x's page back");
+    assert_eq!(state(&nb)[0], before[0]);
+    assert!(
+        !nb.notes_dir().join(record::PENDING_FILE).exists(),
+        "marker cleared after the undo"
+    );
+}
+
+#[test]
+fn an_unpublication_whose_page_cannot_go_keeps_the_note_public() {
+    let (_root, nb) = notebook();
+    let path = write(&nb, "n.md", "# N\n");
+    nb.publish(&path).unwrap();
+    // The page name taken by a folder: removing it as a file fails after the record
+    // was saved without the entry; the entry must come back.
+    block(&nb, "n.html");
+    let before = state(&nb);
+    assert!(matches!(nb.unpublish(&path), Err(Error::PublishFailed(_))));
+    assert!(matches!(
+        nb.delete(&path, &Precondition::None),
+        Err(Error::DeleteFailed(_))
+    ));
+    assert_eq!(state(&nb), before, "record, index and feed as they were");
+    assert!(nb.notes_dir().join("n.md").exists(), "the note stays");
+    assert_eq!(nb.public_list().unwrap().notes[0].path, "n.md");
+    no_temp_files(&nb);
+}
+
+#[test]
+fn an_unpublication_failing_at_the_index_keeps_page_and_entry() {
+    let (_root, nb) = notebook();
+    let path = write(&nb, "n.md", "# N\n");
+    nb.publish(&path).unwrap();
+    let page = public_bytes(&nb, "n.html").unwrap();
+    block(&nb, site::INDEX_FILE);
+    let record = record_text(&nb);
+    assert!(nb.toggle_public(&path).is_err());
+    assert_eq!(public_bytes(&nb, "n.html").unwrap(), page);
+    assert_eq!(record_text(&nb), record);
+}
+
+#[test]
+fn a_delete_with_an_unreadable_record_changes_nothing() {
+    let (_root, nb) = notebook();
+    let path = write(&nb, "n.md", "# N\n");
+    std::fs::write(nb.notes_dir().join(record::FILE), "{ torn").unwrap();
+    assert!(matches!(
+        nb.delete(&path, &Precondition::None),
+        Err(Error::DeleteFailed(_))
+    ));
+    assert!(nb.notes_dir().join("n.md").exists());
+    assert_eq!(record_text(&nb).unwrap(), "{ torn");
+}
+
+#[test]
+fn repair_puts_every_kind_of_drift_right_and_then_finds_nothing() {
+    let (_root, nb) = notebook();
+    let a = write(&nb, "a.md", "# A\n");
+    let b = write(&nb, "b.md", "# B\n");
+    let gone = write(&nb, "gone.md", "# Gone\n");
+    for path in [&a, &b, &gone] {
+        nb.publish(path).unwrap();
+    }
+    assert!(nb.repair_public().unwrap().is_clean(), "all agreed");
+    let dir = nb.public_dir().to_path_buf();
+    let a_page = public_bytes(&nb, "a.html").unwrap();
+    // A page a crash left behind, one lost, one whose note is gone too, a hand-made
+    // page, a stale index, a damaged stylesheet.
+    std::fs::copy(dir.join("b.html"), dir.join("orphan.html")).unwrap();
+    std::fs::remove_file(dir.join("a.html")).unwrap();
+    std::fs::remove_file(dir.join("gone.html")).unwrap();
+    std::fs::remove_file(nb.notes_dir().join("gone.md")).unwrap();
+    std::fs::write(dir.join("about.html"), "<p>mine</p>").unwrap();
+    std::fs::write(dir.join(site::INDEX_FILE), "stale").unwrap();
+    std::fs::write(dir.join("static/style.css"), "body{}").unwrap();
+    let report = nb.repair_public().unwrap();
+    assert_eq!(
+        report,
+        RepairReport {
+            removed_pages: vec!["orphan.html".into()],
+            regenerated_pages: vec!["a.html".into()],
+            dropped_entries: vec!["gone.md".into()],
+            index_rebuilt: true,
+            feed_rebuilt: true,
+            stylesheet_restored: true,
+        }
+    );
+    assert_eq!(public_bytes(&nb, "a.html").unwrap(), a_page);
+    assert!(
+        dir.join("about.html").exists(),
+        "pages we did not make stay"
+    );
+    let listed: Vec<_> = nb
+        .public_list()
+        .unwrap()
+        .notes
+        .into_iter()
+        .map(|n| n.path)
+        .collect();
+    assert_eq!(listed, ["b.md", "a.md"]);
+    let index = String::from_utf8(public_bytes(&nb, site::INDEX_FILE).unwrap()).unwrap();
+    assert!(index.contains("a.html") && index.contains("b.html"));
+    assert!(!index.contains("gone.html"));
+    assert_eq!(nb.repair_public().unwrap(), RepairReport::default());
+}
+
+#[test]
+fn repair_gives_a_shared_page_left_mid_change_back_to_its_owner() {
+    let (_root, nb) = notebook();
+    let x = write(&nb, "x/n.md", "# From x\n");
+    let y = write(&nb, "y/n.md", "# From y\n");
+    nb.publish(&y).unwrap();
+    nb.publish(&x).unwrap();
+    let x_page = public_bytes(&nb, "n.html").unwrap();
+    nb.unpublish(&x).unwrap();
+    let y_page = public_bytes(&nb, "n.html").unwrap();
+    assert_ne!(x_page, y_page);
+    // As a crash leaves a publication of x over y's page: page written, record not.
+    record::save_pending(nb.notes_dir(), &["n.html"]).unwrap();
+    std::fs::write(nb.public_dir().join("n.html"), &x_page).unwrap();
+    let report = nb.repair_public().unwrap();
+    assert_eq!(report.regenerated_pages, ["n.html"]);
+    assert_eq!(public_bytes(&nb, "n.html").unwrap(), y_page);
+    assert!(!nb.notes_dir().join(record::PENDING_FILE).exists());
+}
+
+#[test]
+fn repair_leaves_a_public_dir_without_record_alone_and_never_resets_a_record() {
+    let (_root, nb) = notebook();
+    std::fs::create_dir_all(nb.public_dir()).unwrap();
+    let stranger = "<meta name=\"generator\" content=\"notes\"> another notebook's";
+    std::fs::write(nb.public_dir().join("p.html"), stranger).unwrap();
+    assert!(nb.repair_public().unwrap().is_clean());
+    assert!(nb.public_dir().join("p.html").exists());
+    std::fs::write(nb.notes_dir().join(record::FILE), "{ torn").unwrap();
+    assert!(matches!(
+        nb.repair_public(),
+        Err(Error::PublicRecordUnreadable { .. })
+    ));
+    assert_eq!(record_text(&nb).unwrap(), "{ torn");
+    assert!(nb.public_dir().join("p.html").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_are_served_and_a_fifo_does_not_block() {
+    let (_root, nb) = notebook();
+    let path = write(&nb, "n.md", "x\n");
+    nb.publish(&path).unwrap();
+    let fifo = nb.public_dir().join("fifo.html");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("n.html", nb.public_dir().join("inside.html")).unwrap();
+    assert!(matches!(
+        nb.public_file("fifo.html"),
+        Err(Error::RouteNotFound)
+    ));
+    assert_eq!(
+        nb.public_file("inside.html").unwrap().bytes,
+        public_bytes(&nb, "n.html").unwrap(),
+        "a link that stays inside is followed"
+    );
+}
+
+#[test]
+fn repair_renders_again_the_pages_an_older_version_made_without_the_policy() {
+    let (_root, nb) = notebook();
+    let a = write(&nb, "a.md", "# A\n\nText\n");
+    nb.publish(&a).unwrap();
+    let page = nb.public_dir().join("a.html");
+    let fresh = std::fs::read_to_string(&page).unwrap();
+    let policy = format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
+        site::PUBLIC_CSP
+    );
+    assert!(fresh.contains(&policy));
+    std::fs::write(&page, fresh.replace(&policy, "")).unwrap();
+    let report = nb.repair_public().unwrap();
+    assert_eq!(report.regenerated_pages, ["a.html"]);
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), fresh);
+    assert!(nb.repair_public().unwrap().is_clean());
+}

@@ -1,20 +1,22 @@
 //! The background indexer of `serve`: one thread owns the index writer and is fed from
 //! a queue (notes changed through the service, file events from the watcher). Bursts
 //! coalesce into one pass and one commit; a failure is logged with its cause and the
-//! indexer recovers with a catch-up once the index can be written again.
+//! indexer recovers with a catch-up once the index can be written again. An index found
+//! damaged (by the indexer or by a search) is moved aside and rebuilt from the notes,
+//! while searches answer "being rebuilt".
 
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use super::NotesIndex;
 use super::updater::IndexUpdater;
+use super::{NotesIndex, SearchResults, heal};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
 use crate::ops::path::INTERNAL_DIR;
@@ -32,25 +34,99 @@ enum Message {
     Changed(NotePath),
     /// Something else changed (a folder moved, events lost): compare every file.
     CatchUp,
+    /// A search found the index damaged (why): move it aside and rebuild it.
+    Heal(String),
     Stop,
 }
 
-/// The index searches read from; replaced by the indexer when it reopens the index.
+/// The index searches read from; replaced by the indexer when it reopens or rebuilds
+/// the index.
 #[derive(Clone, Default)]
-pub struct SharedIndex(Arc<RwLock<Option<NotesIndex>>>);
+pub struct SharedIndex(Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    slot: RwLock<Slot>,
+    /// The indexer's queue, where a search reports a damaged index.
+    indexer: Mutex<Option<Sender<Message>>>,
+}
+
+#[derive(Default)]
+enum Slot {
+    /// Not open: the first open failed for a reason other than damage (logged by the
+    /// indexer, which retries).
+    #[default]
+    Closed,
+    Ready(NotesIndex),
+    /// Damaged and being rebuilt by the indexer.
+    Rebuilding,
+}
 
 impl SharedIndex {
+    /// Opens the index of `notes_dir` for searches; a damaged one reads as being rebuilt
+    /// (the indexer's first pass rebuilds it).
+    pub fn open(notes_dir: &Path) -> SharedIndex {
+        let shared = SharedIndex::default();
+        match NotesIndex::open_or_create(notes_dir) {
+            Ok(index) => shared.set(index),
+            Err(Error::IndexBroken(_)) => shared.put(Slot::Rebuilding),
+            Err(_) => {}
+        }
+        shared
+    }
+
     /// The current index, or why there is none.
     pub fn get(&self) -> Result<NotesIndex> {
-        self.0
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .ok_or_else(|| Error::Index("the search index is not available yet".into()))
+        match &*self.0.slot.read().unwrap_or_else(PoisonError::into_inner) {
+            Slot::Ready(index) => Ok(index.clone()),
+            Slot::Rebuilding => Err(Error::IndexRebuilding),
+            Slot::Closed => Err(Error::Index(
+                "the search index cannot be opened (the server log says why)".into(),
+            )),
+        }
     }
 
     pub fn set(&self, index: NotesIndex) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Some(index);
+        self.put(Slot::Ready(index));
+    }
+
+    fn put(&self, slot: Slot) {
+        *self.0.slot.write().unwrap_or_else(PoisonError::into_inner) = slot;
+    }
+
+    /// Runs a query. A damaged index (an error saying so, or a panic while reading it)
+    /// is handed to the indexer to rebuild, and the query answers `IndexRebuilding`.
+    pub fn search(&self, notes_dir: &Path, input: &str, limit: usize) -> Result<SearchResults> {
+        let index = self.get()?;
+        let outcome = catch_unwind(AssertUnwindSafe(|| index.search(notes_dir, input, limit)))
+            .unwrap_or_else(|_| Err(Error::IndexBroken("a search panicked reading it".into())));
+        match outcome {
+            Err(Error::IndexBroken(why)) => {
+                self.damaged(&index, why);
+                Err(Error::IndexRebuilding)
+            }
+            other => other,
+        }
+    }
+
+    /// Marks `index` as damaged, unless it was replaced meanwhile, and asks the indexer
+    /// to rebuild it.
+    fn damaged(&self, index: &NotesIndex, why: String) {
+        {
+            let mut slot = self.0.slot.write().unwrap_or_else(PoisonError::into_inner);
+            match &*slot {
+                Slot::Ready(current) if current.id == index.id => *slot = Slot::Rebuilding,
+                _ => return,
+            }
+        }
+        let queue = self
+            .0
+            .indexer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(queue) = queue.as_ref() {
+            let _ = queue.send(Message::Heal(why));
+        }
     }
 }
 
@@ -66,6 +142,11 @@ impl Indexer {
     /// then follows the changes it is told of and those the watcher sees.
     pub fn start(notes_dir: &Path, shared: SharedIndex) -> Indexer {
         let (queue, inbox) = mpsc::channel();
+        *shared
+            .0
+            .indexer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(queue.clone());
         let dir = notes_dir.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("search-indexer".into())
@@ -112,11 +193,13 @@ impl Drop for Indexer {
 struct Pending {
     paths: BTreeSet<NotePath>,
     catch_up: bool,
+    /// Why the index must be moved aside and rebuilt, when it must.
+    heal: Option<String>,
 }
 
 impl Pending {
     fn is_empty(&self) -> bool {
-        self.paths.is_empty() && !self.catch_up
+        self.paths.is_empty() && !self.catch_up && self.heal.is_none()
     }
 }
 
@@ -185,9 +268,13 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
                     err.detailed(),
                     retry.as_secs()
                 ));
-                // Drop the writer (and its lock); the retry reopens and catches up.
+                // Drop the writer (and its lock); the retry reopens and catches up,
+                // or moves the damaged index aside again.
                 updater = None;
                 pending.catch_up = true;
+                if let Some(why) = work.heal {
+                    pending.heal.get_or_insert(why);
+                }
                 if failing {
                     retry = (retry * 2).min(MAX_RETRY);
                 }
@@ -204,12 +291,55 @@ fn take(message: Message, pending: &mut Pending) -> bool {
             pending.paths.insert(path);
         }
         Message::CatchUp => pending.catch_up = true,
+        Message::Heal(why) => pending.heal = Some(why),
         Message::Stop => return false,
     }
     true
 }
 
 fn pass(
+    notes_dir: &Path,
+    shared: &SharedIndex,
+    updater: &mut Option<IndexUpdater>,
+    work: &Pending,
+) -> Result<()> {
+    if let Some(why) = &work.heal {
+        return rebuild(notes_dir, shared, updater, why);
+    }
+    match update(notes_dir, shared, updater, work) {
+        Err(Error::IndexBroken(why)) => rebuild(notes_dir, shared, updater, &why),
+        other => other,
+    }
+}
+
+/// Moves the damaged index aside and builds a new one from the notes; searches answer
+/// "being rebuilt" meanwhile. One log line says what happened.
+fn rebuild(
+    notes_dir: &Path,
+    shared: &SharedIndex,
+    updater: &mut Option<IndexUpdater>,
+    why: &str,
+) -> Result<()> {
+    // Readers of the old index keep their mapped files; the writer lock is released.
+    *updater = None;
+    shared.put(Slot::Rebuilding);
+    let moved = heal::move_aside(notes_dir)?;
+    crate::log::warn(&format!(
+        "search: the index is damaged ({why}); moved it to {} and rebuilding it from the notes",
+        moved.map_or_else(
+            || "nowhere (it was gone)".into(),
+            |p| p.display().to_string()
+        )
+    ));
+    let index = NotesIndex::open_or_create(notes_dir)?;
+    let mut fresh = IndexUpdater::new(index.clone(), notes_dir)?;
+    fresh.catch_up(&mut |_, _| {})?;
+    shared.set(index);
+    *updater = Some(fresh);
+    Ok(())
+}
+
+fn update(
     notes_dir: &Path,
     shared: &SharedIndex,
     updater: &mut Option<IndexUpdater>,

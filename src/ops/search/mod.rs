@@ -2,6 +2,7 @@
 //! ranked queries with snippets, and the ways to keep the index equal to the files
 //! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`).
 
+pub(crate) mod heal;
 pub mod indexer;
 pub mod query;
 pub mod schema;
@@ -9,6 +10,7 @@ pub mod updater;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
@@ -34,6 +36,8 @@ pub const MAX_LIMIT: usize = 100;
 pub const MATCH_START: &str = "⟦";
 /// Marks the end of a match in a snippet.
 pub const MATCH_END: &str = "⟧";
+/// Seconds a client is asked to wait (`Retry-After`) while the index is rebuilt.
+pub const RETRY_AFTER_SECS: u64 = 5;
 /// Longest snippet, in characters (before markers).
 const SNIPPET_CHARS: usize = 160;
 /// Ranking weight of a match, by field: title and tags above body.
@@ -75,7 +79,13 @@ pub struct NotesIndex {
     pub(crate) index: Index,
     pub(crate) reader: IndexReader,
     pub(crate) fields: Fields,
+    /// Which opening of the index this is: a failure seen through an index opened
+    /// before a rebuild must not start another rebuild.
+    pub(crate) id: u64,
 }
+
+/// Numbers the openings of indexes.
+static OPENINGS: AtomicU64 = AtomicU64::new(0);
 
 impl NotesIndex {
     /// Opens the index of `notes_dir`, creating it (empty) when missing. An index with
@@ -87,7 +97,7 @@ impl NotesIndex {
         let exists = dir.join("meta.json").is_file();
         let index = if exists {
             let index = Index::open(mmap_directory(&dir)?)
-                .map_err(|e| index_error("cannot open", &dir, e))?;
+                .map_err(|e| heal::read_error("cannot open", &dir, &e))?;
             if index.schema() == schema {
                 index
             } else {
@@ -103,12 +113,26 @@ impl NotesIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
-            .map_err(|e| index_error("cannot read", &dir, e))?;
+            .map_err(|e| heal::read_error("cannot read", &dir, &e))?;
         Ok(NotesIndex {
             index,
             reader,
             fields,
+            id: OPENINGS.fetch_add(1, Ordering::Relaxed),
         })
+    }
+
+    /// Opens the index of `notes_dir`; one whose files are damaged is moved aside first
+    /// and an empty one created (the caller fills it). Also says where the damaged one
+    /// went.
+    pub fn open_or_heal(notes_dir: &Path) -> Result<(Self, Option<PathBuf>)> {
+        match Self::open_or_create(notes_dir) {
+            Err(Error::IndexBroken(_)) => {
+                let moved = heal::move_aside(notes_dir)?;
+                Ok((Self::open_or_create(notes_dir)?, moved))
+            }
+            other => other.map(|index| (index, None)),
+        }
     }
 
     /// Whether the index holds no note.
@@ -126,14 +150,16 @@ impl NotesIndex {
         let collector = (TopDocs::with_limit(limit + 8).order_by_score(), Count);
         let (top, count) = searcher
             .search(plan.query.as_ref(), &collector)
-            .map_err(|e| Error::Index(format!("query failed: {e}")))?;
-        let mut snippets = self.snippet_terms(&searcher, &plan)?;
+            .map_err(|e| heal::read_error("cannot query", &self.dir(notes_dir), &e))?;
+        let mut snippets = self.snippet_terms(&searcher, &plan).map_err(|e| {
+            heal::read_error("cannot read term statistics of", &self.dir(notes_dir), &e)
+        })?;
         let mut results = Vec::with_capacity(limit.min(top.len()));
         let mut stale = 0;
         for (score, address) in top {
-            let doc: TantivyDocument = searcher
-                .doc(address)
-                .map_err(|e| Error::Index(format!("cannot read a result: {e}")))?;
+            let doc: TantivyDocument = searcher.doc(address).map_err(|e| {
+                heal::read_error("cannot read a result of", &self.dir(notes_dir), &e)
+            })?;
             let path = first_str(&doc, self.fields.path);
             if !notes_dir.join(&path).is_file() {
                 stale += 1;
@@ -296,13 +322,19 @@ impl NotesIndex {
     }
 
     /// The weights of the words to highlight (rarer words weigh more).
-    fn snippet_terms(&self, searcher: &tantivy::Searcher, plan: &Plan) -> Result<Snippets> {
+    fn dir(&self, notes_dir: &Path) -> PathBuf {
+        index_dir(notes_dir)
+    }
+
+    fn snippet_terms(
+        &self,
+        searcher: &tantivy::Searcher,
+        plan: &Plan,
+    ) -> tantivy::Result<Snippets> {
         let mut terms = BTreeMap::new();
         for word in &plan.highlight {
             let term = Term::from_field_text(self.fields.body, word);
-            let freq = searcher
-                .doc_freq(&term)
-                .map_err(|e| Error::Index(format!("cannot read term statistics: {e}")))?;
+            let freq = searcher.doc_freq(&term)?;
             terms.insert(word.clone(), 1.0 / (1.0 + freq as f32));
         }
         Ok(Snippets {
@@ -404,7 +436,7 @@ fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index> {
 /// The index files, mapped for random access: only the pages a search or merge
 /// touches become resident, without the kernel's read-ahead and fault-around, which
 /// otherwise map whole stretches of the stored texts into the server's memory.
-fn mmap_directory(dir: &Path) -> Result<tantivy::directory::MmapDirectory> {
+pub(crate) fn mmap_directory(dir: &Path) -> Result<tantivy::directory::MmapDirectory> {
     use tantivy::directory::MmapDirectory;
     #[cfg(unix)]
     let opened = MmapDirectory::open_with_madvice(dir, tantivy::directory::Advice::Random);

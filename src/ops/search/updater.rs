@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 
-use super::{NotesIndex, index_dir, schema};
+use super::{NotesIndex, heal, index_dir, schema};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
+use crate::ops::path::RootDir;
 use crate::ops::store::{self, NoteFile};
 
 /// Memory the writer may use before it flushes a segment: tantivy's smallest. One
@@ -40,6 +41,8 @@ pub struct IndexUpdater {
     index: NotesIndex,
     writer: IndexWriter<TantivyDocument>,
     notes_dir: PathBuf,
+    /// The notes dir notes are read from, through the checked open.
+    root: RootDir,
     /// Note path → stamp of the file indexed.
     known: HashMap<String, String>,
 }
@@ -63,6 +66,7 @@ impl IndexUpdater {
             index,
             writer,
             notes_dir: notes_dir.to_path_buf(),
+            root: RootDir::new(notes_dir.to_path_buf()),
             known,
         })
     }
@@ -158,16 +162,23 @@ impl IndexUpdater {
     }
 
     fn add(&mut self, file: &NoteFile) -> Result<()> {
-        let bytes = match fs::read(&file.full) {
+        // Read through the checked open: the name was found by its path, which may
+        // lead elsewhere by now.
+        let read = file.path.open(&self.root).and_then(|(mut opened, meta)| {
+            let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+            io::Read::read_to_end(&mut opened, &mut bytes).map_err(Error::ReadFailed)?;
+            Ok(bytes)
+        });
+        let bytes = match read {
             Ok(bytes) => bytes,
-            // Deleted between the listing and now: nothing to index.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // Deleted between the listing and now, or no longer a note: nothing to index.
+            Err(Error::NotFound | Error::InvalidPath) => {
                 if self.known.contains_key(file.path.as_str()) {
                     self.remove(file.path.as_str());
                 }
                 return Ok(());
             }
-            Err(e) => return Err(Error::ReadFailed(e)),
+            Err(e) => return Err(e),
         };
         let text = store::text_of(&bytes);
         let stamp = schema::stamp_of(&file.meta);
@@ -208,17 +219,26 @@ impl IndexUpdater {
         self.index
             .reader
             .reload()
-            .map_err(|e| Error::Index(format!("cannot reload the index: {e}")))
+            .map_err(|e| classified("cannot reload the index", &e))
     }
 }
 
 fn write_error(e: TantivyError) -> Error {
-    Error::Index(format!("cannot write the index: {e}"))
+    classified("cannot write the index", &e)
+}
+
+/// `IndexBroken` when the error says the files are damaged, `Index` otherwise.
+fn classified(what: &str, e: &TantivyError) -> Error {
+    if heal::is_damage(e) {
+        Error::IndexBroken(format!("{what}: {e}"))
+    } else {
+        Error::Index(format!("{what}: {e}"))
+    }
 }
 
 /// Path → stamp of every note the index holds, read from the two columns.
 fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
-    let read_error = |e: TantivyError| Error::Index(format!("cannot read the index: {e}"));
+    let read_error = |e: TantivyError| classified("cannot read the index", &e);
     let searcher = index.reader.searcher();
     let mut known = HashMap::with_capacity(searcher.num_docs() as usize);
     for segment in searcher.segment_readers() {
@@ -234,7 +254,7 @@ fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
             if let Some(ord) = column.ords().first(doc) {
                 column
                     .ord_to_str(ord, &mut out)
-                    .map_err(|e| Error::Index(format!("cannot read the index: {e}")))?;
+                    .map_err(|e| Error::IndexBroken(format!("cannot read the index: {e}")))?;
             }
             Ok(out)
         };
