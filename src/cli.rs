@@ -199,7 +199,7 @@ pub struct ServeArgs {
 
     /// Most connections open at once; at the cap the longest-idle keep-alive connections
     /// are closed to make room, and new clients wait while every connection is busy
-    /// [default: half the open-file limit, at least 16]
+    /// [default: half the descriptors left under the open-file limit, at least 16]
     #[arg(
         long,
         env = "NOTES_MAX_CONNECTIONS",

@@ -40,10 +40,6 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let max_connections = args
-        .max_connections
-        .map_or_else(http::default_max_connections, |n| n as usize);
-    let connections = http::Connections::new(max_connections);
     // The signal watcher has a thread of its own, so a shutdown starts, and ends on
     // time, even while every event loop is busy.
     let (stop, stopped) = tokio::sync::watch::channel(None);
@@ -58,6 +54,11 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
         let search = SharedIndex::open(&notes_dir);
         let indexer = Indexer::start(&notes_dir, search.clone());
         notebook.on_change(indexer.listener());
+        // Sized now, with the index and the watcher open.
+        let max_connections = args
+            .max_connections
+            .map_or_else(|| http::default_max_connections(threads), |n| n as usize);
+        let connections = http::Connections::new(max_connections);
         let state = Arc::new(State {
             notebook,
             max_body: args.max_body,

@@ -13,10 +13,20 @@ use tokio::sync::Notify;
 /// client that just connected deserves a chance to ask.
 const SILENT_GRACE: Duration = Duration::from_secs(1);
 
-/// The cap when none is given: half the open-file limit, leaving the other half for note
-/// files, the search index and the file watcher; at least 16.
-pub(crate) fn default_max_connections() -> usize {
-    (open_file_limit() / 2).max(16)
+/// The cap when none is given: half of the descriptors the process has left under the
+/// open-file limit, after those it holds already (inherited ones included) and a reserve
+/// for each event loop; the other half is for note files, the search index and the file
+/// watcher. At least 16. Called once the index and the watcher are open.
+pub(crate) fn default_max_connections(event_loops: usize) -> usize {
+    let reserve = 8 + 4 * event_loops;
+    let left = open_file_limit().saturating_sub(descriptors_in_use() + reserve);
+    (left / 2).max(16)
+}
+
+/// Descriptors this process holds now; 0 where that cannot be read.
+fn descriptors_in_use() -> usize {
+    // The listing's own descriptor is one of the entries.
+    std::fs::read_dir("/proc/self/fd").map_or(0, |dir| dir.count().saturating_sub(1))
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -418,8 +428,12 @@ mod tests {
 
     #[test]
     fn the_default_cap_leaves_room_for_files() {
-        let cap = default_max_connections();
+        let cap = default_max_connections(2);
         assert!(cap >= 16);
         assert!(cap <= open_file_limit().max(32));
+        assert!(
+            descriptors_in_use() >= 3,
+            "stdin, stdout and stderr at least"
+        );
     }
 }
