@@ -12,11 +12,11 @@
 //! Clients that send neither `Origin` nor `Sec-Fetch-Site` (curl, scripts) and a loopback
 //! `Host` pass both checks untouched.
 
+use std::cell::Cell;
 use std::net::IpAddr;
-use std::sync::Arc;
 
-use warp::Filter;
-use warp::http::{HeaderMap, Method};
+use warp::http::header::{HOST, ORIGIN};
+use warp::http::{HeaderMap, HeaderName, HeaderValue, Method};
 
 /// The host names the service answers to, beyond IP literals and `localhost`.
 #[derive(Debug, Clone, Default)]
@@ -101,8 +101,6 @@ pub enum Refused {
     CrossSite,
 }
 
-impl warp::reject::Reject for Refused {}
-
 impl Refused {
     pub fn message(&self) -> String {
         match self {
@@ -119,67 +117,92 @@ impl Refused {
     }
 }
 
-/// The checks as one filter, put in front of every route.
-pub fn filter(
-    hosts: Arc<AllowedHosts>,
-) -> impl Filter<Extract = (), Error = warp::Rejection> + Clone {
-    // Three header look-ups; only `Host` is there on a script's request.
-    warp::method()
-        .and(warp::header::optional::<String>("host"))
-        .and(warp::header::optional::<String>("sec-fetch-site"))
-        .and(warp::header::optional::<String>("origin"))
-        .and_then(
-            move |method: Method,
-                  host: Option<String>,
-                  site: Option<String>,
-                  origin: Option<String>| {
-                let verdict = check(
-                    &hosts,
-                    &method,
-                    Sent {
-                        host: host.as_deref(),
-                        site: site.as_deref(),
-                        origin: origin.as_deref(),
-                    },
-                );
-                async move { verdict.map_err(warp::reject::custom) }
-            },
-        )
-        .untuple_one()
+/// `Sec-Fetch-Site`, which the `http` crate has no constant for.
+const SEC_FETCH_SITE: HeaderName = HeaderName::from_static("sec-fetch-site");
+
+/// The checks on a request's own headers, run by the server's door before any route.
+/// `memo` is the connection's: a keep-alive client names the same host on every
+/// request, so its Host is checked once per connection.
+pub(crate) fn admit(
+    hosts: &AllowedHosts,
+    memo: &HostMemo,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Result<(), Refused> {
+    let host = headers.get(HOST);
+    if let Some(value) = host
+        && !memo.holds(value.as_bytes())
+    {
+        let text = value
+            .to_str()
+            .map_err(|_| Refused::Host(String::from_utf8_lossy(value.as_bytes()).into()))?;
+        check_host(hosts, text)?;
+        memo.keep(value.as_bytes());
+    }
+    if is_safe(method) {
+        return Ok(());
+    }
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    check_cross_site(Sent {
+        host: host.and_then(|v| v.to_str().ok()),
+        site: text(SEC_FETCH_SITE),
+        origin: text(ORIGIN),
+    })
 }
 
-/// The headers the checks read, as the client sent them.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Sent<'a> {
-    pub host: Option<&'a str>,
-    pub site: Option<&'a str>,
-    pub origin: Option<&'a str>,
-}
+/// The last Host of a connection that passed the check, kept as bytes (a copy: holding
+/// the header itself would pin the connection's read buffer).
+#[derive(Default)]
+pub(crate) struct HostMemo(Cell<Option<([u8; HostMemo::LONGEST], u8)>>);
 
-impl<'a> Sent<'a> {
-    /// The headers of a header map.
-    pub fn of(headers: &'a HeaderMap) -> Self {
-        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        Sent {
-            host: header("host"),
-            site: header("sec-fetch-site"),
-            origin: header("origin"),
+impl HostMemo {
+    /// Longer hosts are checked on every request.
+    const LONGEST: usize = 64;
+
+    fn holds(&self, host: &[u8]) -> bool {
+        self.0
+            .get()
+            .is_some_and(|(bytes, len)| &bytes[..usize::from(len)] == host)
+    }
+
+    fn keep(&self, host: &[u8]) {
+        if let Ok(len) = u8::try_from(host.len())
+            && host.len() <= Self::LONGEST
+        {
+            let mut bytes = [0; Self::LONGEST];
+            bytes[..host.len()].copy_from_slice(host);
+            self.0.set(Some((bytes, len)));
         }
     }
 }
 
-/// The Host check, then the cross-site check of state-changing methods.
-pub fn check(hosts: &AllowedHosts, method: &Method, sent: Sent<'_>) -> Result<(), Refused> {
-    let host = sent.host;
-    if let Some(host) = host
-        && !hosts.allows(host.trim())
-    {
-        return Err(Refused::Host(host.trim().to_string()));
+/// The headers the checks read, as the client sent them.
+#[derive(Debug, Default, Clone, Copy)]
+struct Sent<'a> {
+    host: Option<&'a str>,
+    site: Option<&'a str>,
+    origin: Option<&'a str>,
+}
+
+fn check_host(hosts: &AllowedHosts, host: &str) -> Result<(), Refused> {
+    if hosts.allows(host.trim()) {
+        Ok(())
+    } else {
+        Err(Refused::Host(host.trim().to_string()))
     }
-    let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
-    if safe {
-        return Ok(());
-    }
+}
+
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Whether a state-changing request comes from a page of this service, or from a client
+/// that is not a browser.
+fn check_cross_site(sent: Sent<'_>) -> Result<(), Refused> {
     if let Some(site) = sent.site {
         let site = site.trim();
         if site.eq_ignore_ascii_case("cross-site") || site.eq_ignore_ascii_case("same-site") {
@@ -188,7 +211,7 @@ pub fn check(hosts: &AllowedHosts, method: &Method, sent: Sent<'_>) -> Result<()
     }
     match sent.origin {
         None => Ok(()),
-        Some(origin) if same_origin(origin.trim(), host.map(str::trim)) => Ok(()),
+        Some(origin) if same_origin(origin.trim(), sent.host.map(str::trim)) => Ok(()),
         Some(_) => Err(Refused::CrossSite),
     }
 }
@@ -302,7 +325,7 @@ mod tests {
             ),
         ] {
             assert!(
-                check(&hosts, &method, Sent::of(&headers(pairs))).is_ok(),
+                admit(&hosts, &HostMemo::default(), &method, &headers(pairs)).is_ok(),
                 "{pairs:?}"
             );
         }
@@ -312,19 +335,20 @@ mod tests {
     fn rebinding_and_cross_site_writes_fail() {
         let hosts = hosts();
         assert!(matches!(
-            check(&hosts, &Method::GET, Sent::of(&headers(&[("host", "attacker.example:8080")]))),
+            admit(&hosts, &HostMemo::default(), &Method::GET, &headers(&[("host", "attacker.example:8080")])),
             Err(Refused::Host(h)) if h == "attacker.example:8080"
         ));
         // Forwarded hosts are never trusted.
         assert!(
-            check(
+            admit(
                 &hosts,
+                &HostMemo::default(),
                 &Method::POST,
-                Sent::of(&headers(&[
+                &headers(&[
                     ("host", "127.0.0.1:8080"),
                     ("x-forwarded-host", "evil.example"),
                     ("origin", "https://evil.example"),
-                ]))
+                ])
             )
             .is_err()
         );
@@ -345,13 +369,46 @@ mod tests {
             ] {
                 assert!(
                     matches!(
-                        check(&hosts, &method, Sent::of(&headers(pairs))),
+                        admit(&hosts, &HostMemo::default(), &method, &headers(pairs)),
                         Err(Refused::CrossSite)
                     ),
                     "{method} {pairs:?}"
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_connection_checks_its_host_once_and_each_new_host_again() {
+        let hosts = hosts();
+        let memo = HostMemo::default();
+        let local = headers(&[("host", "127.0.0.1:8080")]);
+        assert!(admit(&hosts, &memo, &Method::GET, &local).is_ok());
+        assert!(memo.holds(b"127.0.0.1:8080"));
+        assert!(admit(&hosts, &memo, &Method::GET, &local).is_ok());
+        // Another host on the same connection is checked, and refused, on its own.
+        let rebound = headers(&[("host", "attacker.example:8080")]);
+        assert!(admit(&hosts, &memo, &Method::GET, &rebound).is_err());
+        assert!(!memo.holds(b"attacker.example:8080"));
+        assert!(memo.holds(b"127.0.0.1:8080"));
+        // A host held in memory still gets the cross-site check of a write.
+        let cross = headers(&[("host", "127.0.0.1:8080"), ("sec-fetch-site", "cross-site")]);
+        assert!(matches!(
+            admit(&hosts, &memo, &Method::POST, &cross),
+            Err(Refused::CrossSite)
+        ));
+        // Hosts too long to keep are checked every time, and still pass.
+        let long = format!("{}.localhost", "a".repeat(80));
+        let long_headers = headers(&[("host", &long)]);
+        assert!(admit(&hosts, &memo, &Method::GET, &long_headers).is_ok());
+        assert!(!memo.holds(long.as_bytes()));
+        // A Host that is not text is refused, not ignored.
+        let mut binary = HeaderMap::new();
+        binary.insert(HOST, HeaderValue::from_bytes(b"\xff.example").unwrap());
+        assert!(matches!(
+            admit(&hosts, &memo, &Method::GET, &binary),
+            Err(Refused::Host(_))
+        ));
     }
 
     #[test]

@@ -35,12 +35,12 @@ pub struct State {
     pub hosts: Arc<guard::AllowedHosts>,
 }
 
-/// Every route behind the Host and cross-site checks, with every rejection turned into
-/// an ErrorResponse and `nosniff` on every response.
+/// Every route, with every rejection turned into an ErrorResponse. The server's door
+/// runs the Host and cross-site checks before them and adds `nosniff` to every answer.
 pub fn routes(
     state: Arc<State>,
 ) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
-    let routes = filters::notes(state.clone())
+    filters::notes(state.clone())
         .or(filters::openapi())
         .unify()
         .or(search::filter(state.clone()))
@@ -51,19 +51,10 @@ pub fn routes(
         .unify()
         .or(filters::public_files(state.clone()))
         .unify()
-        .or(crate::web::routes(state.clone()))
-        .unify();
-    guard::filter(state.hosts.clone())
-        .and(routes)
+        .or(crate::web::routes(state))
+        .unify()
         .recover(reject::handle)
         .unify()
-        .map(|mut response: warp::reply::Response| {
-            response.headers_mut().insert(
-                warp::http::header::X_CONTENT_TYPE_OPTIONS,
-                warp::http::HeaderValue::from_static("nosniff"),
-            );
-            response
-        })
 }
 
 /// Whether `addr` can only be reached from this machine.

@@ -10,9 +10,7 @@ use warp::reply::Response;
 use super::reply;
 
 pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
-    let (status, message) = if let Some(refused) = rejection.find::<super::guard::Refused>() {
-        (StatusCode::FORBIDDEN, refused.message())
-    } else if rejection.is_not_found() {
+    let (status, message) = if rejection.is_not_found() {
         (StatusCode::NOT_FOUND, "Not found".to_string())
     } else if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
         (

@@ -12,17 +12,18 @@ pub(crate) use connections::default_max_connections;
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use hyper::body::Incoming;
-use hyper::header::{CONNECTION, HeaderValue};
+use hyper::header::{CONNECTION, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use hyper::server::conn::http1;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
 use self::connections::{Busy, Close, Conn};
-use super::State;
+use super::{State, guard, reply};
 
 /// Serves on `listener` until `shutdown` resolves with the drain deadline; then stops
 /// accepting (the listener is closed before the drain, so new clients are refused at
@@ -34,7 +35,7 @@ pub async fn serve(
     shutdown: impl Future<Output = Instant> + Send + 'static,
 ) {
     let header_timeout = state.request_timeout;
-    let service = warp::service(super::routes(state));
+    let service = warp::service(super::routes(state.clone()));
     let mut shutdown = pin!(shutdown);
     // Every connection task holds a sender: the channel closes when the last one ends.
     let (open, mut drained) = tokio::sync::mpsc::channel::<()>(1);
@@ -92,9 +93,11 @@ pub async fn serve(
             .header_read_timeout(header_timeout)
             .serve_connection(
                 TokioIo::new(stream),
-                Tracked {
-                    inner: TowerToHyperService::new(service.clone()),
+                Door {
+                    routes: TowerToHyperService::new(service.clone()),
+                    state: state.clone(),
                     conn: lease.conn.clone(),
+                    host_seen: guard::HostMemo::default(),
                 },
             );
         let open = open.clone();
@@ -130,40 +133,83 @@ pub async fn serve(
     }
 }
 
-/// The routes of one connection, marking the connection busy while a request is in
-/// progress so that the cap closes idle connections first.
-struct Tracked<S> {
-    inner: S,
+/// The one door of every request on a connection: the Host and cross-site checks of
+/// [`guard`] on the request's own headers before any route runs (a refusal is a 403
+/// ErrorResponse); the connection marked busy while the request is in progress, so that
+/// the cap closes idle connections first; `nosniff` on every answer.
+struct Door<S> {
+    routes: S,
+    state: Arc<State>,
     conn: Arc<Conn>,
+    host_seen: guard::HostMemo,
 }
 
-impl<S, B> hyper::service::Service<Request<Incoming>> for Tracked<S>
+impl<S> hyper::service::Service<Request<Incoming>> for Door<S>
 where
-    S: hyper::service::Service<Request<Incoming>, Response = Response<B>>,
-    S::Future: Send + 'static,
-    S::Error: 'static,
-    B: 'static,
+    S: hyper::service::Service<Request<Incoming>, Response = warp::reply::Response>,
 {
-    type Response = Response<B>;
+    type Response = warp::reply::Response;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Response<B>, S::Error>> + Send>>;
+    type Future = Answer<S::Future>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
+        let admitted = guard::admit(
+            &self.state.hosts,
+            &self.host_seen,
+            request.method(),
+            request.headers(),
+        );
         let busy = Busy::begin(&self.conn);
-        let response = self.inner.call(request);
-        Box::pin(async move {
-            let mut response = response.await;
-            drop(busy);
-            // A body cut off by its deadline leaves the rest of it on the wire, where it
-            // would be read as the next request: the connection ends with this answer.
-            if let Ok(response) = &mut response
-                && response.status() == StatusCode::REQUEST_TIMEOUT
-            {
-                response
-                    .headers_mut()
-                    .insert(CONNECTION, HeaderValue::from_static("close"));
-            }
-            response
-        })
+        match admitted {
+            Ok(()) => Answer::Routed {
+                routed: self.routes.call(request),
+                busy,
+            },
+            Err(refused) => Answer::Refused {
+                response: Some(reply::error_message(
+                    StatusCode::FORBIDDEN,
+                    &refused.message(),
+                )),
+                busy,
+            },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The answer to one request: the routes' response, or the door's refusal. The
+    /// connection stays busy until it is dropped.
+    #[project = AnswerProj]
+    enum Answer<F> {
+        Routed { #[pin] routed: F, busy: Busy },
+        Refused { response: Option<warp::reply::Response>, busy: Busy },
+    }
+}
+
+impl<F, E> Future for Answer<F>
+where
+    F: Future<Output = Result<warp::reply::Response, E>>,
+{
+    type Output = Result<warp::reply::Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut response = match self.project() {
+            AnswerProj::Routed { routed, .. } => match routed.poll(cx) {
+                Poll::Ready(Ok(response)) => response,
+                other => return other,
+            },
+            AnswerProj::Refused { response, .. } => response
+                .take()
+                .expect("an answer polled after it was given"),
+        };
+        let timed_out = response.status() == StatusCode::REQUEST_TIMEOUT;
+        let headers = response.headers_mut();
+        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        // A body cut off by its deadline leaves the rest of it on the wire, where it
+        // would be read as the next request: the connection ends with this answer.
+        if timed_out {
+            headers.insert(CONNECTION, HeaderValue::from_static("close"));
+        }
+        Poll::Ready(Ok(response))
     }
 }

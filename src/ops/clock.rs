@@ -1,5 +1,5 @@
-//! The spec's time formats. Dates are in the service's local time (`TZ` honoured);
-//! publication stamps are UTC.
+//! The spec's time formats, and a cheap clock for freshness checks. Dates are in the
+//! service's local time (`TZ` honoured); publication stamps are UTC.
 
 use chrono::{DateTime, Local, Utc};
 
@@ -18,10 +18,49 @@ pub fn iso_utc(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// Milliseconds of a monotonic clock that ticks every few milliseconds, read without a
+/// system call or a time-stamp counter: for work done on every request (how long a
+/// cache may be trusted, since when a connection is idle), where a few milliseconds
+/// do not matter. Only differences of two readings mean anything.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) fn coarse_millis() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the struct it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut now) } != 0 {
+        return fallback_millis();
+    }
+    let secs = u64::try_from(now.tv_sec).unwrap_or(0);
+    let nanos = u64::try_from(now.tv_nsec).unwrap_or(0);
+    secs.saturating_mul(1000).saturating_add(nanos / 1_000_000)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(crate) fn coarse_millis() -> u64 {
+    fallback_millis()
+}
+
+/// Milliseconds since the first reading, from the standard clock.
+fn fallback_millis() -> u64 {
+    static START: std::sync::LazyLock<std::time::Instant> =
+        std::sync::LazyLock::new(std::time::Instant::now);
+    u64::try_from(START.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn the_coarse_clock_moves_forward_in_milliseconds() {
+        let before = coarse_millis();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let waited = coarse_millis() - before;
+        assert!((40..5_000).contains(&waited), "{waited}");
+    }
 
     #[test]
     fn formats() {

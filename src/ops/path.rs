@@ -32,10 +32,11 @@ impl NotePath {
     /// in a form field). Checks run in the spec's order: traversal or absolute path
     /// first, then the extension.
     pub fn parse(raw: &str) -> Result<Self> {
-        if raw.contains('\0') || raw.contains('\\') {
-            return Err(Error::InvalidPath);
-        }
-        let cleaned = clean(raw);
+        let cleaned = match scan(raw) {
+            Scan::Refused => return Err(Error::InvalidPath),
+            Scan::Clean => raw.to_string(),
+            Scan::Unclean => clean(raw),
+        };
         if cleaned.starts_with("..") || cleaned.starts_with('/') {
             return Err(Error::InvalidPath);
         }
@@ -200,13 +201,39 @@ pub(crate) fn path_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
 /// Lexical cleaning with the rules of a URL path: repeated slashes fold, `.` segments go,
 /// `..` removes the segment before it; a rooted path stays rooted, and `..` that climbs
 /// above the start of a relative path is kept (so the caller can refuse it).
+/// What one pass over a raw path finds.
+#[derive(Debug, PartialEq)]
+enum Scan {
+    /// A NUL byte or a backslash: never a note path.
+    Refused,
+    /// No empty, `.` or `..` segment: cleaning would not change it.
+    Clean,
+    Unclean,
+}
+
+/// One pass over the bytes of `path`, for the common case of a path that is clean
+/// already (every one a listing finds, nearly every one a client sends).
+fn scan(path: &str) -> Scan {
+    let bytes = path.as_bytes();
+    let plain = |segment: &[u8]| !matches!(segment, b"" | b"." | b"..");
+    let mut clean = true;
+    let mut start = 0;
+    for (i, byte) in bytes.iter().enumerate() {
+        match byte {
+            0 | b'\\' => return Scan::Refused,
+            b'/' => {
+                clean &= plain(&bytes[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    clean &= plain(&bytes[start..]);
+    if clean { Scan::Clean } else { Scan::Unclean }
+}
+
 pub fn clean(path: &str) -> String {
-    // Most paths (every one a listing finds) are clean already.
-    if !path.is_empty()
-        && path
-            .split('/')
-            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
-    {
+    if scan(path) == Scan::Clean {
         return path.to_string();
     }
     let rooted = path.starts_with('/');
@@ -287,6 +314,26 @@ fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_scan_finds_what_cleaning_would_change() {
+        for clean_path in ["a.md", "a/b.md", "a/.b.md", "a/..b/c.md", "x...md"] {
+            assert_eq!(scan(clean_path), Scan::Clean, "{clean_path}");
+            assert_eq!(clean(clean_path), clean_path);
+        }
+        // These take the slow way, which keeps them as they are (and parse refuses them).
+        for kept in ["/a.md", "../a.md"] {
+            assert_eq!(scan(kept), Scan::Unclean, "{kept}");
+            assert_eq!(clean(kept), kept);
+        }
+        for unclean in ["", "a//b.md", "./a.md", "a/./b.md", "a/..", "a/"] {
+            assert_eq!(scan(unclean), Scan::Unclean, "{unclean}");
+            assert_ne!(clean(unclean), unclean);
+        }
+        for refused in ["a\\b.md", "a\0.md", "\\"] {
+            assert_eq!(scan(refused), Scan::Refused, "{refused}");
+        }
+    }
 
     #[test]
     fn cleaning_follows_url_rules() {

@@ -63,17 +63,12 @@ pub struct Connections {
 /// What a connection needs to tell waiting event loops it turned idle, kept apart from
 /// the registry so that a request touches nothing shared between cores.
 struct Room {
-    started: Instant,
     /// Event loops waiting for room; requests that end only wake them when there are.
     waiting: AtomicUsize,
     changed: Notify,
 }
 
 impl Room {
-    fn millis(&self, at: Instant) -> u64 {
-        u64::try_from(at.saturating_duration_since(self.started).as_millis()).unwrap_or(u64::MAX)
-    }
-
     fn wake_waiters(&self) {
         if self.waiting.load(Ordering::Acquire) > 0 {
             self.changed.notify_waiters();
@@ -101,7 +96,7 @@ pub(crate) struct Conn {
     opened: Instant,
     in_flight: AtomicU32,
     served: AtomicU64,
-    /// When its last request ended, in milliseconds since the registry started.
+    /// When its last request ended, in milliseconds of the coarse clock.
     idle_since: AtomicU64,
     /// Set under the registry lock when it is asked to close.
     evicted: AtomicBool,
@@ -120,7 +115,7 @@ pub(crate) enum Close {
 
 impl Conn {
     fn new(room: Arc<Room>, opened: Instant) -> Self {
-        let idle_since = room.millis(opened);
+        let idle_since = crate::ops::clock::coarse_millis();
         Conn {
             room,
             opened,
@@ -192,7 +187,7 @@ impl Drop for Busy {
     fn drop(&mut self) {
         let conn = &self.conn;
         conn.idle_since
-            .store(conn.room.millis(Instant::now()), Ordering::Release);
+            .store(crate::ops::clock::coarse_millis(), Ordering::Release);
         conn.served.fetch_add(1, Ordering::AcqRel);
         if conn.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
             conn.room.wake_waiters();
@@ -206,7 +201,6 @@ impl Connections {
             max: max.max(1),
             registry: Mutex::default(),
             room: Arc::new(Room {
-                started: Instant::now(),
                 waiting: AtomicUsize::new(0),
                 changed: Notify::new(),
             }),

@@ -11,12 +11,10 @@ pub struct RootDir {
     path: PathBuf,
     #[cfg(target_os = "linux")]
     open: std::sync::RwLock<Option<std::sync::Arc<OpenRoot>>>,
-    /// When the path was last seen naming the handle's dir, in milliseconds after
-    /// `since`.
+    /// When the path was last seen naming the handle's dir, in milliseconds of
+    /// [`coarse_millis`](crate::ops::clock::coarse_millis); 0 before the first time.
     #[cfg(target_os = "linux")]
     confirmed: std::sync::atomic::AtomicU64,
-    #[cfg(target_os = "linux")]
-    since: std::time::Instant,
     /// Cleared when the kernel has no `openat2`: every open then walks.
     #[cfg(target_os = "linux")]
     kernel_walk: std::sync::atomic::AtomicBool,
@@ -54,8 +52,6 @@ impl RootDir {
             #[cfg(target_os = "linux")]
             confirmed: std::sync::atomic::AtomicU64::new(0),
             #[cfg(target_os = "linux")]
-            since: std::time::Instant::now(),
-            #[cfg(target_os = "linux")]
             kernel_walk: std::sync::atomic::AtomicBool::new(true),
         }
     }
@@ -74,7 +70,7 @@ impl RootDir {
         use rustix::fs::{Mode, OFlags};
         use std::sync::PoisonError;
         use std::sync::atomic::Ordering;
-        let now = u64::try_from(self.since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let now = crate::ops::clock::coarse_millis();
         let kept = self
             .open
             .read()
