@@ -3,11 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::support::{Workspace, json, stderr, stdout};
-
-fn note(title: &str, body: &str) -> String {
-    format!("---\ntitle: {title}\ndate: 03-02-2026\ntags: [demo]\n---\n\n{body}")
-}
+use crate::support::{Workspace, json, note, stderr, stdout};
 
 #[test]
 fn list_public_without_a_record() {
@@ -23,7 +19,7 @@ fn list_public_without_a_record() {
 #[test]
 fn list_public_with_an_empty_record() {
     let ws = Workspace::new();
-    ws.write("a.md", &note("A", "x\n"));
+    ws.write("a.md", &note("A", &["demo"], "x\n"));
     assert!(ws.run(&["publish", "a.md"]).status.success());
     assert!(ws.run(&["unpublish", "a.md"]).status.success());
     let out = ws.run(&["list-public"]);
@@ -34,8 +30,8 @@ fn list_public_with_an_empty_record() {
 #[test]
 fn list_public_shows_count_title_source_page_and_time() {
     let ws = Workspace::new();
-    ws.write("blog/one.md", &note("First one", "x\n"));
-    ws.write("two.md", &note("Second", "x\n"));
+    ws.write("blog/one.md", &note("First one", &["demo"], "x\n"));
+    ws.write("two.md", &note("Second", &["demo"], "x\n"));
     ws.run(&["publish", "blog/one.md"]);
     ws.run(&["publish", "two.md"]);
     let out = ws.run(&["list-public"]);
@@ -58,7 +54,7 @@ fn list_public_shows_count_title_source_page_and_time() {
 #[test]
 fn list_public_positional_dir_overrides_the_option() {
     let ws = Workspace::new();
-    ws.write("a.md", &note("A", "x\n"));
+    ws.write("a.md", &note("A", &["demo"], "x\n"));
     ws.run(&["publish", "a.md"]);
     let notes = ws.notes().display().to_string();
     let out = ws
@@ -91,8 +87,8 @@ fn list_public_of_a_missing_directory_fails() {
 #[test]
 fn list_public_json_matches_the_api() {
     let ws = Workspace::new();
-    ws.write("a.md", &note("A", "x\n"));
-    ws.write("b.md", &note("B", "x\n"));
+    ws.write("a.md", &note("A", &["demo"], "x\n"));
+    ws.write("b.md", &note("B", &["demo"], "x\n"));
     let server = ws.serve();
     server.toggle("a.md");
     server.toggle("b.md");
@@ -104,7 +100,7 @@ fn list_public_json_matches_the_api() {
 #[test]
 fn publish_messages_json_quiet_and_errors() {
     let ws = Workspace::new();
-    ws.write("a/b.md", &note("B", "x\n"));
+    ws.write("a/b.md", &note("B", &["demo"], "x\n"));
     let page = ws.public().join("b.html").display().to_string();
     let out = ws.run(&["publish", "a/b.md"]);
     assert_eq!(stdout(&out), format!("published a/b.md → {page}\n"));
@@ -138,9 +134,9 @@ fn publish_messages_json_quiet_and_errors() {
 #[test]
 fn publish_refreshes_an_already_public_page() {
     let ws = Workspace::new();
-    ws.write("r.md", &note("R", "Old text.\n"));
+    ws.write("r.md", &note("R", &["demo"], "Old text.\n"));
     ws.run(&["publish", "r.md"]);
-    ws.write("r.md", &note("R", "New text.\n"));
+    ws.write("r.md", &note("R", &["demo"], "New text.\n"));
     ws.run(&["publish", "r.md"]);
     assert!(ws.public_text("r.html").contains("New text."));
     assert_eq!(ws.record()["notes"].as_object().unwrap().len(), 1);
@@ -149,7 +145,7 @@ fn publish_refreshes_an_already_public_page() {
 #[test]
 fn rm_of_a_published_note_unpublishes_it() {
     let ws = Workspace::new();
-    ws.write("r.md", &note("R", "x\n"));
+    ws.write("r.md", &note("R", &["demo"], "x\n"));
     ws.run(&["publish", "r.md"]);
     assert!(ws.run(&["rm", "r.md"]).status.success());
     assert!(!ws.public().join("r.html").exists());
@@ -191,9 +187,15 @@ fn mask_times(feed: &str) -> String {
 #[test]
 fn publish_and_unpublish_write_the_same_files_as_the_toggle() {
     let notes = [
-        ("x/same.md", note("Same in x", "| a |\n|---|\n| 1 |\n")),
-        ("y/same.md", note("Same in y", "Text[^1].\n\n[^1]: Foot.\n")),
-        ("solo.md", note("Solo <b>", "```\ncode\n```\n")),
+        (
+            "x/same.md",
+            note("Same in x", &["demo"], "| a |\n|---|\n| 1 |\n"),
+        ),
+        (
+            "y/same.md",
+            note("Same in y", &["demo"], "Text[^1].\n\n[^1]: Foot.\n"),
+        ),
+        ("solo.md", note("Solo <b>", &["demo"], "```\ncode\n```\n")),
     ];
     let by_http = Workspace::new();
     let by_cli = Workspace::new();

@@ -10,10 +10,6 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 
-fn addr_of(server: &Server) -> String {
-    server.base.trim_start_matches("http://").to_string()
-}
-
 /// One response read off `stream`, skipping `100 Continue`: status, head and body;
 /// `None` when the connection ends first.
 fn read_response(stream: &mut TcpStream) -> Option<(u16, String, Vec<u8>)> {
@@ -108,7 +104,7 @@ fn stalled_upload(addr: &str, note: &str, length: usize, sent: &[u8]) -> TcpStre
 fn at_the_cap_the_longest_idle_connections_make_room_for_a_new_client() {
     let ws = Workspace::new();
     let server = ws.serve_with(&["--max-connections", "32"]);
-    let addr = addr_of(&server);
+    let addr = server.addr().to_string();
     let idle: Vec<_> = (0..200)
         .map(|_| idle_connection(&addr, "/api/v1/notes"))
         .collect();
@@ -138,7 +134,7 @@ fn at_the_cap_the_longest_idle_connections_make_room_for_a_new_client() {
 fn at_the_cap_with_every_connection_busy_a_new_client_waits_its_turn() {
     let ws = Workspace::new();
     let server = ws.serve_with(&["--max-connections", "2"]);
-    let addr = addr_of(&server);
+    let addr = server.addr().to_string();
     let mut first = stalled_upload(&addr, "first.md", 6, b"# a");
     let _second = stalled_upload(&addr, "second.md", 6, b"# b");
 
@@ -177,7 +173,7 @@ fn at_the_cap_with_every_connection_busy_a_new_client_waits_its_turn() {
 fn a_trickled_body_is_cut_off_at_five_request_timeouts() {
     let ws = Workspace::new();
     let server = ws.serve_with(&["--request-timeout", "1"]);
-    let addr = addr_of(&server);
+    let addr = server.addr().to_string();
     let mut stream = TcpStream::connect(&addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -272,7 +268,7 @@ fn under_a_low_open_file_limit_idle_connections_do_not_lock_clients_out() {
 
     // The default cap (half the limit) keeps files for the requests themselves.
     let server = serve_with_64_files(&ws, &[]);
-    let addr = addr_of(&server);
+    let addr = server.addr().to_string();
     let _idle: Vec<_> = (0..100)
         .map(|_| idle_connection(&addr, "/api/v1/notes"))
         .collect();
@@ -290,7 +286,7 @@ fn out_of_file_descriptors_the_server_frees_one_and_logs_once() {
     let ws = Workspace::new();
     // A cap above the limit: accepts run out of descriptors before the cap is reached.
     let server = serve_with_64_files(&ws, &["--max-connections", "1000"]);
-    let addr = addr_of(&server);
+    let addr = server.addr().to_string();
     let started = Instant::now();
     let _idle: Vec<_> = (0..100)
         .map(|_| idle_connection(&addr, "/api/v1/openapi.json"))
@@ -311,7 +307,7 @@ fn out_of_file_descriptors_the_server_frees_one_and_logs_once() {
 fn sigterm_refuses_new_connections_at_once_and_exits_after_the_shutdown_timeout() {
     let ws = Workspace::new();
     let mut server = ws.serve_with(&["--shutdown-timeout", "1"]);
-    let addr = addr_of(&server);
+    let addr = server.addr().to_string();
     let _stalled = stalled_upload(&addr, "stalled.md", 100, b"# only part");
 
     let signalled = Instant::now();

@@ -2,13 +2,13 @@
 //! writes, and the headers every response carries. Each attack is replayed against the
 //! real binary and must leave the disk as it was.
 
-use crate::support::{RawResponse, Workspace, note_text};
+use crate::support::{RawResponse, Workspace, assert_cross_site_refused, note};
 
 const PRIVATE: &str = "private/diary.md";
 
 fn workspace() -> Workspace {
     let ws = Workspace::new();
-    ws.write(PRIVATE, &note_text("Diary", "[]", "secret words\n"));
+    ws.write(PRIVATE, &note("Diary", &[], "secret words\n"));
     ws
 }
 
@@ -22,19 +22,6 @@ fn assert_host_refused(response: &RawResponse, host: &str) {
     assert!(message.contains(&format!("{host:?}")), "{message}");
     assert!(message.contains("--allow-host"), "{message}");
     assert!(!response.body.contains("secret words"));
-}
-
-fn assert_cross_site_refused(response: &RawResponse) {
-    assert_eq!(response.status, 403, "{}\n{}", response.head, response.body);
-    let body = response.json();
-    assert_eq!(body["error"], "Forbidden");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("Cross-site request refused"),
-        "{body}"
-    );
 }
 
 /// Every kind of route, read and write, under a host a rebinding page would send.
@@ -199,7 +186,7 @@ fn cross_site_writes_are_refused() {
     ];
     for (method, target, headers, body) in cases {
         let response = server.raw(method, target, &headers, body);
-        assert_cross_site_refused(&response);
+        assert_cross_site_refused(response.status, &response.json(), &response.head);
     }
     assert_eq!(ws.snapshot(), before);
     assert!(!ws.public().exists());
@@ -214,8 +201,7 @@ fn cross_site_writes_are_refused() {
 fn same_origin_and_script_writes_pass() {
     let ws = workspace();
     let server = ws.serve();
-    let addr = server.url("").trim_start_matches("http://").to_string();
-    let origin = format!("http://{addr}");
+    let origin = format!("http://{}", server.addr());
     let response = server.raw(
         "PUT",
         "/api/v1/notes/mine.md",

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{Workspace, assert_error, json, stderr};
+use crate::support::{Workspace, assert_error, http_client, json, stderr};
 
 const TOO_DEEP: &str = "Front matter is nested deeper than 64 levels";
 
@@ -154,10 +154,8 @@ fn hostile_notes_on_disk_are_read_fast_as_unreadable_while_the_server_answers() 
         .map(|i| {
             let url = format!("{base}/api/v1/notes/{}", ["deeper.md", "laughs.md"][i % 2]);
             std::thread::spawn(move || {
-                let client = reqwest::blocking::Client::builder()
-                    .no_proxy()
-                    .build()
-                    .unwrap();
+                // reqwest's own default timeout.
+                let client = http_client(Duration::from_secs(30));
                 for _ in 0..5 {
                     assert_eq!(client.get(&url).send().unwrap().status(), 200);
                 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json, note_text, public_paths};
+use crate::support::{Workspace, assert_error, json, note, public_paths};
 
 fn is_iso_utc(text: &str) -> bool {
     chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%SZ").is_ok()
@@ -17,7 +17,7 @@ fn toggle_publishes_then_unpublishes_with_every_file() {
     let ws = Workspace::new();
     ws.write(
         "blog/first-post.md",
-        &note_text("First post", "[rust, web]", "Hello **world**.\n"),
+        &note("First post", &["rust", "web"], "Hello **world**.\n"),
     );
     let server = ws.serve();
 
@@ -103,7 +103,7 @@ fn list_is_empty_before_anything_is_published() {
 fn list_is_newest_first() {
     let ws = Workspace::new();
     for name in ["a", "b", "c"] {
-        ws.write(&format!("{name}.md"), &note_text(name, "[]", "x\n"));
+        ws.write(&format!("{name}.md"), &note(name, &[], "x\n"));
     }
     let server = ws.serve();
     for name in ["a.md", "b.md", "c.md"] {
@@ -125,7 +125,7 @@ fn list_is_newest_first() {
 #[test]
 fn toggle_errors_are_exact_and_change_nothing() {
     let ws = Workspace::new();
-    ws.write("n.md", &note_text("N", "[]", "x\n"));
+    ws.write("n.md", &note("N", &[], "x\n"));
     let server = ws.serve();
     let before = ws.snapshot();
     for (form, status, message) in [
@@ -158,8 +158,8 @@ fn toggle_errors_are_exact_and_change_nothing() {
 #[test]
 fn delete_of_a_published_note_unpublishes_it() {
     let ws = Workspace::new();
-    ws.write("gone.md", &note_text("Gone", "[]", "x\n"));
-    ws.write("kept.md", &note_text("Kept", "[]", "x\n"));
+    ws.write("gone.md", &note("Gone", &[], "x\n"));
+    ws.write("kept.md", &note("Kept", &[], "x\n"));
     let server = ws.serve();
     server.toggle("gone.md");
     server.toggle("kept.md");
@@ -177,14 +177,14 @@ fn delete_of_a_published_note_unpublishes_it() {
     assert_eq!(ws.record()["notes"].as_object().unwrap().len(), 1);
     assert_eq!(public_paths(&server), ["kept.md"]);
     // A new note of the same name starts private.
-    ws.write("gone.md", &note_text("Gone", "[]", "x\n"));
+    ws.write("gone.md", &note("Gone", &[], "x\n"));
     assert_eq!(server.toggle("gone.md").1["status"], "public");
 }
 
 #[test]
 fn an_unreadable_record_is_an_error_not_a_reset() {
     let ws = Workspace::new();
-    ws.write("n.md", &note_text("N", "[]", "x\n"));
+    ws.write("n.md", &note("N", &[], "x\n"));
     std::fs::write(ws.notes().join(".public.json"), "{ not json").unwrap();
     let server = ws.serve();
     let (status, body) = json(server.get("/api/public/list"));
@@ -214,7 +214,7 @@ fn concurrent_toggles_keep_record_pages_and_list_consistent() {
         .map(|i| format!("d{}/note-{i:02}.md", i % 4))
         .collect();
     for name in &names {
-        ws.write(name, &note_text(name, "[]", "x\n"));
+        ws.write(name, &note(name, &[], "x\n"));
     }
     let server = Arc::new(ws.serve());
     let threads: Vec<_> = (0..8)
@@ -284,7 +284,7 @@ fn concurrent_toggles_keep_record_pages_and_list_consistent() {
 #[test]
 fn a_page_that_cannot_be_written_is_a_generation_failure() {
     let ws = Workspace::new();
-    ws.write("n.md", &note_text("N", "[]", "x\n"));
+    ws.write("n.md", &note("N", &[], "x\n"));
     std::fs::write(ws.public(), "a file where the public dir should be").unwrap();
     let server = ws.serve();
     assert_error(
@@ -302,7 +302,7 @@ fn a_page_that_cannot_be_written_is_a_generation_failure() {
 #[test]
 fn toggle_takes_the_path_from_a_form_the_query_or_a_json_body() {
     let ws = Workspace::new();
-    ws.write("a.md", &note_text("A", "[]", "a\n"));
+    ws.write("a.md", &note("A", &[], "a\n"));
     let server = ws.serve();
     let (status, body) = json(server.post_form("/api/public/toggle", "path=a.md"));
     assert_eq!((status, body["status"].as_str()), (200, Some("public")));

@@ -1,13 +1,13 @@
 //! The public dir as people see it: pages served with their types, escaping, shared
 //! page names, the "editing does not regenerate" rule and the Atom feed.
 
-use crate::support::{Workspace, assert_error, json, note_text, public_paths};
+use crate::support::{Workspace, assert_error, json, note, public_paths};
 use crate::xml;
 
 #[test]
 fn public_pages_are_served_with_their_types() {
     let ws = Workspace::new();
-    ws.write("dir/hello.md", &note_text("Hello", "[]", "Hi.\n"));
+    ws.write("dir/hello.md", &note("Hello", &[], "Hi.\n"));
     let server = ws.serve();
     assert_error(server.get("/public/"), 404, "Not found");
     server.toggle("dir/hello.md");
@@ -68,9 +68,9 @@ fn script_in_a_title_is_escaped_in_page_index_and_feed() {
     let title = r#""<script>alert('x')</script> & co""#;
     ws.write(
         "x.md",
-        &note_text(
+        &note(
             title,
-            "['<img src=x onerror=alert(1)>']",
+            &["'<img src=x onerror=alert(1)>'"],
             "<script>alert(2)</script>\n\nText <b>bold</b>.\n",
         ),
     );
@@ -99,17 +99,11 @@ fn script_in_a_title_is_escaped_in_page_index_and_feed() {
 fn editing_a_public_note_does_not_regenerate_its_page() {
     let ws = Workspace::new();
     let server = ws.serve();
-    server.put_markdown(
-        "/api/v1/notes/e.md",
-        &note_text("E", "[]", "First version.\n"),
-    );
+    server.put_markdown("/api/v1/notes/e.md", &note("E", &[], "First version.\n"));
     server.toggle("e.md");
     let first = ws.public_text("e.html");
     assert!(first.contains("First version."));
-    server.put_markdown(
-        "/api/v1/notes/e.md",
-        &note_text("E", "[]", "Second version.\n"),
-    );
+    server.put_markdown("/api/v1/notes/e.md", &note("E", &[], "Second version.\n"));
     assert_eq!(ws.public_text("e.html"), first);
     server.toggle("e.md");
     server.toggle("e.md");
@@ -122,8 +116,8 @@ fn editing_a_public_note_does_not_regenerate_its_page() {
 #[test]
 fn notes_sharing_a_base_name_share_one_page() {
     let ws = Workspace::new();
-    ws.write("x/n.md", &note_text("From x", "[]", "Body of x.\n"));
-    ws.write("y/n.md", &note_text("From y", "[]", "Body of y.\n"));
+    ws.write("x/n.md", &note("From x", &[], "Body of x.\n"));
+    ws.write("y/n.md", &note("From y", &[], "Body of y.\n"));
     let server = ws.serve();
     server.toggle("x/n.md");
     assert!(ws.public_text("n.html").contains("Body of x."));
@@ -149,8 +143,8 @@ fn notes_sharing_a_base_name_share_one_page() {
 #[test]
 fn atom_feed_is_well_formed_with_absolute_links() {
     let ws = Workspace::new();
-    ws.write("a.md", &note_text("Alpha & <Omega>", "[x]", "x\n"));
-    ws.write("b.md", &note_text("Beta", "[]", "x\n"));
+    ws.write("a.md", &note("Alpha & <Omega>", &["x"], "x\n"));
+    ws.write("b.md", &note("Beta", &[], "x\n"));
     let server = ws.serve_with(&["--base-url", "https://notes.example.org/"]);
     server.toggle("a.md");
     server.toggle("b.md");
@@ -185,7 +179,7 @@ fn atom_feed_is_well_formed_with_absolute_links() {
 #[test]
 fn awkward_file_names_get_working_links() {
     let ws = Workspace::new();
-    ws.write("drafts/what? #1 été.md", &note_text("Odd", "[]", "x\n"));
+    ws.write("drafts/what? #1 été.md", &note("Odd", &[], "x\n"));
     let server = ws.serve();
     assert_eq!(server.toggle("drafts/what? #1 été.md").0, 200);
     assert!(ws.public().join("what? #1 été.html").is_file());

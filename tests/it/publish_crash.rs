@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::support::{Workspace, assert_error, json, note_text, public_paths, stderr, stdout};
+use crate::support::{
+    Workspace, assert_error, http_client, json, note, public_paths, stderr, stdout,
+};
 
 /// The notes of the storms: two of them share a page name (`same.html`).
 const NOTES: [(&str, &str); 5] = [
@@ -23,10 +25,7 @@ const GENERATOR: &str = r#"<meta name="generator" content="notes">"#;
 fn workspace() -> Workspace {
     let ws = Workspace::new();
     for (path, title) in NOTES {
-        ws.write(
-            path,
-            &note_text(title, "[]", &format!("Text of {title}.\n")),
-        );
+        ws.write(path, &note(title, &[], &format!("Text of {title}.\n")));
     }
     ws
 }
@@ -157,11 +156,7 @@ fn storm(
         .map(|n| {
             let (base, stop, done) = (base.to_string(), stop.clone(), done.clone());
             std::thread::spawn(move || {
-                let client = reqwest::blocking::Client::builder()
-                    .no_proxy()
-                    .timeout(Duration::from_secs(5))
-                    .build()
-                    .unwrap();
+                let client = http_client(Duration::from_secs(5));
                 let mut rng = Rng(seed.wrapping_add(n * 7919) | 1);
                 while !stop.load(Ordering::Relaxed) {
                     let (path, _) = NOTES[rng.below(NOTES.len() as u64) as usize];

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::support::{Workspace, assert_error, json, snapshot_of, stderr};
+use crate::support::{Workspace, assert_error, http_client, json, snapshot_of, stderr};
 
 /// A marker that only the files outside the notes dir hold.
 const SECRET: &str = "OUTSIDE-SECRET-7f3a9c";
@@ -17,14 +17,11 @@ const RACE: Duration = Duration::from_secs(8);
 /// Every file name under `dir`, symlinks not followed.
 #[cfg(target_os = "linux")]
 fn names_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        out.push(path.to_string_lossy().into_owned());
-        if entry.file_type().unwrap().is_dir() {
-            out.extend(names_under(&path));
-        }
-    }
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .map(|entry| entry.unwrap().path().to_string_lossy().into_owned())
+        .collect();
     out.sort();
     out
 }
@@ -175,11 +172,7 @@ fn special_files_named_like_notes_are_not_notes() {
     )
     .unwrap();
     let server = ws.serve();
-    let client = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap();
+    let client = http_client(Duration::from_secs(5));
     let get = |path: &str| client.get(server.url(path)).send().unwrap();
     assert_error(get("/api/v1/notes/fifo.md"), 404, "Note not found");
     // Two at once: a read blocked on the FIFO would hold a worker each.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json, snapshot_of};
+use crate::support::{Workspace, assert_error, files_under, http_client, json, snapshot_of};
 
 #[test]
 fn etags_guard_against_lost_updates() {
@@ -105,11 +105,7 @@ fn acknowledged_writes_survive_a_kill_9() {
     let server = Arc::new(Mutex::new(Some(ws.serve())));
     let base = server.lock().unwrap().as_ref().unwrap().base.clone();
     let acknowledged = Arc::new(Mutex::new(HashMap::<String, String>::new()));
-    let client = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(5))
-        .build()
-        .unwrap();
+    let client = http_client(Duration::from_secs(5));
     let deadline = Instant::now() + Duration::from_secs(20);
     let writers: Vec<_> = (0..8)
         .map(|t| {
@@ -181,24 +177,11 @@ fn acknowledged_writes_survive_a_kill_9() {
         assert_eq!(text, expected, "{path} is torn");
     }
     // Temp files of interrupted writes are gone after the restart.
-    let temps = walk(&ws.notes())
+    let temps = files_under(&ws.notes())
         .into_iter()
-        .filter(|p| p.contains(".tmp-"))
+        .filter(|p| p.to_string_lossy().contains(".tmp-"))
         .count();
     assert_eq!(temps, 0);
-}
-
-fn walk(dir: &std::path::Path) -> Vec<String> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path.to_string_lossy().into_owned());
-        }
-    }
-    out
 }
 
 #[test]
@@ -255,7 +238,7 @@ fn hostile_yaml_is_harmless() {
 fn many_idle_connections_do_not_block_others() {
     let ws = Workspace::new();
     let server = ws.serve();
-    let addr = server.base.trim_start_matches("http://").to_string();
+    let addr = server.addr().to_string();
     let idle: Vec<_> = (0..200)
         .map(|_| std::net::TcpStream::connect(&addr).unwrap())
         .collect();
@@ -271,7 +254,7 @@ fn slow_clients_are_cut_off() {
     use std::io::{Read, Write};
     let ws = Workspace::new();
     let server = ws.serve_with(&["--request-timeout", "1"]);
-    let addr = server.base.trim_start_matches("http://").to_string();
+    let addr = server.addr().to_string();
 
     // A head that never ends: the connection is closed after the timeout.
     let mut slow_head = std::net::TcpStream::connect(&addr).unwrap();
@@ -501,7 +484,12 @@ fn hostile_paths_over_the_cli_touch_nothing_outside() {
         before,
         "a file outside the notes dir changed"
     );
-    assert!(!ws.public().exists() || walk(&ws.public()).iter().all(|p| !p.contains("secret")));
+    assert!(
+        !ws.public().exists()
+            || files_under(&ws.public())
+                .iter()
+                .all(|p| !p.to_string_lossy().contains("secret"))
+    );
 }
 
 #[cfg(unix)]

@@ -3,7 +3,7 @@
 //! event handler, `style`, author-chosen attribute or scripting URL may survive, and the
 //! public page carries its Content Security Policy.
 
-use crate::support::{Workspace, json, note_text};
+use crate::support::{Workspace, json, note};
 
 /// The attacks, one per line of the note body.
 const HOSTILE: &str = "# Hi {autofocus onfocus=alert(document.domain)}\n\n\
@@ -140,7 +140,7 @@ fn attrs_of(html: &str, selector: &str) -> Vec<Vec<(String, String)>> {
 fn hostile_notes_render_without_script_everywhere() {
     let ws = Workspace::new();
     let server = ws.serve();
-    let text = note_text("Attack", "[]", HOSTILE);
+    let text = note("Attack", &[], HOSTILE);
     let (status, body) = json(server.put_markdown("/api/v1/notes/dir/attack.md", &text));
     assert!(status == 200 || status == 201, "{status} {body}");
     let (status, body) = server.toggle("dir/attack.md");

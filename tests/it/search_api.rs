@@ -4,16 +4,9 @@
 
 use std::time::Duration;
 
-use crate::support::{Workspace, assert_error, eventually, json, search_paths};
+use crate::support::{Workspace, assert_error, eventually, json, note, search_paths};
 
 const WAIT: Duration = Duration::from_secs(10);
-
-fn note(title: &str, tags: &[&str], body: &str) -> String {
-    format!(
-        "---\ntitle: {title}\ntags: [{}]\n---\n\n{body}\n",
-        tags.join(", ")
-    )
-}
 
 #[test]
 fn put_becomes_searchable_and_delete_disappears() {

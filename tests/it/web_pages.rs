@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use crate::support::{Server, Workspace, body_of_type, eventually, json};
+use crate::support::{
+    Server, Workspace, assert_cross_site_refused, body_of_type, eventually, json,
+};
 
 const HOSTILE: &str = "---\ntitle: \"<script>alert('t')</script> & co\"\ntags: [\"<img src=x onerror=alert(1)>\", plain]\n---\n# Body\n\nText <script>alert('b')</script> and a [link](javascript:alert(1)).\n";
 
@@ -335,15 +337,7 @@ fn cross_site_posts_are_refused_and_write_nothing() {
     ];
     for (path, fields, headers) in cases {
         let (status, body) = json(post(&server, path, fields, headers));
-        assert_eq!(status, 403, "{path} {headers:?}");
-        assert_eq!(body["error"], "Forbidden", "{body}");
-        assert!(
-            body["message"]
-                .as_str()
-                .unwrap()
-                .starts_with("Cross-site request refused"),
-            "{body}"
-        );
+        assert_cross_site_refused(status, &body, &format!("{path} {headers:?}"));
     }
     assert_eq!(ws.snapshot(), before);
     assert!(!ws.public().exists());

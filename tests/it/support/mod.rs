@@ -1,0 +1,30 @@
+//! Shared test harness: a temp notes folder with its CLI (`fixtures`), the real binary
+//! serving it on a free loopback port and killed on drop (`server`), HTTP requests and
+//! response checks (`client`), and the files on disk for "nothing changed" checks
+//! (`snapshot`).
+
+mod client;
+mod fixtures;
+mod server;
+mod snapshot;
+
+use std::time::{Duration, Instant};
+
+pub use client::*;
+pub use fixtures::*;
+pub use server::*;
+pub use snapshot::*;
+
+/// Polls `check` every 50 ms until it holds or `timeout` passes.
+pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
