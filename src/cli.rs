@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
+use clap_complete::aot::Shell;
 use clap_complete::engine::ArgValueCompleter;
 
 use crate::completion::{note_candidates, public_note_candidates};
@@ -124,27 +125,6 @@ pub enum Command {
 pub struct CompletionsArgs {
     /// The shell to complete for
     pub shell: Shell,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Shell {
-    Bash,
-    Zsh,
-    Fish,
-    Elvish,
-    Powershell,
-}
-
-impl Shell {
-    pub fn name(self) -> &'static str {
-        match self {
-            Shell::Bash => "bash",
-            Shell::Zsh => "zsh",
-            Shell::Fish => "fish",
-            Shell::Elvish => "elvish",
-            Shell::Powershell => "powershell",
-        }
-    }
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::PathBuf;
 
+use clap_complete::aot::Shell;
 use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::Shells;
 
@@ -13,11 +14,13 @@ pub const COMPLETE_VAR: &str = "COMPLETE";
 
 /// Writes the registration script of `shell`: it calls `notes` back on each TAB, so
 /// subcommands, options and note paths are always current.
-pub fn write_script(shell: &str, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn write_script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
+    // The dynamic completers go by the same names as the shells.
+    let name = shell.to_string();
     let shells = Shells::builtins();
     let completer = shells
-        .completer(shell)
-        .ok_or_else(|| std::io::Error::other(format!("unsupported shell {shell}")))?;
+        .completer(&name)
+        .ok_or_else(|| std::io::Error::other(format!("unsupported shell {name}")))?;
     completer.write_registration(COMPLETE_VAR, "notes", "notes", "notes", out)
 }
 
@@ -96,6 +99,7 @@ pub fn public_note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::ValueEnum;
 
     #[test]
     fn notes_dir_from_the_typed_line() {
@@ -112,7 +116,12 @@ mod tests {
 
     #[test]
     fn every_shell_has_a_script() {
-        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let names: Vec<String> = Shell::value_variants()
+            .iter()
+            .map(Shell::to_string)
+            .collect();
+        assert_eq!(names, ["bash", "elvish", "fish", "powershell", "zsh"]);
+        for &shell in Shell::value_variants() {
             let mut out = Vec::new();
             write_script(shell, &mut out).unwrap();
             assert!(

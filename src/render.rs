@@ -335,14 +335,6 @@ pub fn summary(markdown: &str, max: usize) -> String {
     out
 }
 
-/// Escapes text for an HTML text node or a double-quoted attribute (also valid XML).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    // Writing to a String cannot fail.
-    let _ = pulldown_cmark_escape::escape_html(&mut out, text);
-    out
-}
-
 /// The plain text of a run of inline events (for heading ids and titles).
 fn plain_text(events: &[Event]) -> String {
     events
@@ -533,14 +525,6 @@ mod tests {
         assert_eq!(
             summary("<div>\nhidden\n</div>\n\nshown <b>bold</b>\n", 40),
             "shown bold"
-        );
-    }
-
-    #[test]
-    fn escaping() {
-        assert_eq!(
-            escape(r#"<a href="x">&'"#),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
     }
 

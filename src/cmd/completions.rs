@@ -6,6 +6,6 @@ use crate::cli::CompletionsArgs;
 
 pub fn run(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
     let mut out = Vec::new();
-    crate::completion::write_script(args.shell.name(), &mut out)?;
+    crate::completion::write_script(args.shell, &mut out)?;
     super::print(&String::from_utf8_lossy(&out))
 }

@@ -1,21 +1,32 @@
 //! `feed.xml`: an Atom feed of the public notes, newest first, with absolute links when
 //! the public origin (`--base-url`) is known and relative ones otherwise.
+//!
+//! Written with `maud` like the pages: its escaping of `<>&"` is XML's too. Empty
+//! elements are written `<link …></link>`, which XML reads as `<link …/>`.
 
 use chrono::{DateTime, Utc};
+use maud::{Markup, PreEscaped, Render, html};
 
 use super::record::{Entry, Record};
-use crate::render::escape;
 
 /// The feed's file name inside the public dir.
 pub const FILE: &str = "feed.xml";
 
+const DECLARATION: &str = r#"<?xml version="1.0" encoding="utf-8"?>"#;
+const ATOM: &str = "http://www.w3.org/2005/Atom";
+
 /// Text fit for XML: escaped, and without the control characters XML 1.0 forbids.
-fn xml_text(text: &str) -> String {
-    let clean: String = text
-        .chars()
-        .filter(|&c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    escape(&clean)
+struct Text<'a>(&'a str);
+
+impl Render for Text<'_> {
+    fn render_to(&self, out: &mut String) {
+        for part in self
+            .0
+            .split(|c: char| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        {
+            part.render_to(out);
+        }
+    }
 }
 
 fn iso(at: DateTime<Utc>) -> String {
@@ -42,32 +53,29 @@ pub fn feed(record: &Record, base_url: Option<&str>) -> String {
         Some(root) => format!("{root}{FILE}"),
         None => "urn:notes:public".to_string(),
     };
+    let home = if prefix.is_empty() { "./" } else { &prefix };
     let updated = record.updated().unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
-    let entries: String = record
-        .newest_first()
-        .into_iter()
-        .map(|e| entry(e, &prefix, root.is_some()))
-        .collect();
-    format!(
-        r#"<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
-<title>Public notes</title>
-<id>{id}</id>
-<updated>{updated}</updated>
-<author><name>notes</name></author>
-<generator>notes</generator>
-<link rel="self" type="application/atom+xml" href="{self_href}"/>
-<link rel="alternate" type="text/html" href="{prefix}"/>
-{entries}</feed>
-"#,
-        id = xml_text(&feed_id),
-        updated = iso(updated),
-        self_href = xml_text(&format!("{prefix}{FILE}")),
-        prefix = xml_text(if prefix.is_empty() { "./" } else { &prefix }),
-    )
+    html! {
+        (PreEscaped(DECLARATION)) "\n"
+        feed xmlns=(ATOM) {
+            "\n"
+            title { "Public notes" } "\n"
+            id { (Text(&feed_id)) } "\n"
+            updated { (iso(updated)) } "\n"
+            author { name { "notes" } } "\n"
+            generator { "notes" } "\n"
+            link rel="self" type="application/atom+xml" href=(Text(&format!("{prefix}{FILE}"))) {} "\n"
+            link rel="alternate" type="text/html" href=(Text(home)) {} "\n"
+            @for e in record.newest_first() {
+                (entry(e, &prefix, root.is_some()))
+            }
+        }
+        "\n"
+    }
+    .into_string()
 }
 
-fn entry(e: &Entry, prefix: &str, absolute: bool) -> String {
+fn entry(e: &Entry, prefix: &str, absolute: bool) -> Markup {
     let href = format!("{prefix}{}", super::site::href(&e.file));
     // The page URL is unique per note only when absolute and unshared; the note path
     // is, so it is the id's stable part.
@@ -76,22 +84,24 @@ fn entry(e: &Entry, prefix: &str, absolute: bool) -> String {
     } else {
         format!("urn:notes:public:{}", encode(&e.path))
     };
-    let categories: String = e
-        .tags
-        .iter()
-        .map(|t| format!("<category term=\"{}\"/>\n", xml_text(t)))
-        .collect();
-    let summary = match e.summary.as_str() {
-        "" => String::new(),
-        text => format!("<summary>{}</summary>\n", xml_text(text)),
-    };
-    format!(
-        "<entry>\n<title>{title}</title>\n<id>{id}</id>\n<link rel=\"alternate\" type=\"text/html\" href=\"{href}\"/>\n<published>{at}</published>\n<updated>{at}</updated>\n{summary}{categories}</entry>\n",
-        title = xml_text(&e.title),
-        id = xml_text(&id),
-        href = xml_text(&href),
-        at = iso(e.published_at),
-    )
+    let at = iso(e.published_at);
+    html! {
+        entry {
+            "\n"
+            title { (Text(&e.title)) } "\n"
+            id { (Text(&id)) } "\n"
+            link rel="alternate" type="text/html" href=(Text(&href)) {} "\n"
+            published { (at) } "\n"
+            updated { (at) } "\n"
+            @if !e.summary.is_empty() {
+                summary { (Text(&e.summary)) } "\n"
+            }
+            @for tag in &e.tags {
+                category term=(Text(tag)) {} "\n"
+            }
+        }
+        "\n"
+    }
 }
 
 #[cfg(test)]
@@ -121,7 +131,7 @@ mod tests {
             "{relative}"
         );
         assert!(
-            relative.contains(r#"<category term="t&quot;1"/>"#),
+            relative.contains(r#"<category term="t&quot;1"></category>"#),
             "{relative}"
         );
         assert!(relative.contains("<updated>2026-11-21T09:05:00Z</updated>"));

@@ -1,15 +1,21 @@
 //! The public dir's files: one standalone page per public note, the index of public
 //! notes, and the stylesheet embedded in the binary, copied into `static/`.
+//!
+//! The pages are written with `maud`, like the web interface: every interpolated value
+//! is escaped by the template engine, and the only markup inserted as is comes from the
+//! Markdown renderer (`render`). One element a line, so the files read and diff well.
 
 use std::io;
 use std::path::Path;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::NaiveDate;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
+use super::feed;
 use super::record::{Entry, Record};
 use crate::ops::fsutil;
 use crate::ops::{Note, NotePath};
-use crate::render::{self, escape};
+use crate::render;
 
 /// The sub-folder of the public dir holding the stylesheet.
 pub const STATIC_DIR: &str = "static";
@@ -62,47 +68,51 @@ pub fn write_assets(public_dir: &Path) -> io::Result<()> {
     }
 }
 
-/// `21 Nov 2026`.
-fn human_date(date: NaiveDate) -> String {
-    date.format("%-d %b %Y").to_string()
-}
-
-fn time_tag(date: NaiveDate) -> String {
-    format!(
-        r#"<time datetime="{}">{}</time>"#,
-        date.format("%Y-%m-%d"),
-        human_date(date)
-    )
-}
-
-fn tag_list(tags: &[String]) -> String {
-    if tags.is_empty() {
-        return String::new();
+/// `<time datetime="2026-11-21">21 Nov 2026</time>`.
+fn time(date: NaiveDate) -> Markup {
+    html! {
+        time datetime=(date.format("%Y-%m-%d")) { (date.format("%-d %b %Y")) }
     }
-    let items: String = tags
-        .iter()
-        .map(|t| format!(r#"<li class="tag">{}</li>"#, escape(t)))
-        .collect();
-    format!(r#"<ul class="tags" aria-label="Tags">{items}</ul>"#)
 }
 
-fn head(title: &str, extra: &str) -> String {
-    format!(
-        r#"<!DOCTYPE html>
-<html>
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{PUBLIC_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<meta name="generator" content="notes">
-<title>{title}</title>
-<link rel="stylesheet" href="{STATIC_DIR}/{STYLESHEET_FILE}">
-<link rel="alternate" type="application/atom+xml" title="Public notes" href="feed.xml">
-{extra}</head>
-"#,
-        title = escape(title),
-    )
+fn tag_list(tags: &[String]) -> Markup {
+    html! {
+        @if !tags.is_empty() {
+            ul.tags aria-label="Tags" {
+                @for tag in tags {
+                    li.tag { (tag) }
+                }
+            }
+        }
+    }
+}
+
+/// A whole page: the head every page shares, with the policy first after the charset
+/// so that it governs all that follows, then `body`.
+fn document(title: &str, extra_head: Markup, body: Markup) -> String {
+    html! {
+        (DOCTYPE) "\n"
+        html {
+            "\n"
+            head {
+                "\n"
+                meta charset="utf-8"; "\n"
+                meta http-equiv="Content-Security-Policy" content=(PUBLIC_CSP); "\n"
+                meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+                meta name="color-scheme" content="light dark"; "\n"
+                meta name="generator" content="notes"; "\n"
+                title { (title) } "\n"
+                link rel="stylesheet" href={ (STATIC_DIR) "/" (STYLESHEET_FILE) }; "\n"
+                link rel="alternate" type="application/atom+xml" title="Public notes"
+                    href=(feed::FILE); "\n"
+                (extra_head)
+            }
+            "\n"
+            (body) "\n"
+        }
+        "\n"
+    }
+    .into_string()
 }
 
 /// About 220 words a minute, at least one.
@@ -117,99 +127,114 @@ pub fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
     let fields = note.front_matter.clone().unwrap_or_default();
     let date = NaiveDate::parse_from_str(&fields.date, "%d-%m-%Y")
         .unwrap_or_else(|_| entry.published_at.date_naive());
-    let minutes = reading_minutes(&note.body);
-    let body = render::to_html(&note.body, Some(&note.title));
-    format!(
-        r#"{head}<body>
-<header class="site"><a href="{INDEX_FILE}">Public notes</a></header>
-<main>
-<article>
-<header class="post">
-<h1>{title}</h1>
-<p class="meta">{time}<span class="dot" aria-hidden="true">·</span>{minutes} min read</p>
-{tags}
-</header>
-<div class="content">
-{body}</div>
-</article>
-</main>
-<footer class="site"><a href="{INDEX_FILE}">← All public notes</a></footer>
-</body>
-</html>
-"#,
-        head = head(&note.title, &sharing_meta(note, entry, base_url)),
-        title = escape(&note.title),
-        time = time_tag(date),
-        tags = tag_list(&fields.tags),
-    )
+    // The renderer's output is the one markup not escaped here: it shows raw HTML in
+    // the note as text and keeps to its allow-list.
+    let content = PreEscaped(render::to_html(&note.body, Some(&note.title)));
+    let body = html! {
+        body {
+            "\n"
+            header.site { a href=(INDEX_FILE) { "Public notes" } } "\n"
+            main {
+                "\n"
+                article {
+                    "\n"
+                    header.post {
+                        "\n"
+                        h1 { (note.title) } "\n"
+                        p.meta {
+                            (time(date))
+                            span.dot aria-hidden="true" { "·" }
+                            (reading_minutes(&note.body)) " min read"
+                        }
+                        "\n"
+                        @if !fields.tags.is_empty() {
+                            (tag_list(&fields.tags)) "\n"
+                        }
+                    }
+                    "\n"
+                    div.content { "\n" (content) }
+                    "\n"
+                }
+                "\n"
+            }
+            "\n"
+            footer.site { a href=(INDEX_FILE) { "← All public notes" } } "\n"
+        }
+    };
+    document(&note.title, sharing_meta(note, entry, base_url), body)
 }
 
 /// Description and Open Graph tags, so a shared link shows a title and a summary.
-fn sharing_meta(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
-    let title = escape(&note.title);
-    let description = escape(&entry.summary);
-    let mut out = format!(
-        "<meta name=\"description\" content=\"{description}\">\n\
-         <meta property=\"og:type\" content=\"article\">\n\
-         <meta property=\"og:title\" content=\"{title}\">\n\
-         <meta property=\"og:description\" content=\"{description}\">\n"
-    );
-    if let Some(root) = super::feed::public_root(base_url) {
-        let url = escape(&format!("{root}{}", href(&entry.file)));
-        out.push_str(&format!(
-            "<meta property=\"og:url\" content=\"{url}\">\n<link rel=\"canonical\" href=\"{url}\">\n"
-        ));
+fn sharing_meta(note: &Note, entry: &Entry, base_url: Option<&str>) -> Markup {
+    let url = feed::public_root(base_url).map(|root| format!("{root}{}", href(&entry.file)));
+    html! {
+        meta name="description" content=(entry.summary); "\n"
+        meta property="og:type" content="article"; "\n"
+        meta property="og:title" content=(note.title); "\n"
+        meta property="og:description" content=(entry.summary); "\n"
+        @if let Some(url) = url {
+            meta property="og:url" content=(url); "\n"
+            link rel="canonical" href=(url); "\n"
+        }
     }
-    out
 }
 
 /// The public index: every public note, newest first, linking to its page.
 pub fn index(record: &Record) -> String {
     let entries = record.newest_first();
-    let items: String = if entries.is_empty() {
-        r#"<p class="empty">Nothing is published yet.</p>"#.to_string()
-    } else {
-        let rows: String = entries.iter().map(|e| index_row(e)).collect();
-        format!("<ol class=\"posts\">\n{rows}</ol>\n")
-    };
     let count = match entries.len() {
         1 => "1 note".to_string(),
         n => format!("{n} notes"),
     };
-    format!(
-        r#"{head}<body class="index">
-<main>
-<header class="post">
-<h1>Public notes</h1>
-<p class="meta">{count}<span class="dot" aria-hidden="true">·</span><a href="feed.xml">Atom feed</a></p>
-</header>
-{items}</main>
-</body>
-</html>
-"#,
-        head = head("Public notes", ""),
-    )
+    let body = html! {
+        body.index {
+            "\n"
+            main {
+                "\n"
+                header.post {
+                    "\n"
+                    h1 { "Public notes" } "\n"
+                    p.meta {
+                        (count)
+                        span.dot aria-hidden="true" { "·" }
+                        a href=(feed::FILE) { "Atom feed" }
+                    }
+                    "\n"
+                }
+                "\n"
+                @if entries.is_empty() {
+                    p.empty { "Nothing is published yet." }
+                } @else {
+                    ol.posts {
+                        "\n"
+                        @for entry in &entries {
+                            (index_row(entry)) "\n"
+                        }
+                    }
+                }
+                "\n"
+            }
+            "\n"
+        }
+    };
+    document("Public notes", html! {}, body)
 }
 
-fn index_row(entry: &Entry) -> String {
-    format!(
-        "<li><a href=\"{href}\">{title}</a>\n<p class=\"meta\">{time}</p>{tags}</li>\n",
-        href = href(&entry.file),
-        title = escape(&entry.title),
-        time = published(entry.published_at),
-        tags = tag_list(&entry.tags),
-    )
-}
-
-fn published(at: DateTime<Utc>) -> String {
-    time_tag(at.date_naive())
+fn index_row(entry: &Entry) -> Markup {
+    html! {
+        li {
+            a href=(href(&entry.file)) { (entry.title) } "\n"
+            p.meta { (time(entry.published_at.date_naive())) }
+            (tag_list(&entry.tags))
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ops::store::note_of;
-    use chrono::TimeZone;
+    use chrono::{TimeZone, Utc};
 
     fn entry(title: &str, tags: &[&str]) -> Entry {
         Entry {
