@@ -6,6 +6,7 @@ pub(crate) mod heal;
 pub mod indexer;
 pub mod query;
 pub mod schema;
+mod snippet;
 pub mod updater;
 
 use std::collections::{BTreeMap, HashSet};
@@ -20,13 +21,13 @@ use tantivy::query::{
     PhraseQuery, Query as IndexQuery, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 pub use self::query::{Limit, Query};
 
 use self::query::Part;
 use self::schema::Fields;
+use self::snippet::Snippets;
 use super::Notebook;
 use super::path::INTERNAL_DIR;
 use crate::error::{Error, Result};
@@ -41,8 +42,6 @@ pub const MATCH_START: &str = "⟦";
 pub const MATCH_END: &str = "⟧";
 /// Seconds a client is asked to wait (`Retry-After`) while the index is rebuilt.
 pub const RETRY_AFTER_SECS: u64 = 5;
-/// Longest snippet, in characters (before markers).
-const SNIPPET_CHARS: usize = 160;
 /// Ranking weight of a match, by field: title and tags above body.
 const TITLE_BOOST: f32 = 3.0;
 const TAGS_BOOST: f32 = 2.0;
@@ -299,11 +298,11 @@ impl NotesIndex {
         Box::new(BooleanQuery::new(parts))
     }
 
-    /// The weights of the words to highlight (rarer words weigh more).
     fn dir(&self, notes_dir: &Path) -> PathBuf {
         index_dir(notes_dir)
     }
 
+    /// The weights of the words to highlight (rarer words weigh more).
     fn snippet_terms(
         &self,
         searcher: &tantivy::Searcher,
@@ -315,11 +314,7 @@ impl NotesIndex {
             let freq = searcher.doc_freq(&term)?;
             terms.insert(word.clone(), 1.0 / (1.0 + freq as f32));
         }
-        Ok(Snippets {
-            terms,
-            prefix: plan.prefix.clone(),
-            field: self.fields.body,
-        })
+        Ok(Snippets::new(terms, plan.prefix.clone(), self.fields.body))
     }
 }
 
@@ -327,72 +322,6 @@ struct Plan {
     query: Box<dyn IndexQuery>,
     highlight: HashSet<String>,
     prefix: Option<String>,
-}
-
-/// Builds the snippet of each result.
-struct Snippets {
-    terms: BTreeMap<String, f32>,
-    prefix: Option<String>,
-    field: tantivy::schema::Field,
-}
-
-impl Snippets {
-    fn render(&mut self, body: &str) -> String {
-        let mut terms = self.terms.clone();
-        if let Some(prefix) = &self.prefix {
-            let mut analyzer = schema::text_analyzer();
-            for token in schema::tokens(&mut analyzer, body) {
-                if token.starts_with(prefix.as_str()) {
-                    terms.entry(token).or_insert(0.5);
-                }
-            }
-        }
-        let generator =
-            SnippetGenerator::new(terms, schema::text_analyzer(), self.field, SNIPPET_CHARS);
-        let snippet = generator.snippet(body);
-        if snippet.highlighted().is_empty() {
-            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
-                .trim()
-                .to_string();
-        }
-        let fragment = snippet.fragment();
-        let mut out = String::with_capacity(fragment.len() + 16);
-        let mut from = 0;
-        for range in tantivy::snippet::collapse_overlapped_ranges(snippet.highlighted()) {
-            out.push_str(&collapse(&fragment[from..range.start]));
-            out.push_str(MATCH_START);
-            out.push_str(&collapse(&fragment[range.clone()]));
-            out.push_str(MATCH_END);
-            from = range.end;
-        }
-        out.push_str(&collapse(&fragment[from..]));
-        // The fragment stops at its last word: keep the punctuation that ends it.
-        let after = body.get(snippet.fragment_range().end..).unwrap_or("");
-        out.extend(
-            after
-                .chars()
-                .take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()),
-        );
-        out.trim().to_string()
-    }
-}
-
-/// Runs of whitespace (line breaks included) become one space.
-fn collapse(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            if !space {
-                out.push(' ');
-            }
-            space = true;
-        } else {
-            out.push(c);
-            space = false;
-        }
-    }
-    out
 }
 
 fn first_str(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
