@@ -11,8 +11,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use notes::ops::search::NotesIndex;
 use notes::ops::search::updater::IndexUpdater;
+use notes::ops::search::{Limit, NotesIndex, Query};
 use notes::ops::store;
 
 const NOTES: usize = 10_000;
@@ -160,7 +160,8 @@ fn main() {
     let mut latencies = Vec::with_capacity(QUERIES);
     for q in &queries {
         let t = Instant::now();
-        let results = index.search(&dir, q, 20).unwrap();
+        let query = Query::parse(q).unwrap();
+        let results = index.search(&dir, &query, Limit::DEFAULT).unwrap();
         latencies.push(t.elapsed());
         std::hint::black_box(results);
     }

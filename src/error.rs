@@ -59,6 +59,13 @@ pub enum Error {
     InvalidLimit(String),
     #[error("Search index failure: {0}")]
     Index(String),
+    /// Another process (a running `notes serve`) holds the index's writer and keeps the
+    /// index up to date: a command reads it as it is, or stops.
+    #[error(
+        "Search index failure: the index is being updated by another process (a running \
+         `notes serve` keeps it up to date)"
+    )]
+    IndexOwned,
     /// The index could not be opened or read (corrupt or missing files): it is moved aside
     /// and rebuilt, never retried as it is.
     #[error("The search index is unreadable: {0}")]
@@ -115,6 +122,7 @@ impl Error {
             | PublishFailed(_)
             | PublicRecordUnreadable { .. }
             | Index(_)
+            | IndexOwned
             | IndexBroken(_)
             | WorkerFailed(_) => 500,
         }

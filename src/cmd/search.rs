@@ -8,25 +8,20 @@ use console::style;
 
 use super::messages;
 use crate::cli::SearchArgs;
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::ops::Notebook;
 use crate::ops::search::updater::IndexUpdater;
-use crate::ops::search::{MATCH_END, MATCH_START, NotesIndex, heal, query};
+use crate::ops::search::{IndexSource, Limit, MATCH_END, MATCH_START, NotesIndex, Query, heal};
 
 pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
-    let query = args.query.join(" ");
-    query::parse(&query).map_err(Error::InvalidQuery)?;
-    let limit = usize::from(args.limit);
-    let index = fresh_index(notebook)?;
-    let results = match index.search(notebook.notes_dir(), &query, limit) {
-        // Damage seen only by the query: rebuild once, then ask again.
-        Err(Error::IndexBroken(why)) => {
-            let moved = heal::move_aside(notebook.notes_dir())?;
-            report_rebuild(&why, moved.as_deref());
-            fresh_index(notebook)?.search(notebook.notes_dir(), &query, limit)?
-        }
-        other => other?,
+    let query = Query::parse(&args.query.join(" "))?;
+    let limit =
+        Limit::new(args.limit.into()).ok_or_else(|| Error::InvalidLimit(args.limit.to_string()))?;
+    let local = Local {
+        notebook,
+        index: fresh_index(notebook)?,
     };
+    let results = notebook.search(&local, &query, limit)?;
     if args.json {
         return super::print_json(&results);
     }
@@ -55,7 +50,7 @@ pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
         out,
         "{}",
         style(match (shown, results.total) {
-            (0, _) => format!("no note matches {query:?}"),
+            (0, _) => format!("no note matches {:?}", query.as_str()),
             (n, total) if n == total => format!("{total} note{} found", plural(total)),
             (n, total) => format!("{n} of {total} matching notes shown (--limit)"),
         })
@@ -64,12 +59,31 @@ pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
     super::print(&out)
 }
 
+/// The index as this process reads it. Damage seen only by a query is repaired here:
+/// the index is moved aside and rebuilt, then asked once more.
+struct Local<'a> {
+    notebook: &'a Notebook,
+    index: NotesIndex,
+}
+
+impl IndexSource for Local<'_> {
+    fn current(&self) -> Result<NotesIndex> {
+        Ok(self.index.clone())
+    }
+
+    fn damaged(&self, _: &NotesIndex, why: String) -> Result<NotesIndex> {
+        let moved = heal::move_aside(self.notebook.notes_dir())?;
+        report_rebuild(&why, moved.as_deref());
+        fresh_index(self.notebook)
+    }
+}
+
 /// The index, updated with the files on disk when this process can take the writer;
-/// when a running server holds it, the server keeps it current and it is read as is.
+/// when a running server owns it, the server keeps it current and it is read as is.
 ///
 /// A damaged index is moved aside and rebuilt here, in this process; when a running
 /// server holds it, the server rebuilds it and this says so in one line (exit 1).
-fn fresh_index(notebook: &Notebook) -> anyhow::Result<NotesIndex> {
+fn fresh_index(notebook: &Notebook) -> Result<NotesIndex> {
     let (index, moved) = NotesIndex::open_or_heal(notebook.notes_dir())?;
     if let Some(moved) = &moved {
         report_rebuild("it could not be opened", Some(moved));
@@ -80,8 +94,8 @@ fn fresh_index(notebook: &Notebook) -> anyhow::Result<NotesIndex> {
             super::with_progress(first_use, |progress| updater.catch_up(progress))?;
             Ok(updater.index().clone())
         }
-        Err(Error::Index(why)) if why.contains("another process") => Ok(index),
-        Err(err) => Err(err.into()),
+        Err(Error::IndexOwned) => Ok(index),
+        Err(err) => Err(err),
     }
 }
 

@@ -9,9 +9,10 @@ use warp::Filter;
 use warp::http::{HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
 
+use super::handlers::blocking;
 use super::{State, reply};
 use crate::error::Error;
-use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, RETRY_AFTER_SECS, query};
+use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
 
 /// The route: path first, so any other method gets a 405 ErrorResponse.
 pub fn filter(
@@ -28,21 +29,12 @@ async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Respon
     if method != Method::GET {
         return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
     }
+    // A malformed query is the client's error, whatever the state of the index.
     let (query, limit) = match parse_params(&raw) {
         Ok(params) => params,
         Err(err) => return Ok(reply::error(&err)),
     };
-    // A malformed query is the client's error, whatever the state of the index.
-    if let Err(why) = query::parse(&query) {
-        return Ok(reply::error(&Error::InvalidQuery(why)));
-    }
-    let result = tokio::task::spawn_blocking(move || {
-        state
-            .search
-            .search(state.notebook.notes_dir(), &query, limit)
-    })
-    .await
-    .unwrap_or_else(|e| Err(Error::WorkerFailed(format!("search worker failed: {e}"))));
+    let result = blocking(&state, move |s| s.notebook.search(&s.search, &query, limit)).await;
     let mut response = reply::result(StatusCode::OK, result);
     if response.status() == StatusCode::SERVICE_UNAVAILABLE {
         response
@@ -52,24 +44,27 @@ async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Respon
     Ok(response)
 }
 
-/// `q` (required, not blank) and `limit` (1 to 100, default 20).
-fn parse_params(raw: &str) -> Result<(String, usize), Error> {
+/// `q` (required, not blank, a valid query) and `limit` (1 to 100, default 20), checked
+/// in that order: a blank `q` first, then the limit, then the query's syntax.
+fn parse_params(raw: &str) -> Result<(Query, Limit), Error> {
     let params: HashMap<String, String> = serde_urlencoded::from_str(raw)
         .map_err(|e| Error::InvalidQuery(format!("the query string is malformed: {e}")))?;
-    let query = params.get("q").cloned().unwrap_or_default();
-    if query.trim().is_empty() {
+    let text = params.get("q").map_or("", String::as_str);
+    if text.trim().is_empty() {
         return Err(Error::InvalidQuery(
             "the query is empty (use ?q=words)".into(),
         ));
     }
     let limit = match params.get("limit") {
-        None => DEFAULT_LIMIT,
-        Some(text) => match text.trim().parse::<usize>() {
-            Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
-            _ => return Err(Error::InvalidLimit(text.clone())),
-        },
+        None => Limit::DEFAULT,
+        Some(text) => text
+            .trim()
+            .parse()
+            .ok()
+            .and_then(Limit::new)
+            .ok_or_else(|| Error::InvalidLimit(text.clone()))?,
     };
-    Ok((query, limit))
+    Ok((Query::parse(text)?, limit))
 }
 
 #[cfg(test)]
@@ -78,11 +73,10 @@ mod tests {
 
     #[test]
     fn parameters() {
-        assert_eq!(
-            parse_params("q=caf%C3%A9+noir").unwrap(),
-            ("café noir".into(), 20)
-        );
-        assert_eq!(parse_params("q=x&limit=5").unwrap().1, 5);
+        let (query, limit) = parse_params("q=caf%C3%A9+noir").unwrap();
+        assert_eq!(query.as_str(), "café noir");
+        assert_eq!(limit, Limit::DEFAULT);
+        assert_eq!(parse_params("q=x&limit=5").unwrap().1.get(), 5);
         for bad in [
             "",
             "q=",
@@ -91,9 +85,20 @@ mod tests {
             "q=x&limit=0",
             "q=x&limit=101",
             "q=x&limit=ab",
+            "q=%22open",
+            "q=-draft",
         ] {
             let err = parse_params(bad).unwrap_err();
             assert_eq!(err.http_status(), 400, "{bad}");
         }
+        // A blank query is reported before a bad limit, a bad limit before bad syntax.
+        assert!(matches!(
+            parse_params("q=&limit=0"),
+            Err(Error::InvalidQuery(_))
+        ));
+        assert!(matches!(
+            parse_params("q=%22open&limit=0"),
+            Err(Error::InvalidLimit(_))
+        ));
     }
 }

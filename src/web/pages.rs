@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::handlers::blocking;
 use crate::ops::publish::site;
-use crate::ops::search::{DEFAULT_LIMIT, RETRY_AFTER_SECS};
+use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
 use crate::ops::{NoteMeta, NotePath, Notebook};
 
 /// The parameters of a query string; a malformed one reads as empty.
@@ -139,11 +139,15 @@ pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Re
             }),
         ));
     }
-    let q = query.clone();
-    let outcome = blocking(&state, move |s| {
-        s.search.search(s.notebook.notes_dir(), &q, DEFAULT_LIMIT)
-    })
-    .await;
+    let outcome = match Query::parse(&query) {
+        Ok(parsed) => {
+            blocking(&state, move |s| {
+                s.notebook.search(&s.search, &parsed, Limit::DEFAULT)
+            })
+            .await
+        }
+        Err(err) => Err(err),
+    };
     let status = match &outcome {
         Ok(_) => StatusCode::OK,
         Err(err) => StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST),

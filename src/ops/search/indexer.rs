@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use super::updater::IndexUpdater;
-use super::{NotesIndex, SearchResults, heal};
+use super::{IndexSource, NotesIndex, heal};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
 use crate::ops::path::INTERNAL_DIR;
@@ -94,24 +94,9 @@ impl SharedIndex {
         *self.0.slot.write().unwrap_or_else(PoisonError::into_inner) = slot;
     }
 
-    /// Runs a query. A damaged index (an error saying so, or a panic while reading it)
-    /// is handed to the indexer to rebuild, and the query answers `IndexRebuilding`.
-    pub fn search(&self, notes_dir: &Path, input: &str, limit: usize) -> Result<SearchResults> {
-        let index = self.get()?;
-        let outcome = catch_unwind(AssertUnwindSafe(|| index.search(notes_dir, input, limit)))
-            .unwrap_or_else(|_| Err(Error::IndexBroken("a search panicked reading it".into())));
-        match outcome {
-            Err(Error::IndexBroken(why)) => {
-                self.damaged(&index, why);
-                Err(Error::IndexRebuilding)
-            }
-            other => other,
-        }
-    }
-
     /// Marks `index` as damaged, unless it was replaced meanwhile, and asks the indexer
     /// to rebuild it.
-    fn damaged(&self, index: &NotesIndex, why: String) {
+    fn mark_damaged(&self, index: &NotesIndex, why: String) {
         {
             let mut slot = self.0.slot.write().unwrap_or_else(PoisonError::into_inner);
             match &*slot {
@@ -127,6 +112,19 @@ impl SharedIndex {
         if let Some(queue) = queue.as_ref() {
             let _ = queue.send(Message::Heal(why));
         }
+    }
+}
+
+/// A damaged index is handed to the indexer to rebuild; meanwhile searches answer
+/// `IndexRebuilding`.
+impl IndexSource for SharedIndex {
+    fn current(&self) -> Result<NotesIndex> {
+        self.get()
+    }
+
+    fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex> {
+        self.mark_damaged(index, why);
+        Err(Error::IndexRebuilding)
     }
 }
 
@@ -486,5 +484,25 @@ mod tests {
             classify(root, Path::new("/n/gone-folder")),
             Seen::Other
         ));
+    }
+
+    #[test]
+    fn a_damaged_index_reads_as_being_rebuilt_until_replaced() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::default();
+        assert!(matches!(shared.current(), Err(Error::Index(_))));
+        let first = NotesIndex::open_or_create(notes.path()).unwrap();
+        shared.set(first.clone());
+        assert!(shared.current().is_ok());
+        let answer = IndexSource::damaged(&shared, &first, "test".into());
+        assert!(matches!(answer, Err(Error::IndexRebuilding)));
+        assert!(matches!(shared.current(), Err(Error::IndexRebuilding)));
+        // Once the indexer puts a new index in place, damage seen through the old one
+        // no longer takes it away.
+        let second = NotesIndex::open_or_create(notes.path()).unwrap();
+        shared.set(second);
+        let answer = IndexSource::damaged(&shared, &first, "late".into());
+        assert!(matches!(answer, Err(Error::IndexRebuilding)));
+        assert!(shared.current().is_ok());
     }
 }

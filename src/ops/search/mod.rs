@@ -6,9 +6,11 @@ pub(crate) mod heal;
 pub mod indexer;
 pub mod query;
 pub mod schema;
+mod snippet;
 pub mod updater;
 
 use std::collections::{BTreeMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,14 +18,16 @@ use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
-    PhraseQuery, Query, TermQuery,
+    PhraseQuery, Query as IndexQuery, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
-use self::query::Clause;
+pub use self::query::{Limit, Query};
+
+use self::query::Part;
 use self::schema::Fields;
+use self::snippet::Snippets;
 use super::Notebook;
 use super::path::INTERNAL_DIR;
 use crate::error::{Error, Result};
@@ -38,14 +42,10 @@ pub const MATCH_START: &str = "⟦";
 pub const MATCH_END: &str = "⟧";
 /// Seconds a client is asked to wait (`Retry-After`) while the index is rebuilt.
 pub const RETRY_AFTER_SECS: u64 = 5;
-/// Longest snippet, in characters (before markers).
-const SNIPPET_CHARS: usize = 160;
 /// Ranking weight of a match, by field: title and tags above body.
 const TITLE_BOOST: f32 = 3.0;
 const TAGS_BOOST: f32 = 2.0;
 const BODY_BOOST: f32 = 1.0;
-/// A last word shorter than this is matched whole, not as a prefix.
-const MIN_PREFIX_CHARS: usize = 2;
 
 /// The answer to a query, with the API's field names.
 #[derive(Debug, Clone, Serialize)]
@@ -140,11 +140,12 @@ impl NotesIndex {
         self.reader.searcher().num_docs() == 0
     }
 
-    /// Runs a query. `notes_dir` is checked so that a note deleted a moment ago, and
-    /// not yet removed from the index, is never returned.
-    pub fn search(&self, notes_dir: &Path, input: &str, limit: usize) -> Result<SearchResults> {
-        let clauses = query::parse(input).map_err(Error::InvalidQuery)?;
-        let plan = self.plan(&clauses)?;
+    /// Runs a query on this index as it is (`Notebook::search` adds the recovery from
+    /// damage). `notes_dir` is checked so that a note deleted a moment ago, and not yet
+    /// removed from the index, is never returned.
+    pub fn search(&self, notes_dir: &Path, query: &Query, limit: Limit) -> Result<SearchResults> {
+        let limit = limit.get();
+        let plan = self.plan(query);
         let searcher = self.reader.searcher();
         // A few more than asked for, in case some were deleted since the last commit.
         let collector = (TopDocs::with_limit(limit + 8).order_by_score(), Count);
@@ -181,66 +182,42 @@ impl NotesIndex {
             });
         }
         Ok(SearchResults {
-            query: input.to_string(),
+            query: query.as_str().to_string(),
             total: count.saturating_sub(stale),
             results,
         })
     }
 
-    /// The tantivy query of parsed clauses, and the words to highlight.
-    fn plan(&self, clauses: &[Clause]) -> Result<Plan> {
-        let mut analyzer = schema::text_analyzer();
-        let mut tag_analyzer = schema::tag_analyzer();
-        let mut must: Vec<Box<dyn Query>> = Vec::new();
-        let mut must_not: Vec<Box<dyn Query>> = Vec::new();
-        let mut filters: Vec<Box<dyn Query>> = Vec::new();
+    /// The tantivy query of a parsed query, and the words to highlight.
+    fn plan(&self, query: &Query) -> Plan {
+        let mut must: Vec<Box<dyn IndexQuery>> = Vec::new();
+        let mut must_not: Vec<Box<dyn IndexQuery>> = Vec::new();
+        let mut filters: Vec<Box<dyn IndexQuery>> = Vec::new();
         let mut highlight = HashSet::new();
         let mut prefix = None;
-        for clause in clauses {
-            match clause {
-                Clause::Word {
-                    text,
-                    prefix: typing,
-                } => {
-                    let tokens = schema::tokens(&mut analyzer, text);
-                    let last_chars = tokens.last().map_or(0, |t| t.chars().count());
-                    if *typing && last_chars >= MIN_PREFIX_CHARS {
-                        must.push(self.prefix_query(&tokens));
-                        prefix = tokens.last().cloned();
-                        highlight.extend(tokens[..tokens.len() - 1].iter().cloned());
-                    } else if let Some(q) = self.words_query(&tokens) {
-                        must.push(q);
-                        highlight.extend(tokens);
+        for part in query.parts() {
+            match part {
+                Part::Words(tokens) => {
+                    must.extend(self.words_query(tokens));
+                    highlight.extend(tokens.iter().cloned());
+                }
+                Part::Prefix(tokens) => {
+                    must.push(self.prefix_query(tokens));
+                    if let Some((last, before)) = tokens.split_last() {
+                        prefix = Some(last.clone());
+                        highlight.extend(before.iter().cloned());
                     }
                 }
-                Clause::Phrase(text) => {
-                    let tokens = schema::tokens(&mut analyzer, text);
-                    if let Some(q) = self.words_query(&tokens) {
-                        must.push(q);
-                        highlight.extend(tokens);
-                    }
-                }
-                Clause::Not(text) => {
-                    let tokens = schema::tokens(&mut analyzer, text);
-                    if let Some(q) = self.words_query(&tokens) {
-                        must_not.push(q);
-                    }
-                }
-                Clause::Tag(name) => {
-                    let token = schema::tokens(&mut tag_analyzer, name.trim()).join(" ");
-                    let term = Term::from_field_text(self.fields.tag, &token);
+                Part::Without(tokens) => must_not.extend(self.words_query(tokens)),
+                Part::Tag(token) => {
+                    let term = Term::from_field_text(self.fields.tag, token);
                     filters.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
                 }
             }
         }
-        if must.is_empty() && filters.is_empty() {
-            return Err(Error::InvalidQuery(
-                "nothing to search for (only punctuation or excluded words)".into(),
-            ));
-        }
         // Tag filters select without ranking; alone, every selected note scores 1.
         let filter_score = if must.is_empty() { 1.0 } else { 0.0 };
-        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut parts: Vec<(Occur, Box<dyn IndexQuery>)> = Vec::new();
         parts.extend(must.into_iter().map(|q| (Occur::Must, q)));
         parts.extend(filters.into_iter().map(|q| {
             (
@@ -249,11 +226,11 @@ impl NotesIndex {
             )
         }));
         parts.extend(must_not.into_iter().map(|q| (Occur::MustNot, q)));
-        Ok(Plan {
+        Plan {
             query: Box::new(BooleanQuery::new(parts)),
             highlight,
             prefix,
-        })
+        }
     }
 
     fn boosted(&self) -> [(tantivy::schema::Field, f32); 3] {
@@ -265,12 +242,12 @@ impl NotesIndex {
     }
 
     /// Notes where the words appear (one word, or several in a row), in any field.
-    fn words_query(&self, tokens: &[String]) -> Option<Box<dyn Query>> {
+    fn words_query(&self, tokens: &[String]) -> Option<Box<dyn IndexQuery>> {
         if tokens.is_empty() {
             return None;
         }
         let per_field = self.boosted().map(|(field, boost)| {
-            let q: Box<dyn Query> = if tokens.len() == 1 {
+            let q: Box<dyn IndexQuery> = if tokens.len() == 1 {
                 Box::new(TermQuery::new(
                     Term::from_field_text(field, &tokens[0]),
                     IndexRecordOption::WithFreqs,
@@ -284,7 +261,7 @@ impl NotesIndex {
             };
             (
                 Occur::Should,
-                Box::new(BoostQuery::new(q, boost)) as Box<dyn Query>,
+                Box::new(BoostQuery::new(q, boost)) as Box<dyn IndexQuery>,
             )
         });
         Some(Box::new(BooleanQuery::new(per_field.into())))
@@ -292,8 +269,8 @@ impl NotesIndex {
 
     /// Notes where the last word is a prefix of a word (after the others, in a row); an
     /// exact match of a single word ranks above a longer word it starts.
-    fn prefix_query(&self, tokens: &[String]) -> Box<dyn Query> {
-        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    fn prefix_query(&self, tokens: &[String]) -> Box<dyn IndexQuery> {
+        let mut parts: Vec<(Occur, Box<dyn IndexQuery>)> = Vec::new();
         for (field, boost) in self.boosted() {
             let terms: Vec<Term> = tokens
                 .iter()
@@ -321,11 +298,11 @@ impl NotesIndex {
         Box::new(BooleanQuery::new(parts))
     }
 
-    /// The weights of the words to highlight (rarer words weigh more).
     fn dir(&self, notes_dir: &Path) -> PathBuf {
         index_dir(notes_dir)
     }
 
+    /// The weights of the words to highlight (rarer words weigh more).
     fn snippet_terms(
         &self,
         searcher: &tantivy::Searcher,
@@ -337,84 +314,14 @@ impl NotesIndex {
             let freq = searcher.doc_freq(&term)?;
             terms.insert(word.clone(), 1.0 / (1.0 + freq as f32));
         }
-        Ok(Snippets {
-            terms,
-            prefix: plan.prefix.clone(),
-            field: self.fields.body,
-        })
+        Ok(Snippets::new(terms, plan.prefix.clone(), self.fields.body))
     }
 }
 
 struct Plan {
-    query: Box<dyn Query>,
+    query: Box<dyn IndexQuery>,
     highlight: HashSet<String>,
     prefix: Option<String>,
-}
-
-/// Builds the snippet of each result.
-struct Snippets {
-    terms: BTreeMap<String, f32>,
-    prefix: Option<String>,
-    field: tantivy::schema::Field,
-}
-
-impl Snippets {
-    fn render(&mut self, body: &str) -> String {
-        let mut terms = self.terms.clone();
-        if let Some(prefix) = &self.prefix {
-            let mut analyzer = schema::text_analyzer();
-            for token in schema::tokens(&mut analyzer, body) {
-                if token.starts_with(prefix.as_str()) {
-                    terms.entry(token).or_insert(0.5);
-                }
-            }
-        }
-        let generator =
-            SnippetGenerator::new(terms, schema::text_analyzer(), self.field, SNIPPET_CHARS);
-        let snippet = generator.snippet(body);
-        if snippet.highlighted().is_empty() {
-            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
-                .trim()
-                .to_string();
-        }
-        let fragment = snippet.fragment();
-        let mut out = String::with_capacity(fragment.len() + 16);
-        let mut from = 0;
-        for range in tantivy::snippet::collapse_overlapped_ranges(snippet.highlighted()) {
-            out.push_str(&collapse(&fragment[from..range.start]));
-            out.push_str(MATCH_START);
-            out.push_str(&collapse(&fragment[range.clone()]));
-            out.push_str(MATCH_END);
-            from = range.end;
-        }
-        out.push_str(&collapse(&fragment[from..]));
-        // The fragment stops at its last word: keep the punctuation that ends it.
-        let after = body.get(snippet.fragment_range().end..).unwrap_or("");
-        out.extend(
-            after
-                .chars()
-                .take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()),
-        );
-        out.trim().to_string()
-    }
-}
-
-/// Runs of whitespace (line breaks included) become one space.
-fn collapse(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            if !space {
-                out.push(' ');
-            }
-            space = true;
-        } else {
-            out.push(c);
-            space = false;
-        }
-    }
-    out
 }
 
 fn first_str(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
@@ -449,9 +356,156 @@ pub(crate) fn index_error(what: &str, dir: &Path, e: impl std::fmt::Display) -> 
     Error::Index(format!("{what} the index {}: {e}", dir.display()))
 }
 
+/// Where a search finds its index, and what becomes of an index found damaged: the
+/// server's indexer rebuilds it in the background, a command rebuilds it on the spot.
+pub trait IndexSource {
+    /// The index to read now, or why there is none (being rebuilt, cannot be opened).
+    fn current(&self) -> Result<NotesIndex>;
+
+    /// `index` turned out damaged (`why`): the index to ask once more, or the error
+    /// the search answers.
+    fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex>;
+}
+
 impl Notebook {
     /// The search index of this notebook, opened (created empty when missing).
     pub fn open_index(&self) -> Result<NotesIndex> {
         NotesIndex::open_or_create(self.notes_dir())
+    }
+
+    /// Runs a query: the one search of the CLI, the API and the web interface. A
+    /// damaged index (an error saying so, or a panic while reading it) goes back to
+    /// `source`, and the index it answers with is asked once more.
+    pub fn search(
+        &self,
+        source: &impl IndexSource,
+        query: &Query,
+        limit: Limit,
+    ) -> Result<SearchResults> {
+        let index = source.current()?;
+        let dir = self.notes_dir();
+        match read_guarded(&index, dir, query, limit) {
+            Err(Error::IndexBroken(why)) => {
+                read_guarded(&source.damaged(&index, why)?, dir, query, limit)
+            }
+            other => other,
+        }
+    }
+}
+
+/// A query on `index`; a panic while reading it means the index is damaged.
+fn read_guarded(
+    index: &NotesIndex,
+    notes_dir: &Path,
+    query: &Query,
+    limit: Limit,
+) -> Result<SearchResults> {
+    catch_unwind(AssertUnwindSafe(|| index.search(notes_dir, query, limit)))
+        .unwrap_or_else(|_| Err(Error::IndexBroken("a search panicked reading it".into())))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::updater::IndexUpdater;
+    use super::*;
+    use crate::ops::Config;
+
+    /// A source that hands out one index, or one error, and counts the damage reported.
+    struct Fixed {
+        index: Option<NotesIndex>,
+        damaged: Cell<usize>,
+    }
+
+    impl IndexSource for Fixed {
+        fn current(&self) -> Result<NotesIndex> {
+            self.index.clone().ok_or(Error::IndexRebuilding)
+        }
+
+        fn damaged(&self, _: &NotesIndex, _: String) -> Result<NotesIndex> {
+            self.damaged.set(self.damaged.get() + 1);
+            Err(Error::IndexRebuilding)
+        }
+    }
+
+    fn notebook(dir: &Path) -> Notebook {
+        Notebook::new(Config {
+            notes_dir: dir.to_path_buf(),
+            public_dir: dir.join("public"),
+            base_url: None,
+        })
+    }
+
+    fn indexed(dir: &Path) -> NotesIndex {
+        let index = NotesIndex::open_or_create(dir).unwrap();
+        let mut updater = IndexUpdater::new(index.clone(), dir).unwrap();
+        updater.catch_up(&mut |_, _| {}).unwrap();
+        index
+    }
+
+    #[test]
+    fn a_search_reads_the_index_its_source_gives() {
+        let notes = tempfile::tempdir().unwrap();
+        std::fs::write(
+            notes.path().join("a.md"),
+            "# Echidna\n\nAn echidna lays eggs.",
+        )
+        .unwrap();
+        std::fs::write(notes.path().join("b.md"), "# Other\n\nEchidnas, again.").unwrap();
+        std::fs::write(notes.path().join("c.md"), "# Nothing\n\nHere.").unwrap();
+        let source = Fixed {
+            index: Some(indexed(notes.path())),
+            damaged: Cell::new(0),
+        };
+        let book = notebook(notes.path());
+        let query = Query::parse("echidna").unwrap();
+        let found = book
+            .search(&source, &query, Limit::new(1).unwrap())
+            .unwrap();
+        assert_eq!(found.query, "echidna");
+        assert_eq!(found.total, 2);
+        assert_eq!(found.results.len(), 1);
+        assert_eq!(found.results[0].path, "a.md");
+        assert_eq!(found.results[0].title, "a");
+        assert_eq!(
+            found.results[0].snippet,
+            "# ⟦Echidna⟧ An ⟦echidna⟧ lays eggs."
+        );
+        // A note deleted since it was indexed is never returned.
+        std::fs::remove_file(notes.path().join("a.md")).unwrap();
+        let found = book.search(&source, &query, Limit::DEFAULT).unwrap();
+        assert_eq!(found.total, 1);
+        assert_eq!(found.results[0].path, "b.md");
+        assert_eq!(source.damaged.get(), 0);
+    }
+
+    #[test]
+    fn without_an_index_the_source_answers() {
+        let notes = tempfile::tempdir().unwrap();
+        let source = Fixed {
+            index: None,
+            damaged: Cell::new(0),
+        };
+        let query = Query::parse("x").unwrap();
+        let err = notebook(notes.path())
+            .search(&source, &query, Limit::DEFAULT)
+            .unwrap_err();
+        assert!(matches!(err, Error::IndexRebuilding), "{err:?}");
+        assert_eq!(err.http_status(), 503);
+        assert_eq!(source.damaged.get(), 0);
+    }
+
+    #[test]
+    fn a_second_writer_is_told_a_running_server_owns_the_index() {
+        let notes = tempfile::tempdir().unwrap();
+        let index = NotesIndex::open_or_create(notes.path()).unwrap();
+        let _owner = IndexUpdater::new(index.clone(), notes.path()).unwrap();
+        let Err(err) = IndexUpdater::new(index, notes.path()) else {
+            panic!("a second writer was let in");
+        };
+        assert!(matches!(err, Error::IndexOwned), "{err:?}");
+        assert!(err.to_string().contains("running `notes serve`"), "{err}");
+        assert_eq!(err.http_status(), 500);
     }
 }

@@ -1,6 +1,122 @@
 //! The query language typed by users, parsed into clauses before it becomes a tantivy
 //! query: words (all required), `"exact phrases"`, `tag:NAME` filters, `-excluded`
 //! words or phrases, and prefix matching of the last word while it is being typed.
+//!
+//! A query is parsed once, where it enters (the CLI's arguments, the API's `q`, the
+//! web interface's search box), into a [`Query`]: its clauses in the index's own words
+//! (lowercased, accents folded). A query that asks for nothing is refused here, before
+//! any index is read.
+
+use std::str::FromStr;
+
+use super::{DEFAULT_LIMIT, MAX_LIMIT, schema};
+use crate::error::{Error, Result};
+
+/// A last word shorter than this is matched whole, not as a prefix.
+const MIN_PREFIX_CHARS: usize = 2;
+
+/// A query, parsed and analyzed: what every search is asked with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    text: String,
+    parts: Vec<Part>,
+}
+
+/// One requirement of a query, in the index's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// These words in a row (one word, or a phrase), in any field.
+    Words(Vec<String>),
+    /// These words in a row, the last one still being typed: it also matches the longer
+    /// words it starts.
+    Prefix(Vec<String>),
+    /// Notes with these words in a row are left out.
+    Without(Vec<String>),
+    /// Only notes with this tag (the whole tag, folded).
+    Tag(String),
+}
+
+impl Query {
+    /// Parses and analyzes the query typed by a user; `InvalidQuery` says why it is
+    /// malformed or asks for nothing.
+    pub fn parse(text: &str) -> Result<Query> {
+        let clauses = parse(text).map_err(Error::InvalidQuery)?;
+        let mut words = schema::text_analyzer();
+        let mut tags = schema::tag_analyzer();
+        let mut parts = Vec::with_capacity(clauses.len());
+        for clause in clauses {
+            let part = match clause {
+                Clause::Word { text, prefix } => {
+                    let tokens = schema::tokens(&mut words, &text);
+                    let last = tokens.last().map_or(0, |t| t.chars().count());
+                    if prefix && last >= MIN_PREFIX_CHARS {
+                        Part::Prefix(tokens)
+                    } else {
+                        Part::Words(tokens)
+                    }
+                }
+                Clause::Phrase(text) => Part::Words(schema::tokens(&mut words, &text)),
+                Clause::Not(text) => Part::Without(schema::tokens(&mut words, &text)),
+                Clause::Tag(name) => Part::Tag(schema::tokens(&mut tags, name.trim()).join(" ")),
+            };
+            // Punctuation alone has no words: it asks for nothing and excludes nothing.
+            match &part {
+                Part::Words(w) | Part::Without(w) if w.is_empty() => {}
+                _ => parts.push(part),
+            }
+        }
+        if parts.iter().all(|p| matches!(p, Part::Without(_))) {
+            return Err(Error::InvalidQuery(
+                "nothing to search for (only punctuation or excluded words)".into(),
+            ));
+        }
+        Ok(Query {
+            text: text.to_string(),
+            parts,
+        })
+    }
+
+    /// The query as it was typed.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// What the query asks for, in order.
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+}
+
+impl FromStr for Query {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Query> {
+        Query::parse(text)
+    }
+}
+
+/// How many results a query returns: 1 to `MAX_LIMIT`, `DEFAULT_LIMIT` unless said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Limit(usize);
+
+impl Limit {
+    pub const DEFAULT: Limit = Limit(DEFAULT_LIMIT);
+
+    /// `None` outside 1 to `MAX_LIMIT`.
+    pub fn new(n: usize) -> Option<Limit> {
+        (1..=MAX_LIMIT).contains(&n).then_some(Limit(n))
+    }
+
+    pub fn get(self) -> usize {
+        self.0
+    }
+}
+
+impl Default for Limit {
+    fn default() -> Limit {
+        Limit::DEFAULT
+    }
+}
 
 /// One element of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,5 +251,72 @@ mod tests {
         assert!(parse(r#"open "quote"#).is_err());
         assert!(parse("tag:").is_err());
         assert!(parse("-tag:x").is_err());
+    }
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_query_is_analyzed_into_the_index_words() {
+        let query = Query::parse(r#"Été "Two Words" tag:Rust-Lang -Draft caf"#).unwrap();
+        assert_eq!(
+            query.as_str(),
+            r#"Été "Two Words" tag:Rust-Lang -Draft caf"#
+        );
+        assert_eq!(
+            query.parts(),
+            [
+                Part::Words(words(&["ete"])),
+                Part::Words(words(&["two", "words"])),
+                Part::Tag("rust-lang".into()),
+                Part::Without(words(&["draft"])),
+                Part::Prefix(words(&["caf"])),
+            ]
+        );
+        // The last word is a prefix only while typed and long enough.
+        assert_eq!(
+            Query::parse("rust a").unwrap().parts(),
+            [Part::Words(words(&["rust"])), Part::Words(words(&["a"]))]
+        );
+        assert_eq!(
+            Query::parse("rust ").unwrap().parts(),
+            [Part::Words(words(&["rust"]))]
+        );
+        assert_eq!(
+            Query::parse("l'île").unwrap().parts(),
+            [Part::Prefix(words(&["l", "ile"]))]
+        );
+        // Punctuation is dropped, not searched for.
+        assert_eq!(
+            Query::parse("... rust").unwrap().parts(),
+            [Part::Prefix(words(&["rust"]))]
+        );
+        assert_eq!(
+            "tag:x".parse::<Query>().unwrap().parts(),
+            [Part::Tag("x".into())]
+        );
+    }
+
+    #[test]
+    fn a_query_asking_for_nothing_is_refused_before_any_index_is_read() {
+        for bad in ["", "  ", "-draft", "... -x", "!!", "\"\"", "\"open", "tag:"] {
+            let err = Query::parse(bad).unwrap_err();
+            assert!(matches!(err, Error::InvalidQuery(_)), "{bad}: {err:?}");
+            assert_eq!(err.http_status(), 400, "{bad}");
+        }
+        assert_eq!(
+            Query::parse("-x ...").unwrap_err().to_string(),
+            "Invalid search query: nothing to search for (only punctuation or excluded words)"
+        );
+    }
+
+    #[test]
+    fn limits() {
+        assert_eq!(Limit::default().get(), DEFAULT_LIMIT);
+        assert_eq!(Limit::new(1).map(Limit::get), Some(1));
+        assert_eq!(Limit::new(MAX_LIMIT).map(Limit::get), Some(MAX_LIMIT));
+        assert_eq!(Limit::new(0), None);
+        assert_eq!(Limit::new(MAX_LIMIT + 1), None);
     }
 }

@@ -48,17 +48,13 @@ pub struct IndexUpdater {
 }
 
 impl IndexUpdater {
-    /// Takes the writer of `index`. Fails when another process holds it.
+    /// Takes the writer of `index`. Fails with `IndexOwned` when another process holds it.
     pub fn new(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
         let writer = index
             .index
             .writer_with_num_threads(1, WRITER_MEMORY)
             .map_err(|e| match e {
-                TantivyError::LockFailure(..) => Error::Index(
-                    "the index is being updated by another process (a running `notes serve` \
-                 keeps it up to date)"
-                        .into(),
-                ),
+                TantivyError::LockFailure(..) => Error::IndexOwned,
                 e => super::index_error("cannot write", &index_dir(notes_dir), e),
             })?;
         let known = known_stamps(&index)?;

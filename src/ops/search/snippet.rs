@@ -1,0 +1,117 @@
+//! The snippet of a search result: plain text around the best match, on one line, each
+//! matched word between `⟦` and `⟧`.
+
+use std::collections::BTreeMap;
+
+use tantivy::schema::Field;
+use tantivy::snippet::SnippetGenerator;
+
+use super::{MATCH_END, MATCH_START, schema};
+
+/// Longest snippet, in characters (before markers).
+const SNIPPET_CHARS: usize = 160;
+
+/// Builds the snippet of each result.
+pub(super) struct Snippets {
+    terms: BTreeMap<String, f32>,
+    prefix: Option<String>,
+    field: Field,
+}
+
+impl Snippets {
+    /// Snippets highlighting `terms` (word → weight) and, when the last word of the
+    /// query is being typed, the words `prefix` starts.
+    pub(super) fn new(terms: BTreeMap<String, f32>, prefix: Option<String>, field: Field) -> Self {
+        Snippets {
+            terms,
+            prefix,
+            field,
+        }
+    }
+
+    /// Plain text around the best match of `body`, each match between the markers.
+    pub(super) fn render(&mut self, body: &str) -> String {
+        let mut terms = self.terms.clone();
+        if let Some(prefix) = &self.prefix {
+            let mut analyzer = schema::text_analyzer();
+            for token in schema::tokens(&mut analyzer, body) {
+                if token.starts_with(prefix.as_str()) {
+                    terms.entry(token).or_insert(0.5);
+                }
+            }
+        }
+        let generator =
+            SnippetGenerator::new(terms, schema::text_analyzer(), self.field, SNIPPET_CHARS);
+        let snippet = generator.snippet(body);
+        if snippet.highlighted().is_empty() {
+            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
+                .trim()
+                .to_string();
+        }
+        let fragment = snippet.fragment();
+        let mut out = String::with_capacity(fragment.len() + 16);
+        let mut from = 0;
+        for range in tantivy::snippet::collapse_overlapped_ranges(snippet.highlighted()) {
+            out.push_str(&collapse(&fragment[from..range.start]));
+            out.push_str(MATCH_START);
+            out.push_str(&collapse(&fragment[range.clone()]));
+            out.push_str(MATCH_END);
+            from = range.end;
+        }
+        out.push_str(&collapse(&fragment[from..]));
+        // The fragment stops at its last word: keep the punctuation that ends it.
+        let after = body.get(snippet.fragment_range().end..).unwrap_or("");
+        out.extend(
+            after
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !c.is_alphanumeric()),
+        );
+        out.trim().to_string()
+    }
+}
+
+/// Runs of whitespace (line breaks included) become one space.
+fn collapse(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if !space {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            out.push(c);
+            space = false;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_collapses_to_one_space() {
+        assert_eq!(collapse("a \n\n  b\tc"), "a b c");
+    }
+
+    #[test]
+    fn matches_and_typed_prefixes_are_marked() {
+        let body = schema::schema().1.body;
+        let words = BTreeMap::from([("echidna".to_string(), 1.0)]);
+        let mut snippets = Snippets::new(words, None, body);
+        assert_eq!(
+            snippets.render("An echidna\nlays eggs."),
+            "An ⟦echidna⟧ lays eggs."
+        );
+        let mut snippets = Snippets::new(BTreeMap::new(), Some("ech".into()), body);
+        assert_eq!(
+            snippets.render("Two Echidnas, at least."),
+            "Two ⟦Echidnas⟧, at least."
+        );
+        // No match: the start of the text.
+        assert_eq!(snippets.render("  Nothing\n here "), "Nothing here");
+    }
+}
