@@ -10,8 +10,9 @@ use warp::reply::Response;
 
 use super::State;
 use super::body::{self, BodyStream};
+use super::reject::HttpError;
 use super::reply;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ops::NotePath;
 use crate::ops::model::Precondition;
 use crate::ops::store::{Opened, RawNote};
@@ -22,11 +23,12 @@ const NOTES_PREFIX: &str = "/api/v1/notes";
 pub(crate) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     f: impl FnOnce(&State) -> Result<T> + Send + 'static,
-) -> Result<T> {
+) -> Result<T, HttpError> {
     let state = state.clone();
-    tokio::task::spawn_blocking(move || f(&state))
-        .await
-        .unwrap_or_else(|e| Err(Error::WorkerFailed(format!("worker failed: {e}"))))
+    match tokio::task::spawn_blocking(move || f(&state)).await {
+        Ok(result) => Ok(result?),
+        Err(e) => Err(HttpError::WorkerFailed(format!("worker failed: {e}"))),
+    }
 }
 
 fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
@@ -58,12 +60,12 @@ pub async fn notes(
                 Err(err) => reply::error(&err),
             }
         } else {
-            reply::method_not_allowed(&Error::MethodNotAllowed, "GET")
+            reply::error(&HttpError::MethodNotAllowed { allow: "GET" })
         });
     }
     let path = match NotePath::from_url(tail) {
         Ok(path) => path,
-        Err(err) => return Ok(reply::error(&err)),
+        Err(err) => return Ok(reply::error(&err.into())),
     };
     Ok(match method {
         Method::GET => read(path, &headers, &state).await,
@@ -75,7 +77,7 @@ pub async fn notes(
                 blocking(&state, move |s| s.notebook.delete(&path, &cond)).await,
             )
         }
-        _ => reply::method_not_allowed(&Error::NoteMethodNotAllowed, "GET, PUT, DELETE"),
+        _ => reply::error(&HttpError::NoteMethodNotAllowed),
     })
 }
 
@@ -89,16 +91,16 @@ async fn by_size<T: Send + 'static>(
     state: &Arc<State>,
     len: u64,
     f: impl FnOnce(&State) -> Result<T> + Send + 'static,
-) -> Result<T> {
+) -> Result<T, HttpError> {
     if len <= INLINE_READ {
-        f(state)
+        Ok(f(state)?)
     } else {
         blocking(state, f).await
     }
 }
 
 /// Opens a note and reads it, unless its version is in memory already.
-async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote> {
+async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote, HttpError> {
     match state.notebook.open_note(path)? {
         Opened::Ready(raw) => Ok(raw),
         Opened::Unread(open) => {
@@ -193,7 +195,7 @@ async fn put(
         && !names_media(content_type, "text/markdown")
         && !names_media(content_type, "text/plain")
     {
-        return reply::error(&Error::UnsupportedContentType);
+        return reply::error(&HttpError::UnsupportedContentType);
     }
     let bytes = match body::read(
         body,
@@ -231,7 +233,7 @@ async fn put(
 /// The OpenAPI document, embedded at build time.
 pub async fn openapi(method: Method) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+        return Ok(reply::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
     Ok(reply::with_type(
         StatusCode::OK,

@@ -5,7 +5,7 @@ mod filters;
 pub mod guard;
 pub(crate) mod handlers;
 mod public;
-mod reject;
+pub(crate) mod reject;
 pub mod reply;
 mod search;
 mod server;

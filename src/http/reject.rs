@@ -1,5 +1,6 @@
-//! Turns every rejection warp can produce into an ErrorResponse, so no plain-text error
-//! ever reaches a client.
+//! What can go wrong with a request: the domain's errors, and the failures of the HTTP
+//! exchange itself (method, route, body). Each has one status; every rejection warp can
+//! produce becomes an ErrorResponse, so no plain-text error ever reaches a client.
 
 use std::convert::Infallible;
 
@@ -8,12 +9,109 @@ use warp::reject::Rejection;
 use warp::reply::Response;
 
 use super::reply;
+use crate::error::Error;
+
+/// A request that failed: in the domain, or before it got there.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error(transparent)]
+    Domain(#[from] Error),
+    /// A method the route does not take; `allow` lists those it does.
+    #[error("Method not allowed")]
+    MethodNotAllowed { allow: &'static str },
+    #[error("Method not allowed. Supported: GET, PUT, DELETE")]
+    NoteMethodNotAllowed,
+    #[error("Not found")]
+    RouteNotFound,
+    #[error("Path is required")]
+    PathRequired,
+    #[error("Unsupported Content-Type. Use application/json or text/markdown")]
+    UnsupportedContentType,
+    #[error("Request body is larger than the limit of {0} bytes")]
+    PayloadTooLarge(u64),
+    #[error("The request body stalled")]
+    RequestTimeout,
+    /// A task of the blocking pool panicked or was cancelled.
+    #[error("Internal error: {0}")]
+    WorkerFailed(String),
+}
+
+impl warp::reject::Reject for HttpError {}
+
+impl HttpError {
+    /// The status of this failure, as the spec assigns it.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            HttpError::Domain(err) => status(err),
+            HttpError::MethodNotAllowed { .. } | HttpError::NoteMethodNotAllowed => {
+                StatusCode::METHOD_NOT_ALLOWED
+            }
+            HttpError::RouteNotFound => StatusCode::NOT_FOUND,
+            HttpError::PathRequired => StatusCode::BAD_REQUEST,
+            HttpError::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            HttpError::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The methods the route takes, for the `Allow` header of a 405.
+    pub fn allow(&self) -> Option<&'static str> {
+        match self {
+            HttpError::MethodNotAllowed { allow } => Some(allow),
+            HttpError::NoteMethodNotAllowed => Some("GET, PUT, DELETE"),
+            _ => None,
+        }
+    }
+
+    /// The message with its underlying cause, for the log.
+    pub fn detailed(&self) -> String {
+        match self {
+            HttpError::Domain(err) => err.detailed(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The HTTP status of a domain error: the one place it is decided.
+pub fn status(err: &Error) -> StatusCode {
+    use Error::*;
+    match err {
+        InvalidPath
+        | NotMarkdown
+        | InvalidJson(_)
+        | BodyUnreadable
+        | InvalidQuery(_)
+        | InvalidLimit(_)
+        | FrontMatterTooLarge(_)
+        | FrontMatterTooDeep(_)
+        | FrontMatterAliases(_) => StatusCode::BAD_REQUEST,
+        NotFound | NotesDirMissing(_) => StatusCode::NOT_FOUND,
+        NotPublic(_) => StatusCode::CONFLICT,
+        PreconditionFailed | AlreadyExists => StatusCode::PRECONDITION_FAILED,
+        IndexRebuilding => StatusCode::SERVICE_UNAVAILABLE,
+        ListFailed(_)
+        | AccessFailed(_)
+        | ReadFailed(_)
+        | CreateDirFailed(_)
+        | WriteFailed(_)
+        | FrontMatterFailed(_)
+        | DeleteFailed(_)
+        | PublishFailed(_)
+        | PublicRecordUnreadable { .. }
+        | Index(_)
+        | IndexBroken(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
 
 pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
+    if let Some(err) = rejection.find::<HttpError>() {
+        return Ok(reply::error(err));
+    }
     let (status, message) = if let Some(refused) = rejection.find::<super::guard::Refused>() {
         (StatusCode::FORBIDDEN, refused.message())
     } else if rejection.is_not_found() {
-        (StatusCode::NOT_FOUND, "Not found".to_string())
+        (StatusCode::NOT_FOUND, HttpError::RouteNotFound.to_string())
     } else if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
         (
             StatusCode::METHOD_NOT_ALLOWED,
@@ -35,7 +133,7 @@ pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
     {
         (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            crate::error::Error::UnsupportedContentType.to_string(),
+            HttpError::UnsupportedContentType.to_string(),
         )
     } else if let Some(e) = rejection.find::<warp::reject::InvalidQuery>() {
         (StatusCode::BAD_REQUEST, e.to_string())
@@ -53,4 +151,26 @@ pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
         )
     };
     Ok(reply::error_message(status, &message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_allow() {
+        assert_eq!(
+            HttpError::from(Error::NotFound).status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            HttpError::NoteMethodNotAllowed.allow(),
+            Some("GET, PUT, DELETE")
+        );
+        assert_eq!(HttpError::PathRequired.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(
+            HttpError::from(Error::NotFound).to_string(),
+            "Note not found"
+        );
+    }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
 
-use crate::error::Error;
+use super::reject::HttpError;
 
 pub const JSON_TYPE: &str = "application/json; charset=utf-8";
 
@@ -51,14 +51,20 @@ pub fn header_value(text: String) -> Option<HeaderValue> {
     HeaderValue::from_maybe_shared(bytes::Bytes::from(text)).ok()
 }
 
-/// The ErrorResponse of a domain error; server-side failures are logged with their cause.
-pub fn error(err: &Error) -> Response {
-    let status =
-        StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+/// The ErrorResponse of a failed request (with `Allow` on a 405); server-side failures
+/// are logged with their cause.
+pub fn error(err: &HttpError) -> Response {
+    let status = err.status();
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }
-    error_message(status, &err.to_string())
+    let mut response = error_message(status, &err.to_string());
+    if let Some(allow) = err.allow() {
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    response
 }
 
 /// An ErrorResponse with a given status and message.
@@ -73,19 +79,13 @@ pub fn error_message(status: StatusCode, message: &str) -> Response {
     with_type(status, text, JSON_TYPE)
 }
 
-/// A response of a domain result.
-pub fn result<T: Serialize>(status: StatusCode, result: crate::error::Result<T>) -> Response {
+/// A response of a request's result.
+pub fn result<T: Serialize, E: Into<HttpError>>(
+    status: StatusCode,
+    result: Result<T, E>,
+) -> Response {
     match result {
         Ok(value) => json(status, &value),
-        Err(err) => error(&err),
+        Err(err) => error(&err.into()),
     }
-}
-
-/// A 405 ErrorResponse with the `Allow` header listing the methods the route accepts.
-pub fn method_not_allowed(err: &Error, allow: &'static str) -> Response {
-    let mut response = error(err);
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allow));
-    response
 }

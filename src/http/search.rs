@@ -9,6 +9,7 @@ use warp::Filter;
 use warp::http::{HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
 
+use super::reject::HttpError;
 use super::{State, reply};
 use crate::error::Error;
 use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, RETRY_AFTER_SECS, query};
@@ -26,23 +27,28 @@ pub fn filter(
 
 async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+        return Ok(reply::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
     let (query, limit) = match parse_params(&raw) {
         Ok(params) => params,
-        Err(err) => return Ok(reply::error(&err)),
+        Err(err) => return Ok(reply::error(&err.into())),
     };
     // A malformed query is the client's error, whatever the state of the index.
     if let Err(why) = query::parse(&query) {
-        return Ok(reply::error(&Error::InvalidQuery(why)));
+        return Ok(reply::error(&Error::InvalidQuery(why).into()));
     }
-    let result = tokio::task::spawn_blocking(move || {
+    let result = match tokio::task::spawn_blocking(move || {
         state
             .search
             .search(state.notebook.notes_dir(), &query, limit)
     })
     .await
-    .unwrap_or_else(|e| Err(Error::WorkerFailed(format!("search worker failed: {e}"))));
+    {
+        Ok(result) => result.map_err(HttpError::from),
+        Err(e) => Err(HttpError::WorkerFailed(format!(
+            "search worker failed: {e}"
+        ))),
+    };
     let mut response = reply::result(StatusCode::OK, result);
     if response.status() == StatusCode::SERVICE_UNAVAILABLE {
         response
@@ -93,7 +99,11 @@ mod tests {
             "q=x&limit=ab",
         ] {
             let err = parse_params(bad).unwrap_err();
-            assert_eq!(err.http_status(), 400, "{bad}");
+            assert_eq!(
+                crate::http::reject::status(&err),
+                StatusCode::BAD_REQUEST,
+                "{bad}"
+            );
         }
     }
 }

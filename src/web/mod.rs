@@ -20,6 +20,7 @@ use warp::reply::Response;
 
 use crate::http::State;
 use crate::http::body::{self, BodyStream};
+use crate::http::reject::HttpError;
 use crate::ops::NotePath;
 
 /// The stylesheet of the interface: the public pages' sheet, then the interface's own
@@ -160,10 +161,9 @@ fn error_page(status: StatusCode, message: &str) -> Response {
     html(status, views::error(status, message))
 }
 
-/// The error page of a domain error, with its HTTP status.
-fn domain_error(err: &crate::error::Error) -> Response {
-    let status =
-        StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+/// The error page of a failed request, with its HTTP status.
+fn domain_error(err: &HttpError) -> Response {
+    let status = err.status();
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }
@@ -200,7 +200,7 @@ async fn read_body(
     body: BodyStream,
     headers: &HeaderMap,
     state: &State,
-) -> crate::error::Result<bytes::Bytes> {
+) -> Result<bytes::Bytes, HttpError> {
     body::read(
         body,
         crate::http::handlers::content_length(headers),

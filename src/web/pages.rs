@@ -146,7 +146,7 @@ pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Re
     .await;
     let status = match &outcome {
         Ok(_) => StatusCode::OK,
-        Err(err) => StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST),
+        Err(err) => err.status(),
     };
     let outcome = outcome.map_err(|err| views::explain(&err));
     let mut page = html(
@@ -213,7 +213,7 @@ pub(super) async fn note_page(
     }
     let path = match path_after(&full, prefix) {
         Ok(path) => path,
-        Err(err) => return Ok(domain_error(&err)),
+        Err(err) => return Ok(domain_error(&err.into())),
     };
     Ok(match prefix {
         "/raw" => raw_text(path, &state).await,

@@ -89,19 +89,16 @@ fn only_files_inside_the_public_dir_are_served() {
     .unwrap();
     for refused in [
         "../secret.html",
-        "%2e%2e/secret.html",
+        "../../secret.html",
         "static/../../secret.html",
         "link.html",
         "static",
         "static/",
         ".tmp-x",
-        "a%5Cb.html",
-        "%ff.html",
+        "a\\b.html",
+        "a\0.html",
     ] {
-        assert!(
-            matches!(nb.public_file(refused), Err(Error::RouteNotFound)),
-            "{refused}"
-        );
+        assert!(nb.public_file(refused).is_none(), "{refused}");
     }
 }
 
@@ -351,10 +348,7 @@ fn only_regular_files_are_served_and_a_fifo_does_not_block() {
     )
     .unwrap();
     std::os::unix::fs::symlink("n.html", nb.public_dir().join("inside.html")).unwrap();
-    assert!(matches!(
-        nb.public_file("fifo.html"),
-        Err(Error::RouteNotFound)
-    ));
+    assert!(nb.public_file("fifo.html").is_none());
     assert_eq!(
         nb.public_file("inside.html").unwrap().bytes,
         public_bytes(&nb, "n.html").unwrap(),
