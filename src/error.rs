@@ -21,10 +21,6 @@ pub enum Error {
     AccessFailed(#[source] std::io::Error),
     #[error("Failed to read note")]
     ReadFailed(#[source] std::io::Error),
-    #[error("Invalid JSON: {0}")]
-    InvalidJson(String),
-    #[error("Failed to read body")]
-    BodyUnreadable,
     #[error("Failed to create parent directory")]
     CreateDirFailed(#[source] std::io::Error),
     #[error("Failed to write note")]
@@ -76,8 +72,6 @@ impl Error {
         match self {
             InvalidPath
             | NotMarkdown
-            | InvalidJson(_)
-            | BodyUnreadable
             | InvalidQuery(_)
             | InvalidLimit(_)
             | FrontMatterTooLarge(_)

@@ -49,7 +49,7 @@ pub async fn read(
             .await
             .map_err(|_| HttpError::RequestTimeout)?;
         let Some(chunk) = next else { break };
-        let chunk = chunk.map_err(|_| HttpError::Domain(crate::error::Error::BodyUnreadable))?;
+        let chunk = chunk.map_err(|_| HttpError::BodyUnreadable)?;
         if (out.len() + chunk.len()) as u64 > limit {
             return Err(HttpError::PayloadTooLarge(limit));
         }

@@ -2,6 +2,7 @@
 //! threads), one response out.
 
 use std::convert::Infallible;
+use std::io;
 use std::sync::Arc;
 
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -10,23 +11,24 @@ use warp::reply::Response;
 
 use super::State;
 use super::body::{self, BodyStream};
+use super::note_request;
 use super::reject::HttpError;
 use super::reply;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::NotePath;
-use crate::ops::model::Precondition;
+use crate::ops::model::{NoteInput, Precondition};
 use crate::ops::store::{Opened, RawNote};
 
 const NOTES_PREFIX: &str = "/api/v1/notes";
 
 /// Runs a blocking domain call on the blocking pool.
-pub(crate) async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static, E: Into<HttpError> + Send + 'static>(
     state: &Arc<State>,
-    f: impl FnOnce(&State) -> Result<T> + Send + 'static,
+    f: impl FnOnce(&State) -> Result<T, E> + Send + 'static,
 ) -> Result<T, HttpError> {
     let state = state.clone();
     match tokio::task::spawn_blocking(move || f(&state)).await {
-        Ok(result) => Ok(result?),
+        Ok(result) => result.map_err(Into::into),
         Err(e) => Err(HttpError::WorkerFailed(format!("worker failed: {e}"))),
     }
 }
@@ -55,7 +57,7 @@ pub async fn notes(
     let tail = rest.strip_prefix('/').unwrap_or(rest);
     if tail.is_empty() {
         return Ok(if method == Method::GET {
-            match blocking(&state, |s| s.notebook.list_json()).await {
+            match blocking(&state, list_json).await {
                 Ok(body) => reply::with_type(StatusCode::OK, body, reply::JSON_TYPE),
                 Err(err) => reply::error(&err),
             }
@@ -63,7 +65,7 @@ pub async fn notes(
             reply::error(&HttpError::MethodNotAllowed { allow: "GET" })
         });
     }
-    let path = match NotePath::from_url(tail) {
+    let path = match super::url::note_path(tail) {
         Ok(path) => path,
         Err(err) => return Ok(reply::error(&err.into())),
     };
@@ -79,6 +81,37 @@ pub async fn notes(
         }
         _ => reply::error(&HttpError::NoteMethodNotAllowed),
     })
+}
+
+/// The list as the indented JSON the API sends, made once per list snapshot.
+fn list_json(state: &State) -> Result<bytes::Bytes> {
+    let snapshot = state.notebook.list_snapshot()?;
+    if let Some(json) = snapshot.rendered.get() {
+        return Ok(json.clone());
+    }
+    let json = json_bytes(&*snapshot.list).map_err(|e| Error::ListFailed(io::Error::other(e)))?;
+    let json = snapshot.rendered.get_or_init(|| json).clone();
+    drop(snapshot);
+    // A new list was built and serialised: give its scratch memory back.
+    crate::memory::give_back();
+    Ok(json)
+}
+
+/// The NoteResponse of a version as the indented JSON the API sends, made once per
+/// kept version.
+fn note_json(state: &State, raw: &RawNote) -> Result<bytes::Bytes> {
+    if let Some(json) = raw.rendered().get() {
+        return Ok(json.clone());
+    }
+    let json = json_bytes(&state.notebook.note_of_raw(raw))
+        .map_err(|e| Error::ReadFailed(io::Error::other(e)))?;
+    Ok(raw.rendered().get_or_init(|| json).clone())
+}
+
+fn json_bytes<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<bytes::Bytes> {
+    let mut text = serde_json::to_vec_pretty(value)?;
+    text.push(b'\n');
+    Ok(text.into())
 }
 
 /// Notes up to this size are read on the async thread that took the request, as a
@@ -137,7 +170,7 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
     }
     let etag = raw.etag_bytes();
     let len = raw.bytes().len() as u64;
-    match by_size(state, len, move |s| s.notebook.json_of_raw(&raw)).await {
+    match by_size(state, len, move |s| note_json(s, &raw)).await {
         Ok(json) => with_etag_bytes(
             reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
             etag,
@@ -210,11 +243,13 @@ async fn put(
     };
     let cond = precondition(headers);
     let outcome = blocking(state, move |s| {
-        if json {
-            s.notebook.put_json(&path, &bytes, &cond)
+        path.check_writable()?;
+        let input = if json {
+            NoteInput::Fields(note_request::fields(&bytes)?)
         } else {
-            s.notebook.put_markdown(&path, &bytes, &cond)
-        }
+            NoteInput::Markdown(note_request::text(bytes)?)
+        };
+        Ok::<_, HttpError>(s.notebook.put(&path, input, cond)?)
     })
     .await;
     match outcome {

@@ -4,11 +4,13 @@ pub(crate) mod body;
 mod filters;
 pub mod guard;
 pub(crate) mod handlers;
+mod note_request;
 mod public;
 pub(crate) mod reject;
 pub mod reply;
 mod search;
 mod server;
+pub(crate) mod url;
 
 pub(crate) use server::default_max_connections;
 pub use server::{Connections, serve};

@@ -109,7 +109,11 @@ pub async fn file(
         return Ok(reply::error(&HttpError::RouteNotFound));
     };
     let rel = rel.into_owned();
-    let mut response = match blocking(&state, move |s| Ok(s.notebook.public_file(&rel))).await {
+    let mut response = match blocking(&state, move |s| {
+        Ok::<_, HttpError>(s.notebook.public_file(&rel))
+    })
+    .await
+    {
         Ok(Some(file)) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
         Ok(None) => reply::error(&HttpError::RouteNotFound),
         Err(err) => reply::error(&err),

@@ -25,6 +25,10 @@ pub enum HttpError {
     RouteNotFound,
     #[error("Path is required")]
     PathRequired,
+    #[error("Invalid JSON: {0}")]
+    InvalidJson(String),
+    #[error("Failed to read body")]
+    BodyUnreadable,
     #[error("Unsupported Content-Type. Use application/json or text/markdown")]
     UnsupportedContentType,
     #[error("Request body is larger than the limit of {0} bytes")]
@@ -47,7 +51,9 @@ impl HttpError {
                 StatusCode::METHOD_NOT_ALLOWED
             }
             HttpError::RouteNotFound => StatusCode::NOT_FOUND,
-            HttpError::PathRequired => StatusCode::BAD_REQUEST,
+            HttpError::PathRequired | HttpError::InvalidJson(_) | HttpError::BodyUnreadable => {
+                StatusCode::BAD_REQUEST
+            }
             HttpError::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -79,8 +85,6 @@ pub fn status(err: &Error) -> StatusCode {
     match err {
         InvalidPath
         | NotMarkdown
-        | InvalidJson(_)
-        | BodyUnreadable
         | InvalidQuery(_)
         | InvalidLimit(_)
         | FrontMatterTooLarge(_)

@@ -148,23 +148,33 @@ pub struct MetaCache {
     versions: Mutex<Versions>,
 }
 
-/// A list of the notes, shared by every request made while no note file changed:
-/// the entries, and the indented JSON the API sends.
+/// A list of the notes, shared by every request made while no note file changed.
 #[derive(Debug, Clone)]
 pub struct ListSnapshot {
     pub list: Arc<super::model::NoteList>,
-    pub json: bytes::Bytes,
+    /// Where a caller keeps what it made of this list (the API keeps its JSON), made
+    /// once per list.
+    pub rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
-/// One version of a note's file as read: its bytes, their entity tag, and the JSON
-/// NoteResponse once a JSON read made it.
+impl ListSnapshot {
+    pub fn new(list: super::model::NoteList) -> Self {
+        ListSnapshot {
+            list: Arc::new(list),
+            rendered: Arc::default(),
+        }
+    }
+}
+
+/// One version of a note's file as read: its bytes, their entity tag, and what a
+/// caller made of it (the API's JSON NoteResponse) once it made it.
 #[derive(Debug)]
 pub struct Version {
     pub id: FileId,
     pub bytes: bytes::Bytes,
     /// The entity tag, shared so a response header can take it without a copy.
     pub etag: bytes::Bytes,
-    pub json: std::sync::OnceLock<bytes::Bytes>,
+    pub rendered: std::sync::OnceLock<bytes::Bytes>,
 }
 
 impl Version {
@@ -173,11 +183,11 @@ impl Version {
             id,
             etag: super::model::etag(&bytes).into(),
             bytes: bytes.into(),
-            json: std::sync::OnceLock::new(),
+            rendered: std::sync::OnceLock::new(),
         }
     }
 
-    /// What this version holds in memory, its JSON counted as twice its text.
+    /// What this version holds in memory, its rendering counted as twice its text.
     fn weight(&self) -> usize {
         self.bytes.len() * 3
     }

@@ -28,8 +28,8 @@ const MAX_PATH: usize = 4095;
 pub struct NotePath(String);
 
 impl NotePath {
-    /// Validates a path already percent-decoded (as typed on the command line or sent
-    /// in a form field). Checks run in the spec's order: traversal or absolute path
+    /// Validates a path as typed on the command line or sent in a form field (a URL's
+    /// path is percent-decoded by the HTTP layer first). Checks run in the spec's order: traversal or absolute path
     /// first, then the extension.
     pub fn parse(raw: &str) -> Result<Self> {
         if raw.contains('\0') || raw.contains('\\') {
@@ -55,18 +55,6 @@ impl NotePath {
             return Err(Error::InvalidPath);
         }
         Ok(NotePath(cleaned))
-    }
-
-    /// Validates the percent-encoded path of a URL (the text after `/api/v1/notes/`).
-    /// Decoding happens once, before cleaning, so `%2e%2e%2f` is traversal like `../`.
-    pub fn from_url(encoded: &str) -> Result<Self> {
-        if !encoded.contains('%') {
-            return Self::parse(encoded);
-        }
-        let decoded = percent_encoding::percent_decode_str(encoded)
-            .decode_utf8()
-            .map_err(|_| Error::InvalidPath)?;
-        Self::parse(&decoded)
     }
 
     pub fn as_str(&self) -> &str {
@@ -336,27 +324,6 @@ mod tests {
                 "{raw:?}"
             );
         }
-        for encoded in [
-            "%2e%2e%2fx.md",
-            "..%2fx.md",
-            "%2E%2E/x.md",
-            "%2fetc%2fx.md",
-            "a%00.md",
-        ] {
-            assert!(
-                matches!(NotePath::from_url(encoded), Err(Error::InvalidPath)),
-                "{encoded}"
-            );
-        }
-        assert!(matches!(
-            NotePath::from_url("%ff.md"),
-            Err(Error::InvalidPath)
-        ));
-        // Double encoding decodes once: a literal `%2e%2e` file name, inside the dir.
-        assert_eq!(
-            NotePath::from_url("%252e%252e%252fx.md").unwrap().as_str(),
-            "%2e%2e%2fx.md"
-        );
     }
 
     #[test]
@@ -504,7 +471,7 @@ mod tests {
 
             #[test]
             fn accepted_paths_never_escape(raw in raw_path()) {
-                for p in [NotePath::parse(&raw), NotePath::from_url(&raw)].into_iter().flatten() {
+                if let Ok(p) = NotePath::parse(&raw) {
                     let s = p.as_str();
                     prop_assert!(!s.starts_with('/'));
                     prop_assert!(s.ends_with(".md"));

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::Local;
-use serde_yaml::Value;
 use walkdir::WalkDir;
 
 use super::clock;
@@ -15,7 +14,8 @@ use super::front_matter::{self, Document, FrontMatter};
 use super::fsutil;
 use super::meta_cache::{FileId, Head, ListSnapshot, Version};
 use super::model::{
-    DeleteConfirmation, Note, NoteList, NoteMeta, NoteRequest, Precondition, PutOutcome, etag,
+    DeleteConfirmation, Note, NoteFields, NoteInput, NoteList, NoteMeta, Precondition, PutOutcome,
+    etag,
 };
 use super::path::{open_error, path_error};
 use super::{NotePath, Notebook};
@@ -44,6 +44,12 @@ impl RawNote {
     /// The entity tag as shared bytes.
     pub fn etag_bytes(&self) -> bytes::Bytes {
         self.version.etag.clone()
+    }
+
+    /// Where a caller keeps what it made of this version (the API keeps its JSON), for
+    /// as long as the version is kept.
+    pub fn rendered(&self) -> &std::sync::OnceLock<bytes::Bytes> {
+        &self.version.rendered
     }
 }
 
@@ -85,15 +91,9 @@ impl Notebook {
         Ok(files)
     }
 
-    /// The list as the indented JSON the API sends.
-    pub fn list_json(&self) -> Result<bytes::Bytes> {
-        Ok(self.list_snapshot()?.json)
-    }
-
-    /// The list and its JSON. While no note file changed (same paths, same file
-    /// identities) the same ones are returned, shared, without building and
-    /// serialising 10k entries again for every request.
-    fn list_snapshot(&self) -> Result<ListSnapshot> {
+    /// The list, shared by every call made while no note file changed (same paths,
+    /// same file identities), without building 10k entries again for each.
+    pub fn list_snapshot(&self) -> Result<ListSnapshot> {
         // The first walk keeps nothing but a fingerprint, so concurrent warm lists
         // cost a stat per note and almost no memory.
         if let Some(snapshot) = self.meta_cache.snapshot(fingerprint(self.notes_dir())?) {
@@ -109,21 +109,12 @@ impl Notebook {
             return Ok(snapshot);
         }
         let files = self.sorted_note_files()?;
-        let list = self.list_of(&files);
-        let mut text = serde_json::to_string_pretty(&list)
-            .map_err(|e| Error::ListFailed(io::Error::other(e)))?;
-        text.push('\n');
-        let snapshot = ListSnapshot {
-            list: Arc::new(list),
-            json: bytes::Bytes::from(text),
-        };
+        let snapshot = ListSnapshot::new(self.list_of(&files));
         // A list made while a file is unsettled could outlive a change the
         // fingerprint does not show.
         if files.iter().all(|file| FileId::of(&file.meta).settled()) {
             self.meta_cache.set_snapshot(fingerprint, snapshot.clone());
         }
-        drop(files);
-        crate::memory::give_back();
         Ok(snapshot)
     }
 
@@ -250,42 +241,14 @@ impl Notebook {
         note
     }
 
-    /// The NoteResponse of a version as the indented JSON the API sends, made once
-    /// per kept version.
-    pub fn json_of_raw(&self, raw: &RawNote) -> Result<bytes::Bytes> {
-        if let Some(json) = raw.version.json.get() {
-            return Ok(json.clone());
-        }
-        let mut text = serde_json::to_vec_pretty(&self.note_of_raw(raw))
-            .map_err(|e| Error::ReadFailed(io::Error::other(e)))?;
-        text.push(b'\n');
-        Ok(raw.version.json.get_or_init(|| text.into()).clone())
-    }
-
-    /// Create-or-replace from a JSON NoteRequest body.
-    pub fn put_json(
-        &self,
-        path: &NotePath,
-        body: &[u8],
-        cond: &Precondition,
-    ) -> Result<PutOutcome> {
+    /// Creates or replaces a note: from its text, or from fields with the spec's
+    /// defaults; when `cond` holds of the note as it is.
+    pub fn put(&self, path: &NotePath, input: NoteInput, cond: Precondition) -> Result<PutOutcome> {
         path.check_writable()?;
-        let request = parse_request(body)?;
-        self.write_with(path, cond, |existing| {
-            build_from_request(path, request, existing)
+        self.write_with(path, &cond, |existing| match input {
+            NoteInput::Markdown(text) => build_from_markdown(path, text),
+            NoteInput::Fields(fields) => build_from_fields(path, fields, existing),
         })
-    }
-
-    /// Create-or-replace from a raw Markdown body.
-    pub fn put_markdown(
-        &self,
-        path: &NotePath,
-        body: &[u8],
-        cond: &Precondition,
-    ) -> Result<PutOutcome> {
-        path.check_writable()?;
-        let text = std::str::from_utf8(body).map_err(|_| Error::BodyUnreadable)?;
-        self.write_with(path, cond, |_| build_from_markdown(path, text))
     }
 
     /// Writes the text `build` makes (given the current text, when the note exists),
@@ -447,24 +410,6 @@ impl Notebook {
         }
         self.unpublish_deleted(path)?;
         fsutil::remove_durable(&full).map_err(|e| open_error(e, Error::DeleteFailed))
-    }
-}
-
-/// A NoteRequest body: a JSON object (serde alone would also take an array of fields).
-fn parse_request(body: &[u8]) -> Result<NoteRequest> {
-    let invalid = |e: serde_json::Error| Error::InvalidJson(e.to_string());
-    match serde_json::from_slice(body).map_err(invalid)? {
-        object @ serde_json::Value::Object(_) => serde_json::from_value(object).map_err(invalid),
-        other => Err(Error::InvalidJson(format!(
-            "expected an object, found {}",
-            match other {
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::Bool(_) => "a boolean",
-                _ => "null",
-            }
-        ))),
     }
 }
 
@@ -637,9 +582,9 @@ pub fn title_from_stem(stem: &str) -> String {
         .join(" ")
 }
 
-fn build_from_request(
+fn build_from_fields(
     path: &NotePath,
-    request: NoteRequest,
+    request: NoteFields,
     existing: Option<&str>,
 ) -> Result<String> {
     if let Some(content) = request.content.filter(|c| !c.is_empty()) {
@@ -667,11 +612,7 @@ fn build_from_request(
         .filter(|b| !b.is_empty())
         .unwrap_or_else(|| format!("# {title}\n\n{PLACEHOLDER}\n"));
     let mut doc = Document::new(&fields, body);
-    let extra = serde_yaml::to_value(&supplied.extra)
-        .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
-    if let Value::Mapping(extra) = extra {
-        doc.extend(extra);
-    }
+    doc.extend(supplied.extra);
     // Keys the note had beyond the four spec'd ones are never lost by a JSON write.
     if let Some(previous) = existing.and_then(front_matter::parse) {
         doc.extend(previous.yaml);
@@ -683,8 +624,8 @@ fn build_from_request(
     Ok(text)
 }
 
-fn build_from_markdown(path: &NotePath, text: &str) -> Result<String> {
-    front_matter::check(text)?;
+fn build_from_markdown(path: &NotePath, text: String) -> Result<String> {
+    front_matter::check(&text)?;
     let now = Local::now();
     if !text.starts_with("---") {
         let fields = FrontMatter {
@@ -693,11 +634,11 @@ fn build_from_markdown(path: &NotePath, text: &str) -> Result<String> {
             last_modified: clock::stamp(now),
             tags: Vec::new(),
         };
-        return Document::new(&fields, text.to_string())
+        return Document::new(&fields, text)
             .emit()
             .map_err(|e| Error::FrontMatterFailed(e.to_string()));
     }
-    match front_matter::parse(text) {
+    match front_matter::parse(&text) {
         Some(mut doc) => {
             doc.set_last_modified(clock::stamp(now));
             // Aliases are written out expanded: the result must be within bounds too.
@@ -707,13 +648,14 @@ fn build_from_markdown(path: &NotePath, text: &str) -> Result<String> {
             front_matter::check(&text)?;
             Ok(text)
         }
-        None => Ok(text.to_string()),
+        None => Ok(text),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::model::FrontMatterInput;
 
     #[test]
     fn titles_from_file_names() {
@@ -739,7 +681,7 @@ mod tests {
     #[test]
     fn json_defaults() {
         let p = NotePath::parse("my-first-note.md").unwrap();
-        let text = build_from_request(&p, NoteRequest::default(), None).unwrap();
+        let text = build_from_fields(&p, NoteFields::default(), None).unwrap();
         let doc = front_matter::parse(&text).unwrap();
         let f = doc.fields();
         assert_eq!(f.title, "My First Note");
@@ -752,11 +694,19 @@ mod tests {
     fn json_keeps_unknown_keys_of_the_existing_note() {
         let p = NotePath::parse("n.md").unwrap();
         let existing = "---\ntitle: Old\nauthor: Ann\n---\nold";
-        let request: NoteRequest = serde_json::from_str(
-            r#"{"body":"new","frontMatter":{"title":"T","date":"01-01-2020","mood":"ok"}}"#,
-        )
-        .unwrap();
-        let text = build_from_request(&p, request, Some(existing)).unwrap();
+        let mut extra = serde_yaml::Mapping::new();
+        extra.insert("mood".into(), "ok".into());
+        let request = NoteFields {
+            body: Some("new".into()),
+            front_matter: Some(FrontMatterInput {
+                title: Some("T".into()),
+                date: Some("01-01-2020".into()),
+                extra,
+                ..FrontMatterInput::default()
+            }),
+            ..NoteFields::default()
+        };
+        let text = build_from_fields(&p, request, Some(existing)).unwrap();
         let doc = front_matter::parse(&text).unwrap();
         let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
         assert_eq!(

@@ -17,7 +17,7 @@ use crate::http::body::BodyStream;
 use crate::http::handlers::blocking;
 use crate::http::reject::HttpError;
 use crate::ops::NotePath;
-use crate::ops::model::Precondition;
+use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput, Precondition};
 
 /// Which form was posted.
 #[derive(Debug, Clone, Copy)]
@@ -179,13 +179,15 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
         Ok(path) => path,
         Err(err) => return refuse(err.status(), views::explain(&err), &form, &body),
     };
-    let request = serde_json::json!({
-        "frontMatter": {
-            "title": form.title.trim(),
-            "tags": split_tags(&form.tags),
-            "date": form.date,
-        },
-        "body": body,
+    let input = NoteInput::Fields(NoteFields {
+        body: Some(body.clone()),
+        front_matter: Some(FrontMatterInput {
+            title: Some(form.title.trim().to_string()),
+            tags: Some(split_tags(&form.tags)),
+            date: Some(form.date.clone()),
+            ..FrontMatterInput::default()
+        }),
+        ..NoteFields::default()
     });
     let cond = match mode {
         Mode::New => Precondition::IfNoneMatchAny,
@@ -193,11 +195,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
         Mode::Edit => Precondition::IfMatch(vec![form.etag.clone()]),
     };
     let target = path.clone();
-    let outcome = blocking(state, move |s| {
-        s.notebook
-            .put_json(&target, request.to_string().as_bytes(), &cond)
-    })
-    .await;
+    let outcome = blocking(state, move |s| s.notebook.put(&target, input, cond)).await;
     match outcome {
         Ok(outcome) => {
             let done = if outcome.created { "created" } else { "saved" };

@@ -127,7 +127,7 @@ pub(crate) fn query_value(value: &str) -> String {
 fn path_after(full: &FullPath, prefix: &str) -> crate::error::Result<NotePath> {
     let rest = full.as_str().strip_prefix(prefix).unwrap_or("");
     let tail = rest.strip_prefix('/').unwrap_or(rest);
-    NotePath::from_url(tail)
+    crate::http::url::note_path(tail)
 }
 
 /// An HTML page with the headers every page of the interface carries: no framing by
@@ -220,6 +220,9 @@ mod tests {
         assert_eq!(note_url("edit", "été.md"), "/edit/%C3%A9t%C3%A9.md");
         let url = note_url("note", "dir/a b?#%.md");
         let tail = url.strip_prefix("/note/").unwrap();
-        assert_eq!(NotePath::from_url(tail).unwrap().as_str(), "dir/a b?#%.md");
+        assert_eq!(
+            crate::http::url::note_path(tail).unwrap().as_str(),
+            "dir/a b?#%.md"
+        );
     }
 }

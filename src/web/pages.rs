@@ -74,7 +74,7 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
     let params = params(&raw);
     let tag = params.get("tag").filter(|t| !t.is_empty()).cloned();
     let loaded = blocking(&state, |s| {
-        Ok((s.notebook.list()?, public_pages(&s.notebook)?))
+        Ok::<_, Error>((s.notebook.list()?, public_pages(&s.notebook)?))
     })
     .await;
     let (list, public) = match loaded {
@@ -230,7 +230,7 @@ async fn view(
     let loaded = blocking(state, move |s| {
         let note = s.notebook.read(&path)?;
         let public = public_pages(&s.notebook)?.map(|mut pages| pages.remove(&note.path));
-        Ok((note, public))
+        Ok::<_, Error>((note, public))
     })
     .await;
     match loaded {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ops::Config;
-use crate::ops::model::Precondition;
+use crate::ops::model::{NoteInput, Precondition};
 
 fn notebook() -> (tempfile::TempDir, Notebook) {
     let root = tempfile::tempdir().unwrap();
@@ -18,7 +18,11 @@ fn notebook() -> (tempfile::TempDir, Notebook) {
 fn write(notebook: &Notebook, rel: &str, text: &str) -> NotePath {
     let path = NotePath::parse(rel).unwrap();
     notebook
-        .put_markdown(&path, text.as_bytes(), &Precondition::None)
+        .put(
+            &path,
+            NoteInput::Markdown(text.to_string()),
+            Precondition::None,
+        )
         .unwrap();
     path
 }
