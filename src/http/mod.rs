@@ -9,7 +9,7 @@ mod public;
 pub(crate) mod reject;
 pub mod reply;
 mod search;
-mod server;
+pub mod server;
 pub(crate) mod url;
 
 pub(crate) use server::default_max_connections;

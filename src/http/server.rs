@@ -5,9 +5,11 @@
 
 mod accept;
 mod connections;
+mod runtime;
 
 pub use connections::Connections;
 pub(crate) use connections::default_max_connections;
+pub use runtime::{Settings, run};
 
 use std::future::Future;
 use std::pin::{Pin, pin};
