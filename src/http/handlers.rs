@@ -10,39 +10,17 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 use super::State;
-use super::body::{self, BodyStream};
 use super::note_request;
-use super::reject::HttpError;
-use super::reply;
+use super::reject::{self, HttpError};
+use super::support::body::{self, BodyStream};
+use super::support::reply;
+use super::support::{blocking, content_length, header_str};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
 use crate::ops::model::{NoteInput, Precondition};
 use crate::ops::store::{Opened, RawNote};
 
 const NOTES_PREFIX: &str = "/api/v1/notes";
-
-/// Runs a blocking domain call on the blocking pool.
-pub(crate) async fn blocking<T: Send + 'static, E: Into<HttpError> + Send + 'static>(
-    state: &Arc<State>,
-    f: impl FnOnce(&State) -> Result<T, E> + Send + 'static,
-) -> Result<T, HttpError> {
-    let state = state.clone();
-    match tokio::task::spawn_blocking(move || f(&state)).await {
-        Ok(result) => result.map_err(Into::into),
-        Err(e) => Err(HttpError::WorkerFailed(format!("worker failed: {e}"))),
-    }
-}
-
-fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-}
-
-pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
-    header_str(headers, header::CONTENT_LENGTH).parse().ok()
-}
 
 /// Everything under `/api/v1/notes`: the list, and read / write / delete of one note,
 /// with the spec's checks in its order (path, extension, then method).
@@ -59,27 +37,27 @@ pub async fn notes(
         return Ok(if method == Method::GET {
             match blocking(&state, list_json).await {
                 Ok(body) => reply::with_type(StatusCode::OK, body, reply::JSON_TYPE),
-                Err(err) => reply::error(&err),
+                Err(err) => reject::error(&err),
             }
         } else {
-            reply::error(&HttpError::MethodNotAllowed { allow: "GET" })
+            reject::error(&HttpError::MethodNotAllowed { allow: "GET" })
         });
     }
     let path = match super::url::note_path(tail) {
         Ok(path) => path,
-        Err(err) => return Ok(reply::error(&err.into())),
+        Err(err) => return Ok(reject::error(&err.into())),
     };
     Ok(match method {
         Method::GET => read(path, &headers, &state).await,
         Method::PUT => put(path, &headers, body, &state).await,
         Method::DELETE => {
             let cond = precondition(&headers);
-            reply::result(
+            reject::result(
                 StatusCode::OK,
                 blocking(&state, move |s| s.notebook.delete(&path, &cond)).await,
             )
         }
-        _ => reply::error(&HttpError::NoteMethodNotAllowed),
+        _ => reject::error(&HttpError::NoteMethodNotAllowed),
     })
 }
 
@@ -145,7 +123,7 @@ async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote, Ht
 async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Response {
     let raw = match read_version(&path, state).await {
         Ok(raw) => raw,
-        Err(err) => return reply::error(&err),
+        Err(err) => return reject::error(&err),
     };
     let accept = header_str(headers, header::ACCEPT);
     if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
@@ -175,7 +153,7 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
             reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
             etag,
         ),
-        Err(err) => reply::error(&err),
+        Err(err) => reject::error(&err),
     }
 }
 
@@ -228,7 +206,7 @@ async fn put(
         && !names_media(content_type, "text/markdown")
         && !names_media(content_type, "text/plain")
     {
-        return reply::error(&HttpError::UnsupportedContentType);
+        return reject::error(&HttpError::UnsupportedContentType);
     }
     let bytes = match body::read(
         body,
@@ -239,7 +217,7 @@ async fn put(
     .await
     {
         Ok(bytes) => bytes,
-        Err(err) => return reply::error(&err),
+        Err(err) => return reject::error(&err),
     };
     let cond = precondition(headers);
     let outcome = blocking(state, move |s| {
@@ -261,14 +239,14 @@ async fn put(
             };
             with_etag(reply::json(status, &outcome.note), &outcome.note.etag)
         }
-        Err(err) => reply::error(&err),
+        Err(err) => reject::error(&err),
     }
 }
 
 /// The OpenAPI document, embedded at build time.
 pub async fn openapi(method: Method) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::error(&HttpError::MethodNotAllowed { allow: "GET" }));
+        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
     Ok(reply::with_type(
         StatusCode::OK,

@@ -1,16 +1,16 @@
 //! The HTTP server: the spec'd API and the additions, as warp filters over `ops`.
 
-pub(crate) mod body;
 mod filters;
 pub mod guard;
-pub(crate) mod handlers;
+mod handlers;
 mod note_request;
 mod public;
 pub(crate) mod reject;
-pub mod reply;
 mod search;
 pub mod server;
+pub(crate) mod support;
 pub(crate) mod url;
+mod web;
 
 pub(crate) use server::default_max_connections;
 pub use server::{Connections, serve};
@@ -53,7 +53,7 @@ pub fn routes(
         .unify()
         .or(filters::public_files(state.clone()))
         .unify()
-        .or(crate::web::routes(state.clone()))
+        .or(web::routes(state.clone()))
         .unify();
     guard::filter(state.hosts.clone())
         .and(routes)

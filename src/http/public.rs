@@ -9,10 +9,10 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 use super::State;
-use super::body::{self, BodyStream};
-use super::handlers::{blocking, content_length};
-use super::reject::HttpError;
-use super::reply;
+use super::reject::{self, HttpError};
+use super::support::body::{self, BodyStream};
+use super::support::reply;
+use super::support::{blocking, content_length};
 use crate::ops::NotePath;
 
 const PUBLIC_PREFIX: &str = "/public";
@@ -27,7 +27,9 @@ pub async fn toggle(
     state: Arc<State>,
 ) -> Result<Response, Infallible> {
     if method != Method::POST {
-        return Ok(reply::error(&HttpError::MethodNotAllowed { allow: "POST" }));
+        return Ok(reject::error(&HttpError::MethodNotAllowed {
+            allow: "POST",
+        }));
     }
     let path = match body::read(
         body,
@@ -44,7 +46,7 @@ pub async fn toggle(
         Ok(path) => blocking(&state, move |s| s.notebook.toggle_public(&path)).await,
         Err(err) => Err(err),
     };
-    Ok(reply::result(StatusCode::OK, result.map(|p| p.result)))
+    Ok(reject::result(StatusCode::OK, result.map(|p| p.result)))
 }
 
 /// The `path` field: from the body (form, or a JSON object), else from the query
@@ -81,9 +83,9 @@ fn field(encoded: &[u8], name: &str) -> Option<String> {
 /// `GET /api/public/list`.
 pub async fn list(method: Method, state: Arc<State>) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::error(&HttpError::MethodNotAllowed { allow: "GET" }));
+        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
-    Ok(reply::result(
+    Ok(reject::result(
         StatusCode::OK,
         blocking(&state, |s| s.notebook.public_list()).await,
     ))
@@ -96,7 +98,7 @@ pub async fn file(
     state: Arc<State>,
 ) -> Result<Response, Infallible> {
     if method != Method::GET && method != Method::HEAD {
-        return Ok(reply::error(&HttpError::MethodNotAllowed {
+        return Ok(reject::error(&HttpError::MethodNotAllowed {
             allow: "GET, HEAD",
         }));
     }
@@ -106,7 +108,7 @@ pub async fn file(
     };
     // Decoded once, here: `%2e%2e` is `..` to the checks of `public_file`.
     let Ok(rel) = percent_encoding::percent_decode_str(rel).decode_utf8() else {
-        return Ok(reply::error(&HttpError::RouteNotFound));
+        return Ok(reject::error(&HttpError::RouteNotFound));
     };
     let rel = rel.into_owned();
     let mut response = match blocking(&state, move |s| {
@@ -115,8 +117,8 @@ pub async fn file(
     .await
     {
         Ok(Some(file)) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
-        Ok(None) => reply::error(&HttpError::RouteNotFound),
-        Err(err) => reply::error(&err),
+        Ok(None) => reject::error(&HttpError::RouteNotFound),
+        Err(err) => reject::error(&err),
     };
     // Public pages share their origin with the API: no script may run in them, and no
     // other site may frame them.

@@ -4,11 +4,12 @@
 
 use std::convert::Infallible;
 
-use warp::http::StatusCode;
+use serde::Serialize;
+use warp::http::{HeaderValue, StatusCode, header};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::reply;
+use super::support::reply;
 use crate::error::Error;
 
 /// A request that failed: in the domain, or before it got there.
@@ -108,9 +109,37 @@ pub fn status(err: &Error) -> StatusCode {
     }
 }
 
+/// The ErrorResponse of a failed request (with `Allow` on a 405); server-side failures
+/// are logged with their cause.
+pub fn error(err: &HttpError) -> Response {
+    let status = err.status();
+    if status.is_server_error() {
+        crate::log::error(&err.detailed());
+    }
+    let mut response = reply::error_message(status, &err.to_string());
+    if let Some(allow) = err.allow() {
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    response
+}
+
+/// A response of a request's result.
+pub fn result<T: Serialize, E: Into<HttpError>>(
+    status: StatusCode,
+    result: Result<T, E>,
+) -> Response {
+    match result {
+        Ok(value) => reply::json(status, &value),
+        Err(err) => error(&err.into()),
+    }
+}
+
+/// The recover of every route: any rejection becomes an ErrorResponse.
 pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
     if let Some(err) = rejection.find::<HttpError>() {
-        return Ok(reply::error(err));
+        return Ok(error(err));
     }
     let (status, message) = if let Some(refused) = rejection.find::<super::guard::Refused>() {
         (StatusCode::FORBIDDEN, refused.message())

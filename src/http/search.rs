@@ -9,8 +9,8 @@ use warp::Filter;
 use warp::http::{HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
 
-use super::reject::HttpError;
-use super::{State, reply};
+use super::State;
+use super::reject::{self, HttpError};
 use crate::error::Error;
 use crate::ops::search::{DEFAULT_LIMIT, MAX_LIMIT, RETRY_AFTER_SECS, query};
 
@@ -27,15 +27,15 @@ pub fn filter(
 
 async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::error(&HttpError::MethodNotAllowed { allow: "GET" }));
+        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
     let (query, limit) = match parse_params(&raw) {
         Ok(params) => params,
-        Err(err) => return Ok(reply::error(&err.into())),
+        Err(err) => return Ok(reject::error(&err.into())),
     };
     // A malformed query is the client's error, whatever the state of the index.
     if let Err(why) = query::parse(&query) {
-        return Ok(reply::error(&Error::InvalidQuery(why).into()));
+        return Ok(reject::error(&Error::InvalidQuery(why).into()));
     }
     let result = match tokio::task::spawn_blocking(move || {
         state
@@ -49,7 +49,7 @@ async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Respon
             "search worker failed: {e}"
         ))),
     };
-    let mut response = reply::result(StatusCode::OK, result);
+    let mut response = reject::result(StatusCode::OK, result);
     if response.status() == StatusCode::SERVICE_UNAVAILABLE {
         response
             .headers_mut()

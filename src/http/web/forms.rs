@@ -13,9 +13,9 @@ use super::views::{self, Editor, Mode};
 use super::{Reply, domain_error, error_page, html, note_url, read_body, see_other};
 use crate::error::Error;
 use crate::http::State;
-use crate::http::body::BodyStream;
-use crate::http::handlers::blocking;
 use crate::http::reject::HttpError;
+use crate::http::support::blocking;
+use crate::http::support::body::BodyStream;
 use crate::ops::NotePath;
 use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput, Precondition};
 
@@ -278,8 +278,11 @@ fn preview(form: PreviewForm) -> Response {
     let body = form.body.replace("\r\n", "\n");
     let title = form.title.trim();
     let fragment = crate::render::to_html(&body, (!title.is_empty()).then_some(title));
-    let mut response =
-        crate::http::reply::with_type(StatusCode::OK, fragment, "text/html; charset=utf-8");
+    let mut response = crate::http::support::reply::with_type(
+        StatusCode::OK,
+        fragment,
+        "text/html; charset=utf-8",
+    );
     super::secure(response.headers_mut());
     response
 }

@@ -11,7 +11,7 @@ use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
 use super::{Reply, domain_error, error_page, html, is_read, method_not_allowed, path_after};
 use crate::error::{Error, Result};
 use crate::http::State;
-use crate::http::handlers::blocking;
+use crate::http::support::blocking;
 use crate::ops::publish::site;
 use crate::ops::search::{DEFAULT_LIMIT, RETRY_AFTER_SECS};
 use crate::ops::{NoteMeta, NotePath, Notebook};
@@ -273,7 +273,7 @@ async fn edit(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
 async fn raw_text(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
     match blocking(state, move |s| s.notebook.read_raw(&path)).await {
         Ok(raw) => {
-            let mut response = crate::http::reply::with_type(
+            let mut response = crate::http::support::reply::with_type(
                 StatusCode::OK,
                 raw.bytes().clone(),
                 "text/plain; charset=utf-8",
@@ -295,7 +295,7 @@ pub(super) async fn asset(name: String, method: Method) -> Reply {
         "app.js" => (super::SCRIPT, "text/javascript; charset=utf-8"),
         _ => return Ok(error_page(StatusCode::NOT_FOUND, "There is no such file.")),
     };
-    let mut response = crate::http::reply::with_type(StatusCode::OK, body, content_type);
+    let mut response = crate::http::support::reply::with_type(StatusCode::OK, body, content_type);
     response.headers_mut().insert(
         warp::http::header::CACHE_CONTROL,
         warp::http::HeaderValue::from_static("no-cache"),

@@ -19,18 +19,18 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 use crate::http::State;
-use crate::http::body::{self, BodyStream};
 use crate::http::reject::HttpError;
+use crate::http::support::body::{self, BodyStream};
 use crate::ops::NotePath;
 
 /// The stylesheet of the interface: the public pages' sheet, then the interface's own
 /// rules on top, so both share one look.
 const STYLESHEET: &str = concat!(
-    include_str!("../../assets/public.css"),
-    include_str!("../../assets/app.css")
+    include_str!("../../../assets/public.css"),
+    include_str!("../../../assets/app.css")
 );
 /// The small script of the editor (live preview) and the delete confirmation.
-const SCRIPT: &str = include_str!("../../assets/app.js");
+const SCRIPT: &str = include_str!("../../../assets/app.js");
 
 type Reply = Result<Response, Infallible>;
 
@@ -134,8 +134,11 @@ fn path_after(full: &FullPath, prefix: &str) -> crate::error::Result<NotePath> {
 /// other sites (the forms change notes), scripts and styles only from this origin
 /// (`nosniff` is added to every response by `http::routes`).
 fn html(status: StatusCode, markup: maud::Markup) -> Response {
-    let mut response =
-        crate::http::reply::with_type(status, markup.into_string(), "text/html; charset=utf-8");
+    let mut response = crate::http::support::reply::with_type(
+        status,
+        markup.into_string(),
+        "text/html; charset=utf-8",
+    );
     secure(response.headers_mut());
     response
 }
@@ -172,7 +175,8 @@ fn domain_error(err: &HttpError) -> Response {
 
 /// 303 See Other: where the browser goes after a successful form post.
 fn see_other(location: &str) -> Response {
-    let mut response = crate::http::reply::with_type(StatusCode::SEE_OTHER, "", "text/plain");
+    let mut response =
+        crate::http::support::reply::with_type(StatusCode::SEE_OTHER, "", "text/plain");
     if let Ok(value) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, value);
     }
@@ -203,7 +207,7 @@ async fn read_body(
 ) -> Result<bytes::Bytes, HttpError> {
     body::read(
         body,
-        crate::http::handlers::content_length(headers),
+        crate::http::support::content_length(headers),
         state.max_body,
         state.request_timeout,
     )

@@ -1,11 +1,9 @@
 //! Building responses: indented JSON with the spec's content type, and the
-//! ErrorResponse every failure turns into.
+//! ErrorResponse body every failure is written as.
 
 use serde::Serialize;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
-
-use super::reject::HttpError;
 
 pub const JSON_TYPE: &str = "application/json; charset=utf-8";
 
@@ -51,22 +49,6 @@ pub fn header_value(text: String) -> Option<HeaderValue> {
     HeaderValue::from_maybe_shared(bytes::Bytes::from(text)).ok()
 }
 
-/// The ErrorResponse of a failed request (with `Allow` on a 405); server-side failures
-/// are logged with their cause.
-pub fn error(err: &HttpError) -> Response {
-    let status = err.status();
-    if status.is_server_error() {
-        crate::log::error(&err.detailed());
-    }
-    let mut response = error_message(status, &err.to_string());
-    if let Some(allow) = err.allow() {
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static(allow));
-    }
-    response
-}
-
 /// An ErrorResponse with a given status and message.
 pub fn error_message(status: StatusCode, message: &str) -> Response {
     let body = ErrorBody {
@@ -77,15 +59,4 @@ pub fn error_message(status: StatusCode, message: &str) -> Response {
     let mut text = serde_json::to_string_pretty(&body).unwrap_or_default();
     text.push('\n');
     with_type(status, text, JSON_TYPE)
-}
-
-/// A response of a request's result.
-pub fn result<T: Serialize, E: Into<HttpError>>(
-    status: StatusCode,
-    result: Result<T, E>,
-) -> Response {
-    match result {
-        Ok(value) => json(status, &value),
-        Err(err) => error(&err.into()),
-    }
 }
