@@ -20,8 +20,8 @@ pub struct NotePath(String);
 
 impl NotePath {
     /// Validates a path as typed on the command line or sent in a form field (a URL's
-    /// path is percent-decoded by the HTTP layer first). Checks run in the spec's order: traversal or absolute path
-    /// first, then the extension.
+    /// path is percent-decoded by the HTTP layer first). Checks run in the spec's
+    /// order: traversal or absolute path first, then the extension.
     pub fn parse(raw: &str) -> Result<Self> {
         if raw.contains('\0') || raw.contains('\\') {
             return Err(Error::InvalidPath);
