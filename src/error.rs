@@ -1,5 +1,7 @@
 //! The one domain error type: every failure of `ops` is a variant carrying its spec'd
-//! message, its HTTP status and its CLI exit code.
+//! message. The HTTP layer maps it to a status (`http::reject`), the CLI to an exit
+//! code (`exit_code`); failures of the HTTP exchange itself (methods, routes, bodies)
+//! are not domain errors and live in `http::reject::HttpError`.
 
 use std::path::PathBuf;
 
@@ -11,10 +13,6 @@ pub enum Error {
     InvalidPath,
     #[error("Only .md files are supported")]
     NotMarkdown,
-    #[error("Method not allowed")]
-    MethodNotAllowed,
-    #[error("Method not allowed. Supported: GET, PUT, DELETE")]
-    NoteMethodNotAllowed,
     #[error("Failed to list notes")]
     ListFailed(#[source] std::io::Error),
     #[error("Note not found")]
@@ -23,12 +21,6 @@ pub enum Error {
     AccessFailed(#[source] std::io::Error),
     #[error("Failed to read note")]
     ReadFailed(#[source] std::io::Error),
-    #[error("Invalid JSON: {0}")]
-    InvalidJson(String),
-    #[error("Failed to read body")]
-    BodyUnreadable,
-    #[error("Unsupported Content-Type. Use application/json or text/markdown")]
-    UnsupportedContentType,
     #[error("Failed to create parent directory")]
     CreateDirFailed(#[source] std::io::Error),
     #[error("Failed to write note")]
@@ -37,8 +29,6 @@ pub enum Error {
     FrontMatterFailed(String),
     #[error("Failed to delete note")]
     DeleteFailed(#[source] std::io::Error),
-    #[error("Path is required")]
-    PathRequired,
     #[error("Failed to generate HTML")]
     PublishFailed(String),
     #[error("Failed to read the public record {}: {reason}", path.display())]
@@ -47,8 +37,6 @@ pub enum Error {
     NotPublic(String),
     #[error("Notes directory does not exist: {}", .0.display())]
     NotesDirMissing(PathBuf),
-    #[error("Request body is larger than the limit of {0} bytes")]
-    PayloadTooLarge(u64),
     #[error("The note has changed since it was read (If-Match does not match)")]
     PreconditionFailed,
     #[error("The note already exists (If-None-Match: *)")]
@@ -78,41 +66,31 @@ pub enum Error {
     FrontMatterTooDeep(usize),
     #[error("Front matter aliases expand to more than {0} values")]
     FrontMatterAliases(usize),
-    #[error("Not found")]
-    RouteNotFound,
-    /// A task of the blocking pool panicked or was cancelled.
-    #[error("Internal error: {0}")]
-    WorkerFailed(String),
-    #[error("The request body stalled")]
-    RequestTimeout,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// The HTTP status of this failure, as the spec assigns it.
-    pub fn http_status(&self) -> u16 {
+    /// The process exit code of this failure when a command ends with it: 1, an
+    /// operation that failed, for every variant (2, a usage error, is clap's alone).
+    /// Listed one by one so a new variant is a decision, not a default.
+    pub fn exit_code(&self) -> u8 {
         use Error::*;
         match self {
             InvalidPath
             | NotMarkdown
-            | InvalidJson(_)
-            | BodyUnreadable
-            | PathRequired
             | InvalidQuery(_)
             | InvalidLimit(_)
             | FrontMatterTooLarge(_)
             | FrontMatterTooDeep(_)
-            | FrontMatterAliases(_) => 400,
-            NotFound | NotesDirMissing(_) | RouteNotFound => 404,
-            MethodNotAllowed | NoteMethodNotAllowed => 405,
-            NotPublic(_) => 409,
-            PreconditionFailed | AlreadyExists => 412,
-            RequestTimeout => 408,
-            PayloadTooLarge(_) => 413,
-            UnsupportedContentType => 415,
-            IndexRebuilding => 503,
-            ListFailed(_)
+            | FrontMatterAliases(_)
+            | NotFound
+            | NotesDirMissing(_)
+            | NotPublic(_)
+            | PreconditionFailed
+            | AlreadyExists
+            | IndexRebuilding
+            | ListFailed(_)
             | AccessFailed(_)
             | ReadFailed(_)
             | CreateDirFailed(_)
@@ -123,8 +101,7 @@ impl Error {
             | PublicRecordUnreadable { .. }
             | Index(_)
             | IndexOwned
-            | IndexBroken(_)
-            | WorkerFailed(_) => 500,
+            | IndexBroken(_) => 1,
         }
     }
 

@@ -10,7 +10,6 @@ pub mod log;
 pub mod memory;
 pub mod ops;
 pub mod render;
-mod web;
 
 use std::process::ExitCode;
 

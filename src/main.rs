@@ -10,7 +10,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::FAILURE
+            let code = err
+                .downcast_ref::<notes::error::Error>()
+                .map_or(1, notes::error::Error::exit_code);
+            ExitCode::from(code)
         }
     }
 }

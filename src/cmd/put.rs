@@ -6,19 +6,22 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cli::PutArgs;
-use crate::ops::model::Precondition;
+use crate::ops::model::{NoteInput, Precondition};
 use crate::ops::{NotePath, Notebook};
 
 pub fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
     let path = NotePath::parse(&args.note)?;
-    let bytes = match args.file.as_deref() {
-        None => read_stdin()?,
-        Some(file) if file.as_os_str() == "-" => read_stdin()?,
-        Some(file) => {
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
-        }
+    let (bytes, source) = match args.file.as_deref() {
+        None => (read_stdin()?, "standard input".to_string()),
+        Some(file) if file.as_os_str() == "-" => (read_stdin()?, "standard input".to_string()),
+        Some(file) => (
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?,
+            file.display().to_string(),
+        ),
     };
-    let outcome = notebook.put_markdown(&path, &bytes, &Precondition::None)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("{source} is not UTF-8 text: {}", e.utf8_error()))?;
+    let outcome = notebook.put(&path, NoteInput::Markdown(text), Precondition::None)?;
     if args.json {
         return super::print_json(&outcome.note);
     }

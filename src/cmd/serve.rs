@@ -1,213 +1,39 @@
-//! `notes serve`: bind, announce the URL, serve until SIGINT or SIGTERM.
+//! `notes serve`: prepare the folders, bind, and hand over to the HTTP server until
+//! SIGINT or SIGTERM.
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
-use tokio::sync::watch;
 
 use crate::cli::ServeArgs;
-use crate::http::{self, State};
-use crate::ops::search::indexer::{Indexer, SharedIndex};
+use crate::http::server::{self, Settings};
 use crate::ops::{Notebook, fsutil};
 
-/// Threads for file and index work.
-const BLOCKING_THREADS: usize = 16;
-
 pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let notes_dir = notebook.notes_dir().to_path_buf();
-    let base_url = notebook.config().base_url.clone();
-    std::fs::create_dir_all(&notes_dir)
+    let notes_dir = notebook.notes_dir();
+    std::fs::create_dir_all(notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
     let cleaned =
-        fsutil::clean_temp_files(&notes_dir) + fsutil::clean_temp_files(notebook.public_dir());
+        fsutil::clean_temp_files(notes_dir) + fsutil::clean_temp_files(notebook.public_dir());
     if cleaned > 0 {
         crate::log::warn(&format!(
             "removed {cleaned} temp file(s) left by an interrupted write"
         ));
     }
     super::publish::repair_at_start(&notebook);
-    crate::memory::limit_arenas();
     let listener = std::net::TcpListener::bind(args.listen)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
-    listener.set_nonblocking(true)?;
-    let addr = listener.local_addr()?;
-    if !http::is_loopback(&addr) {
-        crate::log::warn(&format!(
-            "listening on {addr}, reachable from other machines: the API has no \
-             authentication, put an authenticating proxy in front of it"
-        ));
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // The signal watcher has a thread of its own, so a shutdown starts, and ends on
-    // time, even while every event loop is busy.
-    let (stop, stopped) = tokio::sync::watch::channel(None);
-    watch_signals(stop, Duration::from_secs(args.shutdown_timeout))
-        .context("cannot watch for SIGTERM")?;
-    let main_loop = runtime(threads).context("cannot start the async runtime")?;
-    let served = main_loop.block_on(async move {
-        // The indexer catches up with the files in its own thread: the first requests
-        // never wait for it.
-        // Opening is quick; searches work from the first request on. When it fails, the
-        // indexer logs why and retries, or rebuilds a damaged index.
-        let search = SharedIndex::open(&notes_dir);
-        let indexer = Indexer::start(&notes_dir, search.clone());
-        notebook.on_change(indexer.listener());
-        // Sized now, with the index and the watcher open.
-        let max_connections = args
-            .max_connections
-            .map_or_else(|| http::default_max_connections(threads), |n| n as usize);
-        let connections = http::Connections::new(max_connections);
-        let state = Arc::new(State {
-            notebook,
+    server::run(
+        notebook,
+        listener,
+        Settings {
             max_body: args.max_body,
             request_timeout: Duration::from_secs(args.request_timeout.max(1)),
-            search,
-            hosts: Arc::new(http::guard::AllowedHosts::new(
-                args.allow_hosts.iter().map(String::as_str),
-                base_url.as_deref(),
-            )),
-        });
-        // One event loop per core, each accepting from the same socket and keeping its
-        // connections to itself, as nginx's workers do: a request never crosses cores.
-        let mut loops = Vec::new();
-        for n in 1..threads {
-            let state = state.clone();
-            let listener = listener.try_clone()?;
-            let connections = connections.clone();
-            let stopped = stopped.clone();
-            let thread = std::thread::Builder::new()
-                .name(format!("http-{n}"))
-                .spawn(move || -> anyhow::Result<()> {
-                    let runtime = runtime(threads)?;
-                    let served = runtime.block_on(async move {
-                        let listener = tokio::net::TcpListener::from_std(listener)?;
-                        http::serve(state, listener, connections, stop_requested(stopped)).await;
-                        anyhow::Ok(())
-                    });
-                    // Blocking work still running is abandoned, not waited for.
-                    runtime.shutdown_background();
-                    served
-                })?;
-            loops.push(thread);
-        }
-        let listener = tokio::net::TcpListener::from_std(listener)?;
-        println!("notes: serving {} on http://{addr}", notes_dir.display());
-        http::serve(
-            state,
-            listener,
-            connections,
-            stop_requested(stopped.clone()),
-        )
-        .await;
-        // The other loops drain their requests too; then a pass in progress finishes
-        // its commit, if it can before the deadline (else the index catches up at the
-        // next start).
-        let deadline = stopped
-            .borrow()
-            .unwrap_or_else(Instant::now)
-            .max(Instant::now() + WIND_DOWN);
-        let wind_down = tokio::task::spawn_blocking(move || {
-            for thread in loops {
-                let _ = thread.join();
-            }
-            drop(indexer);
-        });
-        if tokio::time::timeout_at(deadline.into(), wind_down)
-            .await
-            .is_err()
-        {
-            crate::log::warn("work still running at the shutdown timeout was abandoned");
-        }
-        crate::log::info("stopped");
-        anyhow::Ok(ExitCode::SUCCESS)
-    });
-    // A long parse or an index commit still running on the blocking threads must not
-    // keep the process alive past the shutdown timeout.
-    main_loop.shutdown_background();
-    served
-}
-
-/// Resolves with the drain deadline once a shutdown has begun.
-async fn stop_requested(mut stopped: watch::Receiver<Option<Instant>>) -> Instant {
-    let deadline = stopped
-        .wait_for(Option::is_some)
-        .await
-        .ok()
-        .and_then(|deadline| *deadline);
-    match deadline {
-        Some(deadline) => deadline,
-        // The signal watcher is gone: nothing can ask for a shutdown any more.
-        None => std::future::pending().await,
-    }
-}
-
-/// On SIGTERM or Ctrl-C, starts the shutdown with its deadline. If the process is still
-/// alive a second after that deadline (an event loop stuck in work that never yields),
-/// or when a second signal comes, it exits from here.
-fn watch_signals(stop: watch::Sender<Option<Instant>>, timeout: Duration) -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            runtime.block_on(async move {
-                shutdown_signal().await;
-                let deadline = Instant::now() + timeout;
-                let _ = stop.send(Some(deadline));
-                crate::log::info(&format!(
-                    "shutting down: new connections are refused, open requests get {} s",
-                    timeout.as_secs()
-                ));
-                tokio::select! {
-                    () = tokio::time::sleep_until((deadline + LAST_RESORT).into()) => {
-                        crate::log::warn("still running after the shutdown timeout: exiting");
-                    }
-                    () = shutdown_signal() => {
-                        crate::log::warn("second signal: exiting now");
-                    }
-                }
-                std::process::exit(0);
-            });
-        })?;
-    Ok(())
-}
-
-/// The least time the serving threads and the indexer get to stop once the requests
-/// are drained: the threads end within milliseconds of the deadline, an idle indexer
-/// at once.
-const WIND_DOWN: Duration = Duration::from_millis(250);
-
-/// How long past the shutdown deadline the signal watcher waits before it ends the
-/// process itself.
-const LAST_RESORT: Duration = Duration::from_secs(1);
-
-/// The event loop of one serving thread, with its share of the threads for file and
-/// index work. A bounded pool keeps memory and context switches in check under many
-/// connections (requests queue instead).
-fn runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .max_blocking_threads((BLOCKING_THREADS / threads).max(2))
-        .build()
-}
-
-/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+            allow_hosts: args.allow_hosts,
+            max_connections: args.max_connections.map(|n| n as usize),
+            shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+        },
+    )?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use warp::Filter;
 
-use super::{State, body, handlers, public};
+use super::support::body;
+use super::{State, handlers, public};
 
 /// The raw query string, empty when there is none.
 fn raw_query() -> impl Filter<Extract = (String,), Error = std::convert::Infallible> + Clone {

@@ -2,6 +2,7 @@
 //! threads), one response out.
 
 use std::convert::Infallible;
+use std::io;
 use std::sync::Arc;
 
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -9,36 +10,17 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 use super::State;
-use super::body::{self, BodyStream};
-use super::reply;
+use super::note_request;
+use super::reject::{self, HttpError};
+use super::support::body::{self, BodyStream};
+use super::support::reply;
+use super::support::{blocking, content_length, header_str};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
-use crate::ops::model::Precondition;
+use crate::ops::model::{NoteInput, Precondition};
 use crate::ops::store::{Opened, RawNote};
 
 const NOTES_PREFIX: &str = "/api/v1/notes";
-
-/// Runs a blocking domain call on the blocking pool.
-pub(crate) async fn blocking<T: Send + 'static>(
-    state: &Arc<State>,
-    f: impl FnOnce(&State) -> Result<T> + Send + 'static,
-) -> Result<T> {
-    let state = state.clone();
-    tokio::task::spawn_blocking(move || f(&state))
-        .await
-        .unwrap_or_else(|e| Err(Error::WorkerFailed(format!("worker failed: {e}"))))
-}
-
-fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-}
-
-pub(crate) fn content_length(headers: &HeaderMap) -> Option<u64> {
-    header_str(headers, header::CONTENT_LENGTH).parse().ok()
-}
 
 /// Everything under `/api/v1/notes`: the list, and read / write / delete of one note,
 /// with the spec's checks in its order (path, extension, then method).
@@ -53,30 +35,61 @@ pub async fn notes(
     let tail = rest.strip_prefix('/').unwrap_or(rest);
     if tail.is_empty() {
         return Ok(if method == Method::GET {
-            match blocking(&state, |s| s.notebook.list_json()).await {
+            match blocking(&state, list_json).await {
                 Ok(body) => reply::with_type(StatusCode::OK, body, reply::JSON_TYPE),
-                Err(err) => reply::error(&err),
+                Err(err) => reject::error(&err),
             }
         } else {
-            reply::method_not_allowed(&Error::MethodNotAllowed, "GET")
+            reject::error(&HttpError::MethodNotAllowed { allow: "GET" })
         });
     }
-    let path = match NotePath::from_url(tail) {
+    let path = match super::url::note_path(tail) {
         Ok(path) => path,
-        Err(err) => return Ok(reply::error(&err)),
+        Err(err) => return Ok(reject::error(&err.into())),
     };
     Ok(match method {
         Method::GET => read(path, &headers, &state).await,
         Method::PUT => put(path, &headers, body, &state).await,
         Method::DELETE => {
             let cond = precondition(&headers);
-            reply::result(
+            reject::result(
                 StatusCode::OK,
                 blocking(&state, move |s| s.notebook.delete(&path, &cond)).await,
             )
         }
-        _ => reply::method_not_allowed(&Error::NoteMethodNotAllowed, "GET, PUT, DELETE"),
+        _ => reject::error(&HttpError::NoteMethodNotAllowed),
     })
+}
+
+/// The list as the indented JSON the API sends, made once per list snapshot.
+fn list_json(state: &State) -> Result<bytes::Bytes> {
+    let snapshot = state.notebook.list_snapshot()?;
+    if let Some(json) = snapshot.rendered.get() {
+        return Ok(json.clone());
+    }
+    let json = json_bytes(&*snapshot.list).map_err(|e| Error::ListFailed(io::Error::other(e)))?;
+    let json = snapshot.rendered.get_or_init(|| json).clone();
+    drop(snapshot);
+    // A new list was built and serialised: give its scratch memory back.
+    crate::memory::give_back();
+    Ok(json)
+}
+
+/// The NoteResponse of a version as the indented JSON the API sends, made once per
+/// kept version.
+fn note_json(state: &State, raw: &RawNote) -> Result<bytes::Bytes> {
+    if let Some(json) = raw.rendered().get() {
+        return Ok(json.clone());
+    }
+    let json = json_bytes(&state.notebook.note_of_raw(raw))
+        .map_err(|e| Error::ReadFailed(io::Error::other(e)))?;
+    Ok(raw.rendered().get_or_init(|| json).clone())
+}
+
+fn json_bytes<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<bytes::Bytes> {
+    let mut text = serde_json::to_vec_pretty(value)?;
+    text.push(b'\n');
+    Ok(text.into())
 }
 
 /// Notes up to this size are read on the async thread that took the request, as a
@@ -89,16 +102,16 @@ async fn by_size<T: Send + 'static>(
     state: &Arc<State>,
     len: u64,
     f: impl FnOnce(&State) -> Result<T> + Send + 'static,
-) -> Result<T> {
+) -> Result<T, HttpError> {
     if len <= INLINE_READ {
-        f(state)
+        Ok(f(state)?)
     } else {
         blocking(state, f).await
     }
 }
 
 /// Opens a note and reads it, unless its version is in memory already.
-async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote> {
+async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote, HttpError> {
     match state.notebook.open_note(path)? {
         Opened::Ready(raw) => Ok(raw),
         Opened::Unread(open) => {
@@ -110,7 +123,7 @@ async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote> {
 async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Response {
     let raw = match read_version(&path, state).await {
         Ok(raw) => raw,
-        Err(err) => return reply::error(&err),
+        Err(err) => return reject::error(&err),
     };
     let accept = header_str(headers, header::ACCEPT);
     if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
@@ -135,12 +148,12 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
     }
     let etag = raw.etag_bytes();
     let len = raw.bytes().len() as u64;
-    match by_size(state, len, move |s| s.notebook.json_of_raw(&raw)).await {
+    match by_size(state, len, move |s| note_json(s, &raw)).await {
         Ok(json) => with_etag_bytes(
             reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
             etag,
         ),
-        Err(err) => reply::error(&err),
+        Err(err) => reject::error(&err),
     }
 }
 
@@ -193,7 +206,7 @@ async fn put(
         && !names_media(content_type, "text/markdown")
         && !names_media(content_type, "text/plain")
     {
-        return reply::error(&Error::UnsupportedContentType);
+        return reject::error(&HttpError::UnsupportedContentType);
     }
     let bytes = match body::read(
         body,
@@ -204,15 +217,17 @@ async fn put(
     .await
     {
         Ok(bytes) => bytes,
-        Err(err) => return reply::error(&err),
+        Err(err) => return reject::error(&err),
     };
     let cond = precondition(headers);
     let outcome = blocking(state, move |s| {
-        if json {
-            s.notebook.put_json(&path, &bytes, &cond)
+        path.check_writable()?;
+        let input = if json {
+            NoteInput::Fields(note_request::fields(&bytes)?)
         } else {
-            s.notebook.put_markdown(&path, &bytes, &cond)
-        }
+            NoteInput::Markdown(note_request::text(bytes)?)
+        };
+        Ok::<_, HttpError>(s.notebook.put(&path, input, cond)?)
     })
     .await;
     match outcome {
@@ -224,14 +239,14 @@ async fn put(
             };
             with_etag(reply::json(status, &outcome.note), &outcome.note.etag)
         }
-        Err(err) => reply::error(&err),
+        Err(err) => reject::error(&err),
     }
 }
 
 /// The OpenAPI document, embedded at build time.
 pub async fn openapi(method: Method) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
     Ok(reply::with_type(
         StatusCode::OK,

@@ -1,14 +1,16 @@
 //! The HTTP server: the spec'd API and the additions, as warp filters over `ops`.
 
-pub(crate) mod body;
 mod filters;
 pub mod guard;
-pub(crate) mod handlers;
+mod handlers;
+mod note_request;
 mod public;
-mod reject;
-pub mod reply;
+pub(crate) mod reject;
 mod search;
-mod server;
+pub mod server;
+pub(crate) mod support;
+pub(crate) mod url;
+mod web;
 
 pub(crate) use server::default_max_connections;
 pub use server::{Connections, serve};
@@ -51,7 +53,7 @@ pub fn routes(
         .unify()
         .or(filters::public_files(state.clone()))
         .unify()
-        .or(crate::web::routes(state))
+        .or(web::routes(state))
         .unify()
         .recover(reject::handle)
         .unify()

@@ -9,10 +9,10 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 use super::State;
-use super::body::{self, BodyStream};
-use super::handlers::{blocking, content_length};
-use super::reply;
-use crate::error::{Error, Result};
+use super::reject::{self, HttpError};
+use super::support::body::{self, BodyStream};
+use super::support::reply;
+use super::support::{blocking, content_length};
 use crate::ops::NotePath;
 
 const PUBLIC_PREFIX: &str = "/public";
@@ -27,7 +27,9 @@ pub async fn toggle(
     state: Arc<State>,
 ) -> Result<Response, Infallible> {
     if method != Method::POST {
-        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "POST"));
+        return Ok(reject::error(&HttpError::MethodNotAllowed {
+            allow: "POST",
+        }));
     }
     let path = match body::read(
         body,
@@ -44,12 +46,12 @@ pub async fn toggle(
         Ok(path) => blocking(&state, move |s| s.notebook.toggle_public(&path)).await,
         Err(err) => Err(err),
     };
-    Ok(reply::result(StatusCode::OK, result.map(|p| p.result)))
+    Ok(reject::result(StatusCode::OK, result.map(|p| p.result)))
 }
 
 /// The `path` field: from the body (form, or a JSON object), else from the query
 /// string; required, then checked like any note path.
-fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath> {
+fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, HttpError> {
     let is_json = headers
         .get(warp::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -65,8 +67,8 @@ fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath> 
         .filter(|value| !value.is_empty())
         .or_else(|| field(query.as_bytes(), "path"))
         .filter(|value| !value.is_empty())
-        .ok_or(Error::PathRequired)?;
-    NotePath::parse(&raw)
+        .ok_or(HttpError::PathRequired)?;
+    Ok(NotePath::parse(&raw)?)
 }
 
 /// A field of a URL-encoded form or query string.
@@ -81,9 +83,9 @@ fn field(encoded: &[u8], name: &str) -> Option<String> {
 /// `GET /api/public/list`.
 pub async fn list(method: Method, state: Arc<State>) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
-    Ok(reply::result(
+    Ok(reject::result(
         StatusCode::OK,
         blocking(&state, |s| s.notebook.public_list()).await,
     ))
@@ -96,19 +98,27 @@ pub async fn file(
     state: Arc<State>,
 ) -> Result<Response, Infallible> {
     if method != Method::GET && method != Method::HEAD {
-        return Ok(reply::method_not_allowed(
-            &Error::MethodNotAllowed,
-            "GET, HEAD",
-        ));
+        return Ok(reject::error(&HttpError::MethodNotAllowed {
+            allow: "GET, HEAD",
+        }));
     }
     let rest = full.as_str().strip_prefix(PUBLIC_PREFIX).unwrap_or("");
     let Some(rel) = rest.strip_prefix('/') else {
         return Ok(redirect("/public/"));
     };
-    let rel = rel.to_string();
-    let mut response = match blocking(&state, move |s| s.notebook.public_file(&rel)).await {
-        Ok(file) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
-        Err(err) => reply::error(&err),
+    // Decoded once, here: `%2e%2e` is `..` to the checks of `public_file`.
+    let Ok(rel) = percent_encoding::percent_decode_str(rel).decode_utf8() else {
+        return Ok(reject::error(&HttpError::RouteNotFound));
+    };
+    let rel = rel.into_owned();
+    let mut response = match blocking(&state, move |s| {
+        Ok::<_, HttpError>(s.notebook.public_file(&rel))
+    })
+    .await
+    {
+        Ok(Some(file)) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
+        Ok(None) => reject::error(&HttpError::RouteNotFound),
+        Err(err) => reject::error(&err),
     };
     // Public pages share their origin with the API: no script may run in them, and no
     // other site may frame them.

@@ -1,17 +1,149 @@
-//! Turns every rejection warp can produce into an ErrorResponse, so no plain-text error
-//! ever reaches a client.
+//! What can go wrong with a request: the domain's errors, and the failures of the HTTP
+//! exchange itself (method, route, body). Each has one status; every rejection warp can
+//! produce becomes an ErrorResponse, so no plain-text error ever reaches a client.
 
 use std::convert::Infallible;
 
-use warp::http::StatusCode;
+use serde::Serialize;
+use warp::http::{HeaderValue, StatusCode, header};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::reply;
+use super::support::reply;
+use crate::error::Error;
 
+/// A request that failed: in the domain, or before it got there.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error(transparent)]
+    Domain(#[from] Error),
+    /// A method the route does not take; `allow` lists those it does.
+    #[error("Method not allowed")]
+    MethodNotAllowed { allow: &'static str },
+    #[error("Method not allowed. Supported: GET, PUT, DELETE")]
+    NoteMethodNotAllowed,
+    #[error("Not found")]
+    RouteNotFound,
+    #[error("Path is required")]
+    PathRequired,
+    #[error("Invalid JSON: {0}")]
+    InvalidJson(String),
+    #[error("Failed to read body")]
+    BodyUnreadable,
+    #[error("Unsupported Content-Type. Use application/json or text/markdown")]
+    UnsupportedContentType,
+    #[error("Request body is larger than the limit of {0} bytes")]
+    PayloadTooLarge(u64),
+    #[error("The request body stalled")]
+    RequestTimeout,
+    /// A task of the blocking pool panicked or was cancelled.
+    #[error("Internal error: {0}")]
+    WorkerFailed(String),
+}
+
+impl warp::reject::Reject for HttpError {}
+
+impl HttpError {
+    /// The status of this failure, as the spec assigns it.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            HttpError::Domain(err) => status(err),
+            HttpError::MethodNotAllowed { .. } | HttpError::NoteMethodNotAllowed => {
+                StatusCode::METHOD_NOT_ALLOWED
+            }
+            HttpError::RouteNotFound => StatusCode::NOT_FOUND,
+            HttpError::PathRequired | HttpError::InvalidJson(_) | HttpError::BodyUnreadable => {
+                StatusCode::BAD_REQUEST
+            }
+            HttpError::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            HttpError::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The methods the route takes, for the `Allow` header of a 405.
+    pub fn allow(&self) -> Option<&'static str> {
+        match self {
+            HttpError::MethodNotAllowed { allow } => Some(allow),
+            HttpError::NoteMethodNotAllowed => Some("GET, PUT, DELETE"),
+            _ => None,
+        }
+    }
+
+    /// The message with its underlying cause, for the log.
+    pub fn detailed(&self) -> String {
+        match self {
+            HttpError::Domain(err) => err.detailed(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The HTTP status of a domain error: the one place it is decided.
+pub fn status(err: &Error) -> StatusCode {
+    use Error::*;
+    match err {
+        InvalidPath
+        | NotMarkdown
+        | InvalidQuery(_)
+        | InvalidLimit(_)
+        | FrontMatterTooLarge(_)
+        | FrontMatterTooDeep(_)
+        | FrontMatterAliases(_) => StatusCode::BAD_REQUEST,
+        NotFound | NotesDirMissing(_) => StatusCode::NOT_FOUND,
+        NotPublic(_) => StatusCode::CONFLICT,
+        PreconditionFailed | AlreadyExists => StatusCode::PRECONDITION_FAILED,
+        IndexRebuilding => StatusCode::SERVICE_UNAVAILABLE,
+        ListFailed(_)
+        | AccessFailed(_)
+        | ReadFailed(_)
+        | CreateDirFailed(_)
+        | WriteFailed(_)
+        | FrontMatterFailed(_)
+        | DeleteFailed(_)
+        | PublishFailed(_)
+        | PublicRecordUnreadable { .. }
+        | Index(_)
+        | IndexOwned
+        | IndexBroken(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// The ErrorResponse of a failed request (with `Allow` on a 405); server-side failures
+/// are logged with their cause.
+pub fn error(err: &HttpError) -> Response {
+    let status = err.status();
+    if status.is_server_error() {
+        crate::log::error(&err.detailed());
+    }
+    let mut response = reply::error_message(status, &err.to_string());
+    if let Some(allow) = err.allow() {
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    response
+}
+
+/// A response of a request's result.
+pub fn result<T: Serialize, E: Into<HttpError>>(
+    status: StatusCode,
+    result: Result<T, E>,
+) -> Response {
+    match result {
+        Ok(value) => reply::json(status, &value),
+        Err(err) => error(&err.into()),
+    }
+}
+
+/// The recover of every route: any rejection becomes an ErrorResponse.
 pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
+    if let Some(err) = rejection.find::<HttpError>() {
+        return Ok(error(err));
+    }
     let (status, message) = if rejection.is_not_found() {
-        (StatusCode::NOT_FOUND, "Not found".to_string())
+        (StatusCode::NOT_FOUND, HttpError::RouteNotFound.to_string())
     } else if rejection.find::<warp::reject::MethodNotAllowed>().is_some() {
         (
             StatusCode::METHOD_NOT_ALLOWED,
@@ -33,7 +165,7 @@ pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
     {
         (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            crate::error::Error::UnsupportedContentType.to_string(),
+            HttpError::UnsupportedContentType.to_string(),
         )
     } else if let Some(e) = rejection.find::<warp::reject::InvalidQuery>() {
         (StatusCode::BAD_REQUEST, e.to_string())
@@ -51,4 +183,26 @@ pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
         )
     };
     Ok(reply::error_message(status, &message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_allow() {
+        assert_eq!(
+            HttpError::from(Error::NotFound).status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            HttpError::NoteMethodNotAllowed.allow(),
+            Some("GET, PUT, DELETE")
+        );
+        assert_eq!(HttpError::PathRequired.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(
+            HttpError::from(Error::NotFound).to_string(),
+            "Note not found"
+        );
+    }
 }

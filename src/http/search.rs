@@ -9,8 +9,9 @@ use warp::Filter;
 use warp::http::{HeaderValue, Method, StatusCode, header};
 use warp::reply::Response;
 
-use super::handlers::blocking;
-use super::{State, reply};
+use super::State;
+use super::reject::{self, HttpError};
+use super::support::blocking;
 use crate::error::Error;
 use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
 
@@ -27,15 +28,15 @@ pub fn filter(
 
 async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Response, Infallible> {
     if method != Method::GET {
-        return Ok(reply::method_not_allowed(&Error::MethodNotAllowed, "GET"));
+        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
     }
     // A malformed query is the client's error, whatever the state of the index.
     let (query, limit) = match parse_params(&raw) {
         Ok(params) => params,
-        Err(err) => return Ok(reply::error(&err)),
+        Err(err) => return Ok(reject::error(&err.into())),
     };
     let result = blocking(&state, move |s| s.notebook.search(&s.search, &query, limit)).await;
-    let mut response = reply::result(StatusCode::OK, result);
+    let mut response = reject::result(StatusCode::OK, result);
     if response.status() == StatusCode::SERVICE_UNAVAILABLE {
         response
             .headers_mut()
@@ -89,7 +90,11 @@ mod tests {
             "q=-draft",
         ] {
             let err = parse_params(bad).unwrap_err();
-            assert_eq!(err.http_status(), 400, "{bad}");
+            assert_eq!(
+                crate::http::reject::status(&err),
+                StatusCode::BAD_REQUEST,
+                "{bad}"
+            );
         }
         // A blank query is reported before a bad limit, a bad limit before bad syntax.
         assert!(matches!(

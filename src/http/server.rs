@@ -5,9 +5,11 @@
 
 mod accept;
 mod connections;
+mod runtime;
 
 pub use connections::Connections;
 pub(crate) use connections::default_max_connections;
+pub use runtime::{Settings, run};
 
 use std::future::Future;
 use std::pin::{Pin, pin};
@@ -23,7 +25,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
 use self::connections::{Busy, Close, Conn};
-use super::{State, guard, reply};
+use super::support::reply;
+use super::{State, guard};
 
 /// Serves on `listener` until `shutdown` resolves with the drain deadline; then stops
 /// accepting (the listener is closed before the drain, so new clients are refused at

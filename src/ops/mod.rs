@@ -5,10 +5,10 @@ pub mod clock;
 pub mod front_matter;
 pub mod fsutil;
 pub mod locks;
-pub mod meta_cache;
 pub mod model;
 pub mod path;
 pub mod publish;
+pub mod root;
 pub mod search;
 pub mod store;
 
@@ -38,18 +38,18 @@ pub struct Config {
 pub struct Notebook {
     config: Config,
     note_locks: locks::KeyedLocks,
-    meta_cache: meta_cache::MetaCache,
-    root: path::RootDir,
+    cache: store::cache::Caches,
+    root: root::RootDir,
     listener: OnceLock<ChangeListener>,
 }
 
 impl Notebook {
     pub fn new(config: Config) -> Self {
         Notebook {
-            root: path::RootDir::new(config.notes_dir.clone()),
+            root: root::RootDir::new(config.notes_dir.clone()),
             config,
             note_locks: locks::KeyedLocks::default(),
-            meta_cache: meta_cache::MetaCache::default(),
+            cache: store::cache::Caches::default(),
             listener: OnceLock::new(),
         }
     }

@@ -1,7 +1,7 @@
 //! The shapes operations return, with the spec's JSON field names, shared by the HTTP
 //! API and the CLI's `--json` output.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::front_matter::FrontMatter;
 
@@ -99,29 +99,34 @@ pub fn etag(bytes: &[u8]) -> String {
     format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(bytes))
 }
 
-/// NoteRequest, the body of a JSON create-or-replace. Every field is optional.
-#[derive(Debug, Default, Deserialize)]
-pub struct NoteRequest {
-    #[serde(default)]
+/// What a create-or-replace writes.
+#[derive(Debug)]
+pub enum NoteInput {
+    /// A note's whole text as given (a `text/markdown` PUT, `notes put`): a front
+    /// matter is made when it has none, and its last_modified refreshed when it has one.
+    Markdown(String),
+    /// A note made from fields (a JSON NoteRequest, the web editor), with the spec's
+    /// defaults for what is left out.
+    Fields(NoteFields),
+}
+
+/// The fields of a NoteRequest. Every one is optional.
+#[derive(Debug, Default)]
+pub struct NoteFields {
+    /// The complete text; when not empty it is stored exactly as given.
     pub content: Option<String>,
-    #[serde(default)]
     pub body: Option<String>,
-    #[serde(rename = "frontMatter", default)]
     pub front_matter: Option<FrontMatterInput>,
 }
 
 /// A supplied front matter: the four spec'd fields, and any other keys, which are
-/// stored in the YAML after them.
-#[derive(Debug, Default, Deserialize)]
+/// stored in the YAML after them, in their order.
+#[derive(Debug, Default)]
 pub struct FrontMatterInput {
-    #[serde(default)]
     pub title: Option<String>,
-    #[serde(default)]
     pub date: Option<String>,
-    #[serde(default)]
+    /// Accepted and ignored: a write always sets the current time.
     pub last_modified: Option<String>,
-    #[serde(default)]
     pub tags: Option<Vec<String>>,
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: serde_yaml::Mapping,
 }

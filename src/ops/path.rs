@@ -1,18 +1,9 @@
-//! `NotePath`: a note's relative path, cleaned like a URL path, validated in the spec's
-//! order, and resolved inside the notes dir without ever leaving it.
+//! `NotePath`: a note's relative path, cleaned like a URL path and validated in the
+//! spec's order. A value only: it is opened beneath the notes dir by `ops::root`.
 
 use std::fmt;
-use std::fs;
-use std::io;
-use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-
-mod root;
-#[cfg(target_os = "linux")]
-mod walk;
-
-pub use root::RootDir;
 
 /// The folder inside the notes dir that holds the service's own files (search index).
 /// No note may live under it.
@@ -28,9 +19,9 @@ const MAX_PATH: usize = 4095;
 pub struct NotePath(String);
 
 impl NotePath {
-    /// Validates a path already percent-decoded (as typed on the command line or sent
-    /// in a form field). Checks run in the spec's order: traversal or absolute path
-    /// first, then the extension.
+    /// Validates a path as typed on the command line or sent in a form field (a URL's
+    /// path is percent-decoded by the HTTP layer first). Checks run in the spec's
+    /// order: traversal or absolute path first, then the extension.
     pub fn parse(raw: &str) -> Result<Self> {
         let cleaned = match scan(raw) {
             Scan::Refused => return Err(Error::InvalidPath),
@@ -58,18 +49,6 @@ impl NotePath {
         Ok(NotePath(cleaned))
     }
 
-    /// Validates the percent-encoded path of a URL (the text after `/api/v1/notes/`).
-    /// Decoding happens once, before cleaning, so `%2e%2e%2f` is traversal like `../`.
-    pub fn from_url(encoded: &str) -> Result<Self> {
-        if !encoded.contains('%') {
-            return Self::parse(encoded);
-        }
-        let decoded = percent_encoding::percent_decode_str(encoded)
-            .decode_utf8()
-            .map_err(|_| Error::InvalidPath)?;
-        Self::parse(&decoded)
-    }
-
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -83,70 +62,6 @@ impl NotePath {
     pub fn stem(&self) -> &str {
         let name = self.file_name();
         name.strip_suffix(".md").unwrap_or(name)
-    }
-
-    /// The file inside `root` this path names, refused when a symlink on the way
-    /// leads outside `root`.
-    pub fn resolve(&self, root: &Path) -> Result<PathBuf> {
-        let full = root.join(&self.0);
-        ensure_inside(root, &full)?;
-        Ok(full)
-    }
-
-    /// Opens the note for reading, with its metadata. Only a regular file is a note:
-    /// anything else (a folder, a FIFO, a socket, a device) is refused like a missing
-    /// note, and is opened non-blocking so the open itself never waits. On Linux the
-    /// open walks from the notes dir's handle and is refused when a symlink on the way
-    /// leads outside (see `RootDir::open_beneath`).
-    pub fn open(&self, root: &RootDir) -> Result<(fs::File, fs::Metadata)> {
-        #[cfg(target_os = "linux")]
-        let file = {
-            use rustix::fs::OFlags;
-            let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK;
-            fs::File::from(
-                root.open_beneath(&self.0, flags, false)
-                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?,
-            )
-        };
-        #[cfg(not(target_os = "linux"))]
-        let file = {
-            let full = self.resolve(root.path())?;
-            // Without `O_NONBLOCK` at hand, a special file is refused before the open.
-            match fs::metadata(&full) {
-                Ok(meta) if !meta.is_file() => return Err(Error::NotFound),
-                _ => {}
-            }
-            fs::File::open(full).map_err(|e| open_error(e, Error::AccessFailed))?
-        };
-        let meta = file.metadata().map_err(Error::AccessFailed)?;
-        if !meta.is_file() {
-            return Err(Error::NotFound);
-        }
-        Ok((file, meta))
-    }
-
-    /// The identity of the note's file, without opening it for reading: a kept
-    /// version of the note is served when this matches it. Refused as `open` refuses.
-    /// On Linux, one `statat` from the notes dir's handle (see `RootDir::identity`:
-    /// only ever compared with a version read through the beneath open), else an
-    /// `O_PATH` open beneath and an `fstat`; a FIFO or device is never opened.
-    #[cfg(target_os = "linux")]
-    pub fn stat(&self, root: &RootDir) -> Result<rustix::fs::Stat> {
-        use rustix::fs::{FileType, OFlags};
-        let stat = match root.identity(&self.0) {
-            Ok(stat) => stat,
-            // Not there, or not reachable by a plain stat: the beneath open decides.
-            Err(_) => {
-                let fd = root
-                    .open_beneath(&self.0, OFlags::PATH, false)
-                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?;
-                rustix::fs::fstat(&fd).map_err(|e| Error::AccessFailed(e.into()))?
-            }
-        };
-        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-            return Err(Error::NotFound);
-        }
-        Ok(stat)
     }
 
     /// The folder holding the note, relative to the notes dir (`.` at the top).
@@ -168,33 +83,6 @@ impl NotePath {
 impl fmt::Display for NotePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// The error of opening a note: missing is `NotFound`; a walk refused for leaving the
-/// notes dir, a symlink loop and a name too long for the file system are
-/// `InvalidPath`; anything else is `other`.
-pub(crate) fn open_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
-    match e.kind() {
-        io::ErrorKind::NotFound => Error::NotFound,
-        _ => path_error(e, other),
-    }
-}
-
-/// An error of the file system about a note path: `InvalidPath` when the path cannot
-/// be used (it leaves the notes dir, loops, or is too long), `other` otherwise.
-pub(crate) fn path_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
-    #[cfg(target_os = "linux")]
-    if let Some(code) = e.raw_os_error() {
-        use rustix::io::Errno;
-        let errno = Errno::from_raw_os_error(code);
-        if errno == Errno::XDEV || errno == Errno::LOOP || errno == Errno::NAMETOOLONG {
-            return Error::InvalidPath;
-        }
-    }
-    match e.kind() {
-        io::ErrorKind::InvalidFilename => Error::InvalidPath,
-        _ => other(e),
     }
 }
 
@@ -256,58 +144,6 @@ pub fn clean(path: &str) -> String {
         (true, _) => format!("/{joined}"),
         (false, true) => ".".to_string(),
         (false, false) => joined,
-    }
-}
-
-/// The real location of a notes dir, remembered after the first success: every
-/// request resolves against it. Should the dir be moved away while serving, paths
-/// resolve outside the remembered place and are refused, never let through.
-fn canonical_root(root: &Path) -> Option<PathBuf> {
-    use std::sync::{Mutex, PoisonError};
-    static ROOTS: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
-    let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, real)) = roots.iter().find(|(given, _)| given == root) {
-        return Some(real.clone());
-    }
-    let real = root.canonicalize().ok()?;
-    if roots.len() >= 16 {
-        roots.remove(0);
-    }
-    roots.push((root.to_path_buf(), real.clone()));
-    Some(real)
-}
-
-/// Refuses `full` when it, or the deepest part of it that exists, resolves (through
-/// symlinks) to a place outside `root`.
-fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
-    let Some(root) = canonical_root(root) else {
-        // No notes dir yet: nothing under it can be a symlink.
-        return Ok(());
-    };
-    let mut probe = full.to_path_buf();
-    let mut retries = 3;
-    loop {
-        match probe.canonicalize() {
-            Ok(real) => {
-                return if real.starts_with(&root) {
-                    Ok(())
-                } else {
-                    Err(Error::InvalidPath)
-                };
-            }
-            Err(_) => match probe.symlink_metadata() {
-                // A dangling symlink cannot be followed to check where it points:
-                // refuse it rather than write through it.
-                Ok(meta) if meta.file_type().is_symlink() => return Err(Error::InvalidPath),
-                // Created by a concurrent writer since the first look: look again.
-                Ok(_) if retries > 0 => retries -= 1,
-                _ => {
-                    if !probe.pop() {
-                        return Ok(());
-                    }
-                }
-            },
-        }
     }
 }
 
@@ -383,27 +219,6 @@ mod tests {
                 "{raw:?}"
             );
         }
-        for encoded in [
-            "%2e%2e%2fx.md",
-            "..%2fx.md",
-            "%2E%2E/x.md",
-            "%2fetc%2fx.md",
-            "a%00.md",
-        ] {
-            assert!(
-                matches!(NotePath::from_url(encoded), Err(Error::InvalidPath)),
-                "{encoded}"
-            );
-        }
-        assert!(matches!(
-            NotePath::from_url("%ff.md"),
-            Err(Error::InvalidPath)
-        ));
-        // Double encoding decodes once: a literal `%2e%2e` file name, inside the dir.
-        assert_eq!(
-            NotePath::from_url("%252e%252e%252fx.md").unwrap().as_str(),
-            "%2e%2e%2fx.md"
-        );
     }
 
     #[test]
@@ -411,72 +226,6 @@ mod tests {
         let p = NotePath::parse("a/b/my-note.md").unwrap();
         assert_eq!(p.file_name(), "my-note.md");
         assert_eq!(p.stem(), "my-note");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn symlinks_leaving_the_root_are_refused() {
-        let outside = tempfile::tempdir().unwrap();
-        let root = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.md"), "x").unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.path().join("out")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.path().join("s.md"))
-            .unwrap();
-        std::os::unix::fs::symlink("/nonexistent/x.md", root.path().join("dangling.md")).unwrap();
-        for p in ["out/secret.md", "out/new.md", "s.md", "dangling.md"] {
-            let np = NotePath::parse(p).unwrap();
-            assert!(np.resolve(root.path()).is_err(), "{p}");
-        }
-        std::fs::create_dir(root.path().join("in")).unwrap();
-        std::os::unix::fs::symlink(root.path().join("in"), root.path().join("alias")).unwrap();
-        let np = NotePath::parse("alias/n.md").unwrap();
-        assert!(np.resolve(root.path()).is_ok());
-
-        // Opening applies the same rules, whichever way it walks.
-        std::fs::write(root.path().join("in/n.md"), "inside").unwrap();
-        std::os::unix::fs::symlink("in/n.md", root.path().join("rel.md")).unwrap();
-        let mut dirs = vec![RootDir::new(root.path().to_path_buf())];
-        #[cfg(target_os = "linux")]
-        dirs.push(RootDir::new(root.path().to_path_buf()).without_openat2());
-        for dir in &dirs {
-            for p in ["out/secret.md", "s.md", "dangling.md"] {
-                let np = NotePath::parse(p).unwrap();
-                assert!(matches!(np.open(dir), Err(Error::InvalidPath)), "{p}");
-            }
-            for p in ["alias/n.md", "rel.md", "in/n.md"] {
-                let mut text = String::new();
-                std::io::Read::read_to_string(
-                    &mut NotePath::parse(p).unwrap().open(dir).unwrap().0,
-                    &mut text,
-                )
-                .unwrap();
-                assert_eq!(text, "inside", "{p}");
-            }
-            assert!(matches!(
-                NotePath::parse("missing.md").unwrap().open(dir),
-                Err(Error::NotFound)
-            ));
-        }
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn only_regular_files_are_notes() {
-        let root = tempfile::tempdir().unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            root.path().join("fifo.md"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
-        std::fs::create_dir(root.path().join("dir.md")).unwrap();
-        let dir = RootDir::new(root.path().to_path_buf());
-        for p in ["fifo.md", "dir.md"] {
-            let np = NotePath::parse(p).unwrap();
-            assert!(matches!(np.open(&dir), Err(Error::NotFound)), "{p}");
-        }
     }
 
     #[test]
@@ -551,12 +300,12 @@ mod tests {
 
             #[test]
             fn accepted_paths_never_escape(raw in raw_path()) {
-                for p in [NotePath::parse(&raw), NotePath::from_url(&raw)].into_iter().flatten() {
+                if let Ok(p) = NotePath::parse(&raw) {
                     let s = p.as_str();
                     prop_assert!(!s.starts_with('/'));
                     prop_assert!(s.ends_with(".md"));
                     prop_assert!(s.split('/').all(|seg| !seg.is_empty() && seg != "." && seg != ".."));
-                    let root = Path::new("/srv/notes");
+                    let root = std::path::Path::new("/srv/notes");
                     prop_assert!(root.join(s).starts_with(root));
                 }
             }

@@ -84,7 +84,10 @@ fn errors_are_one_line_with_exit_1() {
     }
     let out = ws.run_stdin(&["put", "bin.md"], &[0xff, 0xfe]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr(&out), "error: Failed to read body\n");
+    assert_eq!(
+        stderr(&out),
+        "error: standard input is not UTF-8 text: invalid utf-8 sequence of 1 bytes from index 0\n"
+    );
     assert!(!ws.notes().join("bin.md").exists());
 }
 

@@ -380,27 +380,24 @@ pub struct PublicFile {
 }
 
 impl Notebook {
-    /// The file at `encoded` (a percent-encoded URL path relative to the public dir;
-    /// empty means the index). Only regular files inside the public dir are served:
-    /// `..`, hidden names, backslashes and symlinks leading out are all "not found".
-    pub fn public_file(&self, encoded: &str) -> Result<PublicFile> {
-        let decoded = percent_encoding::percent_decode_str(encoded)
-            .decode_utf8()
-            .map_err(|_| Error::RouteNotFound)?;
-        let rel = if decoded.is_empty() {
+    /// The file at `rel` (a path relative to the public dir, `/`-separated; empty
+    /// means the index), `None` when there is none to serve. Only regular files inside
+    /// the public dir are served: `..`, hidden names, backslashes, NUL bytes and
+    /// symlinks leading out are all absent.
+    pub fn public_file(&self, rel: &str) -> Option<PublicFile> {
+        let rel = if rel.is_empty() {
             site::INDEX_FILE
         } else {
-            &decoded
+            rel
         };
         let segments: Vec<&str> = rel.split('/').collect();
         let refused = |s: &&str| s.is_empty() || s.starts_with('.') || s.contains(['\\', '\0']);
         if segments.iter().any(refused) {
-            return Err(Error::RouteNotFound);
+            return None;
         }
-        let bytes = files::read_beneath(self.public_dir(), &segments.join("/"))
-            .map_err(|_| Error::RouteNotFound)?;
+        let bytes = files::read_beneath(self.public_dir(), &segments.join("/")).ok()?;
         let name = segments.last().copied().unwrap_or_default().to_string();
-        Ok(PublicFile { name, bytes })
+        Some(PublicFile { name, bytes })
     }
 }
 

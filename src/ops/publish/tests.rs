@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::ops::Config;
-use crate::ops::model::Precondition;
+use crate::ops::model::{NoteInput, Precondition};
 
 fn notebook() -> (tempfile::TempDir, Notebook) {
     let root = tempfile::tempdir().unwrap();
@@ -18,7 +18,11 @@ fn notebook() -> (tempfile::TempDir, Notebook) {
 fn write(notebook: &Notebook, rel: &str, text: &str) -> NotePath {
     let path = NotePath::parse(rel).unwrap();
     notebook
-        .put_markdown(&path, text.as_bytes(), &Precondition::None)
+        .put(
+            &path,
+            NoteInput::Markdown(text.to_string()),
+            Precondition::None,
+        )
         .unwrap();
     path
 }
@@ -89,19 +93,16 @@ fn only_files_inside_the_public_dir_are_served() {
     .unwrap();
     for refused in [
         "../secret.html",
-        "%2e%2e/secret.html",
+        "../../secret.html",
         "static/../../secret.html",
         "link.html",
         "static",
         "static/",
         ".tmp-x",
-        "a%5Cb.html",
-        "%ff.html",
+        "a\\b.html",
+        "a\0.html",
     ] {
-        assert!(
-            matches!(nb.public_file(refused), Err(Error::RouteNotFound)),
-            "{refused}"
-        );
+        assert!(nb.public_file(refused).is_none(), "{refused}");
     }
 }
 
@@ -351,10 +352,7 @@ fn only_regular_files_are_served_and_a_fifo_does_not_block() {
     )
     .unwrap();
     std::os::unix::fs::symlink("n.html", nb.public_dir().join("inside.html")).unwrap();
-    assert!(matches!(
-        nb.public_file("fifo.html"),
-        Err(Error::RouteNotFound)
-    ));
+    assert!(nb.public_file("fifo.html").is_none());
     assert_eq!(
         nb.public_file("inside.html").unwrap().bytes,
         public_bytes(&nb, "n.html").unwrap(),

@@ -303,7 +303,6 @@ mod tests {
         for bad in ["", "  ", "-draft", "... -x", "!!", "\"\"", "\"open", "tag:"] {
             let err = Query::parse(bad).unwrap_err();
             assert!(matches!(err, Error::InvalidQuery(_)), "{bad}: {err:?}");
-            assert_eq!(err.http_status(), 400, "{bad}");
         }
         assert_eq!(
             Query::parse("-x ...").unwrap_err().to_string(),

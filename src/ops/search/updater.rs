@@ -11,7 +11,7 @@ use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 use super::{NotesIndex, heal, index_dir, schema};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
-use crate::ops::path::RootDir;
+use crate::ops::root::{self, RootDir};
 use crate::ops::store::{self, NoteFile};
 
 /// Memory the writer may use before it flushes a segment: tantivy's smallest. One
@@ -127,8 +127,7 @@ impl IndexUpdater {
     pub fn update<'a>(&mut self, paths: impl IntoIterator<Item = &'a NotePath>) -> Result<Changes> {
         let mut changes = Changes::default();
         for path in paths {
-            let file = path
-                .resolve(&self.notes_dir)
+            let file = root::resolve(&self.notes_dir, path)
                 .ok()
                 .and_then(|full| fs::metadata(&full).ok().map(|meta| (full, meta)))
                 .filter(|(_, meta)| meta.is_file());
@@ -160,11 +159,14 @@ impl IndexUpdater {
     fn add(&mut self, file: &NoteFile) -> Result<()> {
         // Read through the checked open: the name was found by its path, which may
         // lead elsewhere by now.
-        let read = file.path.open(&self.root).and_then(|(mut opened, meta)| {
-            let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-            io::Read::read_to_end(&mut opened, &mut bytes).map_err(Error::ReadFailed)?;
-            Ok(bytes)
-        });
+        let read = self
+            .root
+            .open_note(&file.path)
+            .and_then(|(mut opened, meta)| {
+                let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+                io::Read::read_to_end(&mut opened, &mut bytes).map_err(Error::ReadFailed)?;
+                Ok(bytes)
+            });
         let bytes = match read {
             Ok(bytes) => bytes,
             // Deleted between the listing and now, or no longer a note: nothing to index.

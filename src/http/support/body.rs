@@ -7,7 +7,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use warp::Filter;
 
-use crate::error::Error;
+use crate::http::reject::HttpError;
 
 /// A request body not read yet.
 pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;
@@ -37,9 +37,9 @@ pub async fn read(
     declared: Option<u64>,
     limit: u64,
     idle: std::time::Duration,
-) -> Result<Bytes, Error> {
+) -> Result<Bytes, HttpError> {
     if declared.is_some_and(|len| len > limit) {
-        return Err(Error::PayloadTooLarge(limit));
+        return Err(HttpError::PayloadTooLarge(limit));
     }
     let deadline = tokio::time::Instant::now() + idle * WHOLE_BODY_IDLE_TIMEOUTS;
     let mut out = BytesMut::with_capacity(declared.unwrap_or(0).min(limit) as usize);
@@ -47,11 +47,11 @@ pub async fn read(
         let wait_until = (tokio::time::Instant::now() + idle).min(deadline);
         let next = tokio::time::timeout_at(wait_until, body.next())
             .await
-            .map_err(|_| Error::RequestTimeout)?;
+            .map_err(|_| HttpError::RequestTimeout)?;
         let Some(chunk) = next else { break };
-        let chunk = chunk.map_err(|_| Error::BodyUnreadable)?;
+        let chunk = chunk.map_err(|_| HttpError::BodyUnreadable)?;
         if (out.len() + chunk.len()) as u64 > limit {
-            return Err(Error::PayloadTooLarge(limit));
+            return Err(HttpError::PayloadTooLarge(limit));
         }
         out.extend_from_slice(&chunk);
     }

@@ -11,7 +11,7 @@ use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
 use super::{Reply, domain_error, error_page, html, is_read, method_not_allowed, path_after};
 use crate::error::{Error, Result};
 use crate::http::State;
-use crate::http::handlers::blocking;
+use crate::http::support::blocking;
 use crate::ops::publish::site;
 use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
 use crate::ops::{NoteMeta, NotePath, Notebook};
@@ -74,7 +74,7 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
     let params = params(&raw);
     let tag = params.get("tag").filter(|t| !t.is_empty()).cloned();
     let loaded = blocking(&state, |s| {
-        Ok((s.notebook.list()?, public_pages(&s.notebook)?))
+        Ok::<_, Error>((s.notebook.list()?, public_pages(&s.notebook)?))
     })
     .await;
     let (list, public) = match loaded {
@@ -146,11 +146,11 @@ pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Re
             })
             .await
         }
-        Err(err) => Err(err),
+        Err(err) => Err(err.into()),
     };
     let status = match &outcome {
         Ok(_) => StatusCode::OK,
-        Err(err) => StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST),
+        Err(err) => err.status(),
     };
     let outcome = outcome.map_err(|err| views::explain(&err));
     let mut page = html(
@@ -217,7 +217,7 @@ pub(super) async fn note_page(
     }
     let path = match path_after(&full, prefix) {
         Ok(path) => path,
-        Err(err) => return Ok(domain_error(&err)),
+        Err(err) => return Ok(domain_error(&err.into())),
     };
     Ok(match prefix {
         "/raw" => raw_text(path, &state).await,
@@ -234,7 +234,7 @@ async fn view(
     let loaded = blocking(state, move |s| {
         let note = s.notebook.read(&path)?;
         let public = public_pages(&s.notebook)?.map(|mut pages| pages.remove(&note.path));
-        Ok((note, public))
+        Ok::<_, Error>((note, public))
     })
     .await;
     match loaded {
@@ -277,7 +277,7 @@ async fn edit(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
 async fn raw_text(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
     match blocking(state, move |s| s.notebook.read_raw(&path)).await {
         Ok(raw) => {
-            let mut response = crate::http::reply::with_type(
+            let mut response = crate::http::support::reply::with_type(
                 StatusCode::OK,
                 raw.bytes().clone(),
                 "text/plain; charset=utf-8",
@@ -299,7 +299,7 @@ pub(super) async fn asset(name: String, method: Method) -> Reply {
         "app.js" => (super::SCRIPT, "text/javascript; charset=utf-8"),
         _ => return Ok(error_page(StatusCode::NOT_FOUND, "There is no such file.")),
     };
-    let mut response = crate::http::reply::with_type(StatusCode::OK, body, content_type);
+    let mut response = crate::http::support::reply::with_type(StatusCode::OK, body, content_type);
     response.headers_mut().insert(
         warp::http::header::CACHE_CONTROL,
         warp::http::HeaderValue::from_static("no-cache"),

@@ -11,12 +11,13 @@ use warp::reply::Response;
 
 use super::views::{self, Editor, Mode};
 use super::{Reply, domain_error, error_page, html, note_url, read_body, see_other};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::http::State;
-use crate::http::body::BodyStream;
-use crate::http::handlers::blocking;
+use crate::http::reject::HttpError;
+use crate::http::support::blocking;
+use crate::http::support::body::BodyStream;
 use crate::ops::NotePath;
-use crate::ops::model::Precondition;
+use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput, Precondition};
 
 /// Which form was posted.
 #[derive(Debug, Clone, Copy)]
@@ -129,12 +130,12 @@ fn slug(text: &str) -> String {
 
 /// The path a new note is saved at: as typed (with `.md` added when the name has no
 /// extension), or made from the title when left empty; then validated like the API's.
-fn new_path(typed: &str, title: &str) -> Result<NotePath> {
+fn new_path(typed: &str, title: &str) -> Result<NotePath, HttpError> {
     let typed = typed.trim();
     let mut raw = if typed.is_empty() || typed.ends_with('/') {
         let stem = slug(title);
         if stem.is_empty() {
-            return Err(Error::PathRequired);
+            return Err(HttpError::PathRequired);
         }
         format!("{typed}{stem}.md")
     } else {
@@ -144,7 +145,7 @@ fn new_path(typed: &str, title: &str) -> Result<NotePath> {
     if !name.contains('.') {
         raw.push_str(".md");
     }
-    NotePath::parse(&raw)
+    Ok(NotePath::parse(&raw)?)
 }
 
 async fn save(form: SaveForm, state: &Arc<State>) -> Response {
@@ -157,7 +158,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
     let body = form.body.replace("\r\n", "\n");
     let path = match mode {
         Mode::New => new_path(&form.path, &form.title),
-        Mode::Edit => NotePath::parse(form.path.trim()),
+        Mode::Edit => NotePath::parse(form.path.trim()).map_err(HttpError::from),
     };
     let refuse = |status: StatusCode, message: String, form: &SaveForm, body: &str| {
         html(
@@ -176,18 +177,17 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
     };
     let path = match path {
         Ok(path) => path,
-        Err(err) => {
-            let status = StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
-            return refuse(status, views::explain_path(&err), &form, &body);
-        }
+        Err(err) => return refuse(err.status(), views::explain(&err), &form, &body),
     };
-    let request = serde_json::json!({
-        "frontMatter": {
-            "title": form.title.trim(),
-            "tags": split_tags(&form.tags),
-            "date": form.date,
-        },
-        "body": body,
+    let input = NoteInput::Fields(NoteFields {
+        body: Some(body.clone()),
+        front_matter: Some(FrontMatterInput {
+            title: Some(form.title.trim().to_string()),
+            tags: Some(split_tags(&form.tags)),
+            date: Some(form.date.clone()),
+            ..FrontMatterInput::default()
+        }),
+        ..NoteFields::default()
     });
     let cond = match mode {
         Mode::New => Precondition::IfNoneMatchAny,
@@ -195,17 +195,13 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
         Mode::Edit => Precondition::IfMatch(vec![form.etag.clone()]),
     };
     let target = path.clone();
-    let outcome = blocking(state, move |s| {
-        s.notebook
-            .put_json(&target, request.to_string().as_bytes(), &cond)
-    })
-    .await;
+    let outcome = blocking(state, move |s| s.notebook.put(&target, input, cond)).await;
     match outcome {
         Ok(outcome) => {
             let done = if outcome.created { "created" } else { "saved" };
             see_other(&format!("{}?done={done}", note_url("note", path.as_str())))
         }
-        Err(Error::AlreadyExists) => refuse(
+        Err(HttpError::Domain(Error::AlreadyExists)) => refuse(
             StatusCode::CONFLICT,
             format!(
                 "A note already exists at {path}. Choose another path, or open that note to edit it."
@@ -213,7 +209,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
             &form,
             &body,
         ),
-        Err(Error::PreconditionFailed) => refuse(
+        Err(HttpError::Domain(Error::PreconditionFailed)) => refuse(
             StatusCode::CONFLICT,
             "This note was changed elsewhere since you opened it, so it was not saved. \
              Copy your text, reopen the editor, and apply your changes again."
@@ -221,20 +217,19 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
             &form,
             &body,
         ),
-        Err(err) if err.http_status() < 500 => {
-            let status = StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
-            refuse(status, views::explain(&err), &form, &body)
+        Err(err) if !err.status().is_server_error() => {
+            refuse(err.status(), views::explain(&err), &form, &body)
         }
         Err(err) => domain_error(&err),
     }
 }
 
-fn form_path(form: &PathForm) -> Result<NotePath> {
+fn form_path(form: &PathForm) -> Result<NotePath, HttpError> {
     let raw = form.path.trim();
     if raw.is_empty() {
-        return Err(Error::PathRequired);
+        return Err(HttpError::PathRequired);
     }
-    NotePath::parse(raw)
+    Ok(NotePath::parse(raw)?)
 }
 
 async fn delete(form: PathForm, state: &Arc<State>) -> Response {
@@ -283,8 +278,11 @@ fn preview(form: PreviewForm) -> Response {
     let body = form.body.replace("\r\n", "\n");
     let title = form.title.trim();
     let fragment = crate::render::to_html(&body, (!title.is_empty()).then_some(title));
-    let mut response =
-        crate::http::reply::with_type(StatusCode::OK, fragment, "text/html; charset=utf-8");
+    let mut response = crate::http::support::reply::with_type(
+        StatusCode::OK,
+        fragment,
+        "text/html; charset=utf-8",
+    );
     super::secure(response.headers_mut());
     response
 }
@@ -306,8 +304,14 @@ mod tests {
         assert_eq!(p("ideas/", "First idea").unwrap(), "ideas/first-idea.md");
         assert_eq!(p("ideas/x", "").unwrap(), "ideas/x.md");
         assert_eq!(p("a/b.md", "T").unwrap(), "a/b.md");
-        assert!(matches!(p("../x.md", "T"), Err(Error::InvalidPath)));
-        assert!(matches!(p("x.txt", "T"), Err(Error::NotMarkdown)));
-        assert!(matches!(p("", " !"), Err(Error::PathRequired)));
+        assert!(matches!(
+            p("../x.md", "T"),
+            Err(HttpError::Domain(Error::InvalidPath))
+        ));
+        assert!(matches!(
+            p("x.txt", "T"),
+            Err(HttpError::Domain(Error::NotMarkdown))
+        ));
+        assert!(matches!(p("", " !"), Err(HttpError::PathRequired)));
     }
 }

@@ -10,6 +10,7 @@ use warp::http::StatusCode;
 
 use super::{note_url, query_value};
 use crate::error::Error;
+use crate::http::reject::HttpError;
 use crate::ops::search::{MATCH_END, MATCH_START, SearchResults};
 use crate::ops::{Note, NoteMeta};
 
@@ -72,13 +73,23 @@ const PUBLISH_STATE_UNKNOWN: &str = "Publish state unknown: the record of public
     deleting wait until it is repaired.";
 
 /// A sentence for a person, saying what went wrong and what to do.
-pub(super) fn explain(err: &Error) -> String {
+pub(super) fn explain(err: &HttpError) -> String {
+    let err = match err {
+        HttpError::Domain(err) => err,
+        HttpError::PathRequired => return "Give the note a title or a path.".into(),
+        HttpError::WorkerFailed(_) => {
+            return "Something went wrong on the server. The server log says what.".into();
+        }
+        HttpError::PayloadTooLarge(limit) => {
+            return format!("The note is too large: the limit is {limit} bytes.");
+        }
+        other => return format!("{other}."),
+    };
     match err {
         Error::InvalidPath => "That path is not allowed: a note path is relative (no leading “/”, \
              no “..”) and stays inside the notes folder."
             .into(),
         Error::NotMarkdown => "Only Markdown files are notes: the path must end in “.md”.".into(),
-        Error::PathRequired => "Give the note a title or a path.".into(),
         Error::NotFound => {
             "There is no note at this path. It may have been moved or deleted.".into()
         }
@@ -90,19 +101,8 @@ pub(super) fn explain(err: &Error) -> String {
         Error::Index(_) | Error::IndexBroken(_) => {
             "Search failed: the index could not be read. The server log says why.".into()
         }
-        Error::WorkerFailed(_) => {
-            "Something went wrong on the server. The server log says what.".into()
-        }
-        Error::PayloadTooLarge(limit) => {
-            format!("The note is too large: the limit is {limit} bytes.")
-        }
         other => format!("{other}."),
     }
-}
-
-/// The explanation of a refused note path (the editor's message).
-pub(super) fn explain_path(err: &Error) -> String {
-    explain(err)
 }
 
 /// `21-11-2026:14:05` → `21 Nov 2026, 14:05`; anything else as it is.

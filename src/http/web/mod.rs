@@ -19,17 +19,18 @@ use warp::path::FullPath;
 use warp::reply::Response;
 
 use crate::http::State;
-use crate::http::body::{self, BodyStream};
+use crate::http::reject::HttpError;
+use crate::http::support::body::{self, BodyStream};
 use crate::ops::NotePath;
 
 /// The stylesheet of the interface: the public pages' sheet, then the interface's own
 /// rules on top, so both share one look.
 const STYLESHEET: &str = concat!(
-    include_str!("../../assets/public.css"),
-    include_str!("../../assets/app.css")
+    include_str!("../../../assets/public.css"),
+    include_str!("../../../assets/app.css")
 );
 /// The small script of the editor (live preview) and the delete confirmation.
-const SCRIPT: &str = include_str!("../../assets/app.js");
+const SCRIPT: &str = include_str!("../../../assets/app.js");
 
 type Reply = Result<Response, Infallible>;
 
@@ -126,15 +127,18 @@ pub(crate) fn query_value(value: &str) -> String {
 fn path_after(full: &FullPath, prefix: &str) -> crate::error::Result<NotePath> {
     let rest = full.as_str().strip_prefix(prefix).unwrap_or("");
     let tail = rest.strip_prefix('/').unwrap_or(rest);
-    NotePath::from_url(tail)
+    crate::http::url::note_path(tail)
 }
 
 /// An HTML page with the headers every page of the interface carries: no framing by
 /// other sites (the forms change notes), scripts and styles only from this origin
 /// (`nosniff` is added to every response by `http::routes`).
 fn html(status: StatusCode, markup: maud::Markup) -> Response {
-    let mut response =
-        crate::http::reply::with_type(status, markup.into_string(), "text/html; charset=utf-8");
+    let mut response = crate::http::support::reply::with_type(
+        status,
+        markup.into_string(),
+        "text/html; charset=utf-8",
+    );
     secure(response.headers_mut());
     response
 }
@@ -160,10 +164,9 @@ fn error_page(status: StatusCode, message: &str) -> Response {
     html(status, views::error(status, message))
 }
 
-/// The error page of a domain error, with its HTTP status.
-fn domain_error(err: &crate::error::Error) -> Response {
-    let status =
-        StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+/// The error page of a failed request, with its HTTP status.
+fn domain_error(err: &HttpError) -> Response {
+    let status = err.status();
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }
@@ -172,7 +175,8 @@ fn domain_error(err: &crate::error::Error) -> Response {
 
 /// 303 See Other: where the browser goes after a successful form post.
 fn see_other(location: &str) -> Response {
-    let mut response = crate::http::reply::with_type(StatusCode::SEE_OTHER, "", "text/plain");
+    let mut response =
+        crate::http::support::reply::with_type(StatusCode::SEE_OTHER, "", "text/plain");
     if let Ok(value) = HeaderValue::from_str(location) {
         response.headers_mut().insert(header::LOCATION, value);
     }
@@ -200,10 +204,10 @@ async fn read_body(
     body: BodyStream,
     headers: &HeaderMap,
     state: &State,
-) -> crate::error::Result<bytes::Bytes> {
+) -> Result<bytes::Bytes, HttpError> {
     body::read(
         body,
-        crate::http::handlers::content_length(headers),
+        crate::http::support::content_length(headers),
         state.max_body,
         state.request_timeout,
     )
@@ -220,6 +224,9 @@ mod tests {
         assert_eq!(note_url("edit", "été.md"), "/edit/%C3%A9t%C3%A9.md");
         let url = note_url("note", "dir/a b?#%.md");
         let tail = url.strip_prefix("/note/").unwrap();
-        assert_eq!(NotePath::from_url(tail).unwrap().as_str(), "dir/a b?#%.md");
+        assert_eq!(
+            crate::http::url::note_path(tail).unwrap().as_str(),
+            "dir/a b?#%.md"
+        );
     }
 }

@@ -1,11 +1,9 @@
 //! Building responses: indented JSON with the spec's content type, and the
-//! ErrorResponse every failure turns into.
+//! ErrorResponse body every failure is written as.
 
 use serde::Serialize;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reply::Response;
-
-use crate::error::Error;
 
 pub const JSON_TYPE: &str = "application/json; charset=utf-8";
 
@@ -51,16 +49,6 @@ pub fn header_value(text: String) -> Option<HeaderValue> {
     HeaderValue::from_maybe_shared(bytes::Bytes::from(text)).ok()
 }
 
-/// The ErrorResponse of a domain error; server-side failures are logged with their cause.
-pub fn error(err: &Error) -> Response {
-    let status =
-        StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if status.is_server_error() {
-        crate::log::error(&err.detailed());
-    }
-    error_message(status, &err.to_string())
-}
-
 /// An ErrorResponse with a given status and message.
 pub fn error_message(status: StatusCode, message: &str) -> Response {
     let body = ErrorBody {
@@ -71,21 +59,4 @@ pub fn error_message(status: StatusCode, message: &str) -> Response {
     let mut text = serde_json::to_string_pretty(&body).unwrap_or_default();
     text.push('\n');
     with_type(status, text, JSON_TYPE)
-}
-
-/// A response of a domain result.
-pub fn result<T: Serialize>(status: StatusCode, result: crate::error::Result<T>) -> Response {
-    match result {
-        Ok(value) => json(status, &value),
-        Err(err) => error(&err),
-    }
-}
-
-/// A 405 ErrorResponse with the `Allow` header listing the methods the route accepts.
-pub fn method_not_allowed(err: &Error, allow: &'static str) -> Response {
-    let mut response = error(err);
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allow));
-    response
 }

@@ -1,8 +1,10 @@
-//! Caches keyed by file identity (inode, size, modification and change times): a
-//! note's list entry, so a warm list costs one `stat` per note; the parsed head of a
-//! note read, so reading an unchanged note skips the YAML; and the bytes and JSON of
-//! recently read notes, so a hot note costs an open and a `stat`. A file changed by
-//! anything (the service, an editor, a `git pull`) is read again on the next request.
+//! The caches of the note store, each keyed by file identity (inode, size, modification
+//! and change times): a note's list entry, so a warm list costs one `stat` per note; the
+//! list itself, by the fingerprint of the files it was made from; the parsed head of a
+//! note read, so reading an unchanged note skips the YAML; and the bytes of recently
+//! read notes (with what a caller made of them), so a hot note costs an open and a
+//! `stat`. A file changed by anything (the service, an editor, a `git pull`) is read
+//! again on the next request.
 //!
 //! A change within one tick of the file system's clock that keeps the size leaves the
 //! identity as it was, so a version is cached only once it has settled (last changed
@@ -15,9 +17,9 @@ use std::sync::{Mutex, PoisonError};
 
 use std::sync::Arc;
 
-use super::front_matter::FrontMatter;
-use super::model::{Note, NoteMeta};
-use super::path::NotePath;
+use crate::ops::front_matter::FrontMatter;
+use crate::ops::model::{Note, NoteList, NoteMeta};
+use crate::ops::path::NotePath;
 
 /// Most note reads remembered at once; past it the memory starts over.
 const MAX_HEADS: usize = 50_000;
@@ -133,10 +135,11 @@ impl FileId {
     }
 }
 
-/// List entries by note path. Bounded by the number of notes: every list drops the
-/// entries of files it did not see.
+/// Every cache of the store. List entries by note path are bounded by the number of
+/// notes (every list drops the entries of files it did not see); heads by a count;
+/// versions by a byte budget.
 #[derive(Default)]
-pub struct MetaCache {
+pub struct Caches {
     entries: Mutex<HashMap<String, (FileId, NoteMeta)>>,
     /// The last list body served, with the fingerprint of the files it was made from.
     snapshot: Mutex<Option<(u64, ListSnapshot)>>,
@@ -148,36 +151,46 @@ pub struct MetaCache {
     versions: Mutex<Versions>,
 }
 
-/// A list of the notes, shared by every request made while no note file changed:
-/// the entries, and the indented JSON the API sends.
+/// A list of the notes, shared by every request made while no note file changed.
 #[derive(Debug, Clone)]
 pub struct ListSnapshot {
-    pub list: Arc<super::model::NoteList>,
-    pub json: bytes::Bytes,
+    pub list: Arc<NoteList>,
+    /// Where a caller keeps what it made of this list (the API keeps its JSON), made
+    /// once per list.
+    pub rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
-/// One version of a note's file as read: its bytes, their entity tag, and the JSON
-/// NoteResponse once a JSON read made it.
+impl ListSnapshot {
+    pub fn new(list: NoteList) -> Self {
+        ListSnapshot {
+            list: Arc::new(list),
+            rendered: Arc::default(),
+        }
+    }
+}
+
+/// One version of a note's file as read: its bytes, their entity tag, and what a
+/// caller made of it (the API's JSON NoteResponse) once it made it.
 #[derive(Debug)]
 pub struct Version {
     pub id: FileId,
     pub bytes: bytes::Bytes,
     /// The entity tag, shared so a response header can take it without a copy.
     pub etag: bytes::Bytes,
-    pub json: std::sync::OnceLock<bytes::Bytes>,
+    pub rendered: std::sync::OnceLock<bytes::Bytes>,
 }
 
 impl Version {
     pub fn new(id: FileId, bytes: Vec<u8>) -> Self {
         Version {
             id,
-            etag: super::model::etag(&bytes).into(),
+            etag: crate::ops::model::etag(&bytes).into(),
             bytes: bytes.into(),
-            json: std::sync::OnceLock::new(),
+            rendered: std::sync::OnceLock::new(),
         }
     }
 
-    /// What this version holds in memory, its JSON counted as twice its text.
+    /// What this version holds in memory, its rendering counted as twice its text.
     fn weight(&self) -> usize {
         self.bytes.len() * 3
     }
@@ -189,7 +202,7 @@ struct Versions {
     weight: usize,
 }
 
-impl MetaCache {
+impl Caches {
     /// The cached entry of `path` when the file is still the one it was read from.
     pub fn get(&self, path: &str, id: FileId) -> Option<NoteMeta> {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
@@ -284,5 +297,159 @@ impl MetaCache {
         }
         let keep: std::collections::HashSet<&str> = seen.iter().map(|m| m.path.as_str()).collect();
         entries.retain(|path, _| keep.contains(path.as_str()));
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn now_secs() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+    }
+
+    /// A file version of `len` bytes at `inode`, last changed `age` seconds ago.
+    fn id(inode: u64, len: u64, age: i64) -> FileId {
+        let at = (now_secs() - age, 0);
+        FileId {
+            len,
+            device: 1,
+            inode,
+            modified: at,
+            changed: at,
+        }
+    }
+
+    fn meta(path: &str) -> NoteMeta {
+        NoteMeta {
+            path: path.into(),
+            title: path.into(),
+            tags: Vec::new(),
+            last_modified: String::new(),
+            date: String::new(),
+            size: 1,
+        }
+    }
+
+    #[test]
+    fn a_version_is_settled_a_second_after_its_last_change() {
+        assert!(id(1, 1, 5).settled());
+        assert!(!id(1, 1, 0).settled());
+        // A change time in the future (a clock set back) is never trusted.
+        assert!(!id(1, 1, -60).settled());
+    }
+
+    #[test]
+    fn entries_hold_while_the_file_identity_does() {
+        let caches = Caches::default();
+        let old = id(7, 10, 5);
+        caches.put(old, meta("a.md"));
+        assert_eq!(caches.get("a.md", old), Some(meta("a.md")));
+        // Any change of identity (size, inode, times) misses.
+        assert_eq!(caches.get("a.md", id(7, 11, 5)), None);
+        assert_eq!(caches.get("a.md", id(8, 10, 5)), None);
+        assert_eq!(caches.get("a.md", id(7, 10, 6)), None);
+        assert_eq!(caches.get("b.md", old), None);
+    }
+
+    #[test]
+    fn unsettled_versions_are_not_kept() {
+        let caches = Caches::default();
+        let fresh = id(1, 4, 0);
+        caches.put(fresh, meta("a.md"));
+        assert_eq!(caches.get("a.md", fresh), None);
+        let note = crate::ops::store::note_of(
+            &NotePath::parse("a.md").unwrap(),
+            "---\ntitle: T\n---\nbody",
+            22,
+        );
+        caches.put_head("a.md", fresh, Head::of(&note, "---\ntitle: T\n---\nbody"));
+        assert!(caches.head("a.md", fresh).is_none());
+        caches.put_version("a.md", &Arc::new(Version::new(fresh, b"abcd".to_vec())));
+        assert!(caches.version("a.md").is_none());
+    }
+
+    #[test]
+    fn heads_hold_for_their_version_only() {
+        let caches = Caches::default();
+        let text = "---\ntitle: T\n---\nbody";
+        let path = NotePath::parse("a.md").unwrap();
+        let note = crate::ops::store::note_of(&path, text, text.len() as u64);
+        let v1 = id(1, text.len() as u64, 5);
+        caches.put_head("a.md", v1, Head::of(&note, text));
+        let head = caches.head("a.md", v1).unwrap();
+        let again = head.note(&path, text, text.len() as u64).unwrap();
+        assert_eq!((again.title.as_str(), again.body.as_str()), ("T", "body"));
+        assert!(caches.head("a.md", id(2, text.len() as u64, 5)).is_none());
+    }
+
+    #[test]
+    fn the_list_snapshot_is_keyed_by_its_fingerprint() {
+        let caches = Caches::default();
+        assert!(caches.snapshot(1).is_none());
+        let snapshot = ListSnapshot::new(NoteList {
+            notes: vec![meta("a.md")],
+            total: 1,
+        });
+        caches.set_snapshot(1, snapshot.clone());
+        let kept = caches.snapshot(1).unwrap();
+        // The same list, shared, with the same place for its rendering.
+        assert!(Arc::ptr_eq(&kept.list, &snapshot.list));
+        assert!(Arc::ptr_eq(&kept.rendered, &snapshot.rendered));
+        assert!(caches.snapshot(2).is_none());
+        caches.set_snapshot(
+            2,
+            ListSnapshot::new(NoteList {
+                notes: Vec::new(),
+                total: 0,
+            }),
+        );
+        assert!(caches.snapshot(1).is_none());
+        assert_eq!(caches.snapshot(2).unwrap().list.total, 0);
+    }
+
+    #[test]
+    fn versions_are_replaced_and_bounded() {
+        let caches = Caches::default();
+        let v1 = Arc::new(Version::new(id(1, 3, 5), b"one".to_vec()));
+        caches.put_version("a.md", &v1);
+        assert!(Arc::ptr_eq(&caches.version("a.md").unwrap(), &v1));
+        let v2 = Arc::new(Version::new(id(2, 3, 5), b"two".to_vec()));
+        caches.put_version("a.md", &v2);
+        assert!(Arc::ptr_eq(&caches.version("a.md").unwrap(), &v2));
+        // Too large to keep.
+        let big = vec![b'x'; MAX_VERSION_LEN + 1];
+        caches.put_version(
+            "big.md",
+            &Arc::new(Version::new(id(3, big.len() as u64, 5), big)),
+        );
+        assert!(caches.version("big.md").is_none());
+        // Past the budget, older versions make room; the weight never exceeds it.
+        let chunk = vec![b'y'; MAX_VERSION_LEN];
+        let count = VERSION_BUDGET / (MAX_VERSION_LEN * 3) + 4;
+        for n in 0..count {
+            let version = Version::new(id(10 + n as u64, chunk.len() as u64, 5), chunk.clone());
+            caches.put_version(&format!("n{n}.md"), &Arc::new(version));
+        }
+        let versions = caches.versions.lock().unwrap();
+        assert!(versions.weight <= VERSION_BUDGET);
+        assert!(versions.by_path.len() < count + 1);
+        assert_eq!(
+            versions.weight,
+            versions.by_path.values().map(|v| v.weight()).sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn a_full_list_drops_the_entries_of_files_it_did_not_see() {
+        let caches = Caches::default();
+        caches.put(id(1, 1, 5), meta("a.md"));
+        caches.put(id(2, 1, 5), meta("b.md"));
+        caches.retain_listed(&[meta("b.md")]);
+        assert_eq!(caches.get("a.md", id(1, 1, 5)), None);
+        assert_eq!(caches.get("b.md", id(2, 1, 5)), Some(meta("b.md")));
     }
 }

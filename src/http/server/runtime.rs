@@ -1,0 +1,219 @@
+//! The runtime layout of `serve`: one event loop per core, each accepting from the same
+//! socket; a bounded pool of threads for file and index work; a signal watcher on its
+//! own thread; the background indexer; and the shutdown that drains them in order.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use tokio::sync::watch;
+
+use crate::http::{self, State};
+use crate::ops::Notebook;
+use crate::ops::search::indexer::{Indexer, SharedIndex};
+
+/// Threads for file and index work.
+const BLOCKING_THREADS: usize = 16;
+
+/// What a server is told beyond its notes and its socket.
+pub struct Settings {
+    /// Largest request body accepted, in bytes.
+    pub max_body: u64,
+    /// See `State::request_timeout`.
+    pub request_timeout: Duration,
+    /// Host names served beyond IP literals, `localhost` and the base URL's host.
+    pub allow_hosts: Vec<String>,
+    /// Most connections open at once; `None` sizes it from the open-file limit.
+    pub max_connections: Option<usize>,
+    /// How long open requests get to finish once a shutdown begins.
+    pub shutdown_timeout: Duration,
+}
+
+/// Serves `notebook` on `listener` until SIGINT or SIGTERM, then drains and returns.
+pub fn run(
+    notebook: Notebook,
+    listener: std::net::TcpListener,
+    settings: Settings,
+) -> anyhow::Result<()> {
+    let notes_dir = notebook.notes_dir().to_path_buf();
+    let base_url = notebook.config().base_url.clone();
+    crate::memory::limit_arenas();
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    if !http::is_loopback(&addr) {
+        crate::log::warn(&format!(
+            "listening on {addr}, reachable from other machines: the API has no \
+             authentication, put an authenticating proxy in front of it"
+        ));
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The signal watcher has a thread of its own, so a shutdown starts, and ends on
+    // time, even while every event loop is busy.
+    let (stop, stopped) = tokio::sync::watch::channel(None);
+    watch_signals(stop, settings.shutdown_timeout).context("cannot watch for SIGTERM")?;
+    let main_loop = runtime(threads).context("cannot start the async runtime")?;
+    let served = main_loop.block_on(async move {
+        // The indexer catches up with the files in its own thread: the first requests
+        // never wait for it.
+        // Opening is quick; searches work from the first request on. When it fails, the
+        // indexer logs why and retries, or rebuilds a damaged index.
+        let search = SharedIndex::open(&notes_dir);
+        let indexer = Indexer::start(&notes_dir, search.clone());
+        notebook.on_change(indexer.listener());
+        // Sized now, with the index and the watcher open.
+        let max_connections = settings
+            .max_connections
+            .unwrap_or_else(|| http::default_max_connections(threads));
+        let connections = http::Connections::new(max_connections);
+        let state = Arc::new(State {
+            notebook,
+            max_body: settings.max_body,
+            request_timeout: settings.request_timeout,
+            search,
+            hosts: Arc::new(http::guard::AllowedHosts::new(
+                settings.allow_hosts.iter().map(String::as_str),
+                base_url.as_deref(),
+            )),
+        });
+        // One event loop per core, each accepting from the same socket and keeping its
+        // connections to itself, as nginx's workers do: a request never crosses cores.
+        let mut loops = Vec::new();
+        for n in 1..threads {
+            let state = state.clone();
+            let listener = listener.try_clone()?;
+            let connections = connections.clone();
+            let stopped = stopped.clone();
+            let thread = std::thread::Builder::new()
+                .name(format!("http-{n}"))
+                .spawn(move || -> anyhow::Result<()> {
+                    let runtime = runtime(threads)?;
+                    let served = runtime.block_on(async move {
+                        let listener = tokio::net::TcpListener::from_std(listener)?;
+                        super::serve(state, listener, connections, stop_requested(stopped)).await;
+                        anyhow::Ok(())
+                    });
+                    // Blocking work still running is abandoned, not waited for.
+                    runtime.shutdown_background();
+                    served
+                })?;
+            loops.push(thread);
+        }
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        println!("notes: serving {} on http://{addr}", notes_dir.display());
+        super::serve(
+            state,
+            listener,
+            connections,
+            stop_requested(stopped.clone()),
+        )
+        .await;
+        // The other loops drain their requests too; then a pass in progress finishes
+        // its commit, if it can before the deadline (else the index catches up at the
+        // next start).
+        let deadline = stopped
+            .borrow()
+            .unwrap_or_else(Instant::now)
+            .max(Instant::now() + WIND_DOWN);
+        let wind_down = tokio::task::spawn_blocking(move || {
+            for thread in loops {
+                let _ = thread.join();
+            }
+            drop(indexer);
+        });
+        if tokio::time::timeout_at(deadline.into(), wind_down)
+            .await
+            .is_err()
+        {
+            crate::log::warn("work still running at the shutdown timeout was abandoned");
+        }
+        crate::log::info("stopped");
+        anyhow::Ok(())
+    });
+    // A long parse or an index commit still running on the blocking threads must not
+    // keep the process alive past the shutdown timeout.
+    main_loop.shutdown_background();
+    served
+}
+
+/// Resolves with the drain deadline once a shutdown has begun.
+async fn stop_requested(mut stopped: watch::Receiver<Option<Instant>>) -> Instant {
+    let deadline = stopped
+        .wait_for(Option::is_some)
+        .await
+        .ok()
+        .and_then(|deadline| *deadline);
+    match deadline {
+        Some(deadline) => deadline,
+        // The signal watcher is gone: nothing can ask for a shutdown any more.
+        None => std::future::pending().await,
+    }
+}
+
+/// On SIGTERM or Ctrl-C, starts the shutdown with its deadline. If the process is still
+/// alive a second after that deadline (an event loop stuck in work that never yields),
+/// or when a second signal comes, it exits from here.
+fn watch_signals(stop: watch::Sender<Option<Instant>>, timeout: Duration) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                shutdown_signal().await;
+                let deadline = Instant::now() + timeout;
+                let _ = stop.send(Some(deadline));
+                crate::log::info(&format!(
+                    "shutting down: new connections are refused, open requests get {} s",
+                    timeout.as_secs()
+                ));
+                tokio::select! {
+                    () = tokio::time::sleep_until((deadline + LAST_RESORT).into()) => {
+                        crate::log::warn("still running after the shutdown timeout: exiting");
+                    }
+                    () = shutdown_signal() => {
+                        crate::log::warn("second signal: exiting now");
+                    }
+                }
+                std::process::exit(0);
+            });
+        })?;
+    Ok(())
+}
+
+/// The least time the serving threads and the indexer get to stop once the requests
+/// are drained: the threads end within milliseconds of the deadline, an idle indexer
+/// at once.
+const WIND_DOWN: Duration = Duration::from_millis(250);
+
+/// How long past the shutdown deadline the signal watcher waits before it ends the
+/// process itself.
+const LAST_RESORT: Duration = Duration::from_secs(1);
+
+/// The event loop of one serving thread, with its share of the threads for file and
+/// index work. A bounded pool keeps memory and context switches in check under many
+/// connections (requests queue instead).
+fn runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads((BLOCKING_THREADS / threads).max(2))
+        .build()
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,11 @@
+//! The notes dir as an open folder (`RootDir`, a cache of its handle), and every open
+//! of a note beneath it: nothing is checked by path and then used by path.
+
+mod dir;
+mod open;
+#[cfg(target_os = "linux")]
+mod walk;
+
+pub use dir::RootDir;
+pub use open::resolve;
+pub(crate) use open::{open_error, path_error};

@@ -1,0 +1,228 @@
+//! Opening notes beneath the notes dir: through the `RootDir` handle on Linux, with a
+//! path check elsewhere; only regular files are notes.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::RootDir;
+use crate::error::{Error, Result};
+use crate::ops::NotePath;
+
+impl RootDir {
+    /// Opens the note for reading, with its metadata. Only a regular file is a note:
+    /// anything else (a folder, a FIFO, a socket, a device) is refused like a missing
+    /// note, and is opened non-blocking so the open itself never waits. On Linux the
+    /// open walks from the notes dir's handle and is refused when a symlink on the way
+    /// leads outside (see `RootDir::open_beneath`).
+    pub fn open_note(&self, path: &NotePath) -> Result<(fs::File, fs::Metadata)> {
+        let root = self;
+        #[cfg(target_os = "linux")]
+        let file = {
+            use rustix::fs::OFlags;
+            let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK;
+            fs::File::from(
+                root.open_beneath(path.as_str(), flags, false)
+                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?,
+            )
+        };
+        #[cfg(not(target_os = "linux"))]
+        let file = {
+            let full = resolve(root.path(), path)?;
+            // Without `O_NONBLOCK` at hand, a special file is refused before the open.
+            match fs::metadata(&full) {
+                Ok(meta) if !meta.is_file() => return Err(Error::NotFound),
+                _ => {}
+            }
+            fs::File::open(full).map_err(|e| open_error(e, Error::AccessFailed))?
+        };
+        let meta = file.metadata().map_err(Error::AccessFailed)?;
+        if !meta.is_file() {
+            return Err(Error::NotFound);
+        }
+        Ok((file, meta))
+    }
+
+    /// The identity of the note's file, without opening it for reading: a kept
+    /// version of the note is served when this matches it. Refused as `open` refuses.
+    /// On Linux, one `statat` from the notes dir's handle (see `RootDir::identity`:
+    /// only ever compared with a version read through the beneath open), else an
+    /// `O_PATH` open beneath and an `fstat`; a FIFO or device is never opened.
+    #[cfg(target_os = "linux")]
+    pub fn stat_note(&self, path: &NotePath) -> Result<rustix::fs::Stat> {
+        use rustix::fs::{FileType, OFlags};
+        let root = self;
+        let stat = match root.identity(path.as_str()) {
+            Ok(stat) => stat,
+            // Not there, or not reachable by a plain stat: the beneath open decides.
+            Err(_) => {
+                let fd = root
+                    .open_beneath(path.as_str(), OFlags::PATH, false)
+                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?;
+                rustix::fs::fstat(&fd).map_err(|e| Error::AccessFailed(e.into()))?
+            }
+        };
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(Error::NotFound);
+        }
+        Ok(stat)
+    }
+}
+
+/// The file inside `root` that `path` names, refused when a symlink on the way
+/// leads outside `root`.
+pub fn resolve(root: &Path, path: &NotePath) -> Result<PathBuf> {
+    let full = root.join(path.as_str());
+    ensure_inside(root, &full)?;
+    Ok(full)
+}
+
+/// The error of opening a note: missing is `NotFound`; a walk refused for leaving the
+/// notes dir, a symlink loop and a name too long for the file system are
+/// `InvalidPath`; anything else is `other`.
+pub(crate) fn open_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
+    match e.kind() {
+        io::ErrorKind::NotFound => Error::NotFound,
+        _ => path_error(e, other),
+    }
+}
+
+/// An error of the file system about a note path: `InvalidPath` when the path cannot
+/// be used (it leaves the notes dir, loops, or is too long), `other` otherwise.
+pub(crate) fn path_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
+    #[cfg(target_os = "linux")]
+    if let Some(code) = e.raw_os_error() {
+        use rustix::io::Errno;
+        let errno = Errno::from_raw_os_error(code);
+        if errno == Errno::XDEV || errno == Errno::LOOP || errno == Errno::NAMETOOLONG {
+            return Error::InvalidPath;
+        }
+    }
+    match e.kind() {
+        io::ErrorKind::InvalidFilename => Error::InvalidPath,
+        _ => other(e),
+    }
+}
+
+/// The real location of a notes dir, remembered after the first success: every
+/// request resolves against it. Should the dir be moved away while serving, paths
+/// resolve outside the remembered place and are refused, never let through.
+fn canonical_root(root: &Path) -> Option<PathBuf> {
+    use std::sync::{Mutex, PoisonError};
+    static ROOTS: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+    let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, real)) = roots.iter().find(|(given, _)| given == root) {
+        return Some(real.clone());
+    }
+    let real = root.canonicalize().ok()?;
+    if roots.len() >= 16 {
+        roots.remove(0);
+    }
+    roots.push((root.to_path_buf(), real.clone()));
+    Some(real)
+}
+
+/// Refuses `full` when it, or the deepest part of it that exists, resolves (through
+/// symlinks) to a place outside `root`.
+fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
+    let Some(root) = canonical_root(root) else {
+        // No notes dir yet: nothing under it can be a symlink.
+        return Ok(());
+    };
+    let mut probe = full.to_path_buf();
+    let mut retries = 3;
+    loop {
+        match probe.canonicalize() {
+            Ok(real) => {
+                return if real.starts_with(&root) {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidPath)
+                };
+            }
+            Err(_) => match probe.symlink_metadata() {
+                // A dangling symlink cannot be followed to check where it points:
+                // refuse it rather than write through it.
+                Ok(meta) if meta.file_type().is_symlink() => return Err(Error::InvalidPath),
+                // Created by a concurrent writer since the first look: look again.
+                Ok(_) if retries > 0 => retries -= 1,
+                _ => {
+                    if !probe.pop() {
+                        return Ok(());
+                    }
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_leaving_the_root_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.path().join("s.md"))
+            .unwrap();
+        std::os::unix::fs::symlink("/nonexistent/x.md", root.path().join("dangling.md")).unwrap();
+        for p in ["out/secret.md", "out/new.md", "s.md", "dangling.md"] {
+            let np = NotePath::parse(p).unwrap();
+            assert!(resolve(root.path(), &np).is_err(), "{p}");
+        }
+        std::fs::create_dir(root.path().join("in")).unwrap();
+        std::os::unix::fs::symlink(root.path().join("in"), root.path().join("alias")).unwrap();
+        let np = NotePath::parse("alias/n.md").unwrap();
+        assert!(resolve(root.path(), &np).is_ok());
+
+        // Opening applies the same rules, whichever way it walks.
+        std::fs::write(root.path().join("in/n.md"), "inside").unwrap();
+        std::os::unix::fs::symlink("in/n.md", root.path().join("rel.md")).unwrap();
+        let mut dirs = vec![RootDir::new(root.path().to_path_buf())];
+        #[cfg(target_os = "linux")]
+        dirs.push(RootDir::new(root.path().to_path_buf()).without_openat2());
+        for dir in &dirs {
+            for p in ["out/secret.md", "s.md", "dangling.md"] {
+                let np = NotePath::parse(p).unwrap();
+                assert!(matches!(dir.open_note(&np), Err(Error::InvalidPath)), "{p}");
+            }
+            for p in ["alias/n.md", "rel.md", "in/n.md"] {
+                let mut text = String::new();
+                std::io::Read::read_to_string(
+                    &mut dir.open_note(&NotePath::parse(p).unwrap()).unwrap().0,
+                    &mut text,
+                )
+                .unwrap();
+                assert_eq!(text, "inside", "{p}");
+            }
+            assert!(matches!(
+                dir.open_note(&NotePath::parse("missing.md").unwrap()),
+                Err(Error::NotFound)
+            ));
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_regular_files_are_notes() {
+        let root = tempfile::tempdir().unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.path().join("fifo.md"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        std::fs::create_dir(root.path().join("dir.md")).unwrap();
+        let dir = RootDir::new(root.path().to_path_buf());
+        for p in ["fifo.md", "dir.md"] {
+            let np = NotePath::parse(p).unwrap();
+            assert!(matches!(dir.open_note(&np), Err(Error::NotFound)), "{p}");
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Writing a note: create-or-replace from text or fields (the spec's defaults), and
+//! delete; each under the note's lock, atomic on disk, and told to the change listener.
+
+use std::fs;
+use std::io;
+
+use chrono::Local;
+
+use super::note_of;
+use super::title_from_stem;
+use crate::error::{Error, Result};
+use crate::ops::front_matter::{self, Document, FrontMatter};
+use crate::ops::model::{DeleteConfirmation, NoteFields, NoteInput, Precondition, PutOutcome};
+use crate::ops::root::{open_error, path_error};
+use crate::ops::{NotePath, Notebook, clock, fsutil};
+
+/// The placeholder sentence of an empty body.
+pub const PLACEHOLDER: &str = "Votre contenu ici...";
+/// The constant message of a delete confirmation.
+pub const DELETED: &str = "Note deleted successfully";
+
+impl Notebook {
+    /// Creates or replaces a note: from its text, or from fields with the spec's
+    /// defaults; when `cond` holds of the note as it is.
+    pub fn put(&self, path: &NotePath, input: NoteInput, cond: Precondition) -> Result<PutOutcome> {
+        path.check_writable()?;
+        self.write_with(path, &cond, |existing| match input {
+            NoteInput::Markdown(text) => build_from_markdown(path, text),
+            NoteInput::Fields(fields) => build_from_fields(path, fields, existing),
+        })
+    }
+
+    /// Writes the text `build` makes (given the current text, when the note exists),
+    /// holding the note's lock so writers to one note take turns.
+    fn write_with(
+        &self,
+        path: &NotePath,
+        cond: &Precondition,
+        build: impl FnOnce(Option<&str>) -> Result<String>,
+    ) -> Result<PutOutcome> {
+        path.check_writable()?;
+        let outcome = self.note_locks.with(path.as_str(), || {
+            let current = self.current_for_write(path)?;
+            cond.check(current.as_ref().map(|(bytes, _)| bytes.as_slice()))?;
+            let created = current.is_none();
+            let (text, mode) = match current {
+                Some((bytes, mode)) => (Some(String::from_utf8_lossy(&bytes).into_owned()), mode),
+                None => (None, fsutil::NEW_FILE_MODE),
+            };
+            let text = build(text.as_deref())?;
+            self.store(path, text.as_bytes(), mode, created)?;
+            Ok(PutOutcome {
+                note: note_of(path, &text, text.len() as u64),
+                created,
+            })
+        })?;
+        self.changed(path);
+        Ok(outcome)
+    }
+
+    /// The note's current bytes and permission bits; `None` when there is no note yet
+    /// (or something that is not a note holds the name: the write then finds it taken).
+    fn current_for_write(&self, path: &NotePath) -> Result<Option<(Vec<u8>, u32)>> {
+        use std::io::Read;
+        let (mut file, meta) = match self.root.open_note(path) {
+            Ok(opened) => opened,
+            Err(Error::NotFound) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes).map_err(Error::AccessFailed)?;
+        Ok(Some((bytes, fsutil::mode_of(&meta))))
+    }
+
+    /// Stores `bytes` as the note, durably. On Linux the write happens relative to the
+    /// note's folder, opened from the notes dir's handle (missing folders made on the
+    /// way), so neither the note nor its temp file can land outside.
+    #[cfg(target_os = "linux")]
+    fn store(&self, path: &NotePath, bytes: &[u8], mode: u32, create: bool) -> Result<()> {
+        let dir = self
+            .root
+            .open_beneath(path.parent(), rustix::fs::OFlags::RDONLY, true)
+            .map_err(|e| path_error(e.into(), Error::CreateDirFailed))?;
+        let name = path.file_name();
+        let written = fsutil::write_atomic_at(&dir, name, bytes, mode, create)
+            .map_err(|e| path_error(e, Error::WriteFailed))?;
+        match written {
+            fsutil::WrittenAt::Done => Ok(()),
+            // Taken since the note was read: a dangling symlink is a path that leads
+            // nowhere; anything else (a FIFO, a folder, a file another program just
+            // made) is not overwritten.
+            fsutil::WrittenAt::NameTaken => {
+                match rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat)
+                        if rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                            == rustix::fs::FileType::Symlink =>
+                    {
+                        Err(Error::InvalidPath)
+                    }
+                    _ => Err(Error::WriteFailed(io::ErrorKind::AlreadyExists.into())),
+                }
+            }
+        }
+    }
+
+    /// Stores `bytes` as the note, durably: folders made, then the path checked for
+    /// symlinks leading outside and written.
+    #[cfg(not(target_os = "linux"))]
+    fn store(&self, path: &NotePath, bytes: &[u8], _mode: u32, _create: bool) -> Result<()> {
+        let full = crate::ops::root::resolve(self.notes_dir(), path)?;
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).map_err(|e| path_error(e, Error::CreateDirFailed))?;
+        }
+        // The folders just created may hold a symlink race; check again.
+        crate::ops::root::resolve(self.notes_dir(), path)?;
+        fsutil::write_atomic(&full, bytes).map_err(|e| path_error(e, Error::WriteFailed))
+    }
+
+    /// Deletes a note.
+    pub fn delete(&self, path: &NotePath, cond: &Precondition) -> Result<DeleteConfirmation> {
+        self.note_locks
+            .with(path.as_str(), || self.delete_locked(path, cond))?;
+        self.changed(path);
+        Ok(DeleteConfirmation {
+            message: DELETED,
+            path: path.to_string(),
+        })
+    }
+
+    /// Deletes a note, holding its lock. On Linux everything happens relative to the
+    /// note's folder, opened from the notes dir's handle: the entry is looked at without
+    /// following it, read (for `If-Match`) and unlinked by name in that folder, and the
+    /// folder synced. A symlink is removed itself, and only when it leads to a note
+    /// inside the notes dir.
+    #[cfg(target_os = "linux")]
+    fn delete_locked(&self, path: &NotePath, cond: &Precondition) -> Result<()> {
+        use rustix::fs::{AtFlags, FileType, OFlags};
+        use std::io::Read;
+        let dir = self
+            .root
+            .open_beneath(path.parent(), OFlags::RDONLY | OFlags::DIRECTORY, false)
+            .map_err(|e| open_error(e.into(), Error::DeleteFailed))?;
+        let name = path.file_name();
+        let stat = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|e| open_error(e.into(), Error::DeleteFailed))?;
+        let mut file = match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => None,
+            FileType::Symlink => match self.root.open_note(path) {
+                Ok((file, _)) => Some(file),
+                // A symlink leading outside, or nowhere, is not a note of this dir.
+                Err(Error::InvalidPath | Error::NotFound) => return Err(Error::InvalidPath),
+                Err(err) => return Err(err),
+            },
+            _ => return Err(Error::NotFound),
+        };
+        if *cond != Precondition::None {
+            let mut file = match file.take() {
+                Some(file) => file,
+                None => {
+                    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK;
+                    let fd = rustix::fs::openat(&dir, name, flags | OFlags::CLOEXEC, 0.into())
+                        .map_err(|e| open_error(e.into(), Error::ReadFailed))?;
+                    fs::File::from(fd)
+                }
+            };
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
+            cond.check(Some(&bytes))?;
+        }
+        // A deleted note does not stay public: its page and entry go first, so a
+        // record that cannot be updated leaves the note in place.
+        self.unpublish_deleted(path)?;
+        rustix::fs::unlinkat(&dir, name, AtFlags::empty())
+            .map_err(|e| open_error(e.into(), Error::DeleteFailed))?;
+        rustix::fs::fsync(&dir).map_err(|e| Error::DeleteFailed(e.into()))
+    }
+
+    /// Deletes a note, holding its lock.
+    #[cfg(not(target_os = "linux"))]
+    fn delete_locked(&self, path: &NotePath, cond: &Precondition) -> Result<()> {
+        let full = crate::ops::root::resolve(self.notes_dir(), path)?;
+        match fs::symlink_metadata(&full) {
+            Ok(meta) if meta.is_file() || meta.file_type().is_symlink() => {}
+            Ok(_) => return Err(Error::NotFound),
+            Err(e) => return Err(open_error(e, Error::DeleteFailed)),
+        }
+        if *cond != Precondition::None {
+            cond.check(Some(&fs::read(&full).map_err(Error::ReadFailed)?))?;
+        }
+        self.unpublish_deleted(path)?;
+        fsutil::remove_durable(&full).map_err(|e| open_error(e, Error::DeleteFailed))
+    }
+}
+
+fn build_from_fields(
+    path: &NotePath,
+    request: NoteFields,
+    existing: Option<&str>,
+) -> Result<String> {
+    if let Some(content) = request.content.filter(|c| !c.is_empty()) {
+        front_matter::check(&content)?;
+        return Ok(content);
+    }
+    let now = Local::now();
+    let supplied = request.front_matter.unwrap_or_default();
+    let title = supplied
+        .title
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| title_from_stem(path.stem()));
+    let date = match supplied.date.filter(|d| !d.is_empty()) {
+        Some(date) if existing.is_some() => date,
+        _ => clock::date(now),
+    };
+    let fields = FrontMatter {
+        title: title.clone(),
+        date,
+        last_modified: clock::stamp(now),
+        tags: supplied.tags.unwrap_or_default(),
+    };
+    let body = request
+        .body
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| format!("# {title}\n\n{PLACEHOLDER}\n"));
+    let mut doc = Document::new(&fields, body);
+    doc.extend(supplied.extra);
+    // Keys the note had beyond the four spec'd ones are never lost by a JSON write.
+    if let Some(previous) = existing.and_then(front_matter::parse) {
+        doc.extend(previous.yaml);
+    }
+    let text = doc
+        .emit()
+        .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
+    front_matter::check(&text)?;
+    Ok(text)
+}
+
+fn build_from_markdown(path: &NotePath, text: String) -> Result<String> {
+    front_matter::check(&text)?;
+    let now = Local::now();
+    if !text.starts_with("---") {
+        let fields = FrontMatter {
+            title: path.stem().to_string(),
+            date: clock::date(now),
+            last_modified: clock::stamp(now),
+            tags: Vec::new(),
+        };
+        return Document::new(&fields, text)
+            .emit()
+            .map_err(|e| Error::FrontMatterFailed(e.to_string()));
+    }
+    match front_matter::parse(&text) {
+        Some(mut doc) => {
+            doc.set_last_modified(clock::stamp(now));
+            // Aliases are written out expanded: the result must be within bounds too.
+            let text = doc
+                .emit()
+                .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
+            front_matter::check(&text)?;
+            Ok(text)
+        }
+        None => Ok(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::model::FrontMatterInput;
+
+    #[test]
+    fn json_defaults() {
+        let p = NotePath::parse("my-first-note.md").unwrap();
+        let text = build_from_fields(&p, NoteFields::default(), None).unwrap();
+        let doc = front_matter::parse(&text).unwrap();
+        let f = doc.fields();
+        assert_eq!(f.title, "My First Note");
+        assert_eq!(f.date, clock::date(Local::now()));
+        assert!(f.tags.is_empty());
+        assert_eq!(doc.body, "# My First Note\n\nVotre contenu ici...\n");
+    }
+
+    #[test]
+    fn json_keeps_unknown_keys_of_the_existing_note() {
+        let p = NotePath::parse("n.md").unwrap();
+        let existing = "---\ntitle: Old\nauthor: Ann\n---\nold";
+        let mut extra = serde_yaml::Mapping::new();
+        extra.insert("mood".into(), "ok".into());
+        let request = NoteFields {
+            body: Some("new".into()),
+            front_matter: Some(FrontMatterInput {
+                title: Some("T".into()),
+                date: Some("01-01-2020".into()),
+                extra,
+                ..FrontMatterInput::default()
+            }),
+            ..NoteFields::default()
+        };
+        let text = build_from_fields(&p, request, Some(existing)).unwrap();
+        let doc = front_matter::parse(&text).unwrap();
+        let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["title", "date", "last_modified", "tags", "mood", "author"]
+        );
+        assert_eq!(doc.fields().date, "01-01-2020");
+        assert_eq!(doc.body, "new");
+    }
+}
