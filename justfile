@@ -57,6 +57,19 @@ bench-http:
 # Every benchmark
 bench: bench-http bench-search
 
+# Instructions per request (callgrind, no hardware counters needed) of this build
+# against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md
+bench-instructions REV="HEAD~1" SCALE="1":
+    command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
+    cargo build --release
+    rm -rf target/bench-ref && mkdir -p target/bench-ref
+    cp target/release/notes target/bench-ref/current
+    git worktree add --detach target/bench-ref/tree {{REV}}
+    cd target/bench-ref/tree && CARGO_TARGET_DIR=../../../target cargo build --release
+    cp target/release/notes target/bench-ref/reference
+    git worktree remove --force target/bench-ref/tree
+    BENCH_REF={{REV}} python3 bench/instructions.py target/bench-ref/current target/bench-ref/reference {{SCALE}}
+
 # Soak: SECONDS of mixed load on loopback, then acknowledged writes checked on disk,
 # zero 5xx and flat memory required; writes bench/SOAK.md
 soak SECONDS="60":
