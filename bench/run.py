@@ -401,7 +401,9 @@ def main():
         f"JSON rows ran in {ROUNDS} interleaved rounds: their req/s and latencies are the "
         "median round's, their ratio the median of the per-round ratios to nginx in the "
         "same round. `instr/req`: the server's instructions per request (perf stat), "
-        "which the host's drift does not change.",
+        "which the host's drift does not change"
+        + ("." if PERF else "; this machine has no hardware counters, so the column is "
+           "empty: `just bench-instructions REV` counts them under callgrind instead."),
         "",
         "| request | req/s | p50 ms | p99 ms | non-2xx | ratio to nginx | instr/req | "
         "server peak RSS after, MiB |",

@@ -120,27 +120,18 @@ fn disagreements(ws: &Workspace) -> Vec<String> {
             }
         }
     }
-    let mut files: Vec<String> = entries.iter().map(|e| e.file.clone()).collect();
-    files.sort();
-    let mut linked = between(
-        &read("index.html").unwrap_or_default(),
-        "<li><a href=\"",
-        "\"",
-    );
-    linked.sort();
-    if linked != files {
-        out.push(format!("index.html links {linked:?}, the record {files:?}"));
-    }
-    let mut titles: Vec<String> = entries.iter().map(|e| e.title.clone()).collect();
-    titles.sort();
-    let mut fed = between(
-        &read("feed.xml").unwrap_or_default(),
-        "<entry>\n<title>",
-        "<",
-    );
-    fed.sort();
-    if fed != titles {
-        out.push(format!("feed.xml holds {fed:?}, the record {titles:?}"));
+    let files: Vec<String> = entries.iter().map(|e| e.file.clone()).collect();
+    let titles: Vec<String> = entries.iter().map(|e| e.title.clone()).collect();
+    for (file, open, close, what, mut want) in [
+        ("index.html", "<li><a href=\"", "\"", "links", files),
+        ("feed.xml", "<entry>\n<title>", "<", "holds", titles),
+    ] {
+        let mut found = between(&read(file).unwrap_or_default(), open, close);
+        found.sort();
+        want.sort();
+        if found != want {
+            out.push(format!("{file} {what} {found:?}, the record {want:?}"));
+        }
     }
     out
 }
