@@ -1,5 +1,5 @@
-//! `notes serve`: prepare the folders, bind, and hand over to the HTTP server until
-//! SIGINT or SIGTERM.
+//! `notes serve`: own the notes folder, prepare the folders, bind, and hand over to the
+//! HTTP server until SIGINT or SIGTERM.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,12 +8,16 @@ use anyhow::Context;
 
 use crate::cli::ServeArgs;
 use crate::http::server::{self, Settings};
+use crate::ops::owner::{Claim, Ownership};
 use crate::ops::{Notebook, fsutil};
 
 pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let notes_dir = notebook.notes_dir();
     std::fs::create_dir_all(notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
+    // Before anything touches the folder: the clean-up and repair below would undo the
+    // work in progress of a server already running on it, and two indexers fight.
+    let ownership = claim(notes_dir)?;
     let cleaned =
         fsutil::clean_temp_files(notes_dir) + fsutil::clean_temp_files(notebook.public_dir());
     if cleaned > 0 {
@@ -24,6 +28,14 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
     super::publish::repair_at_start(&notebook);
     let listener = std::net::TcpListener::bind(args.listen)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
+    if let Some(ownership) = &ownership {
+        let announced = listener
+            .local_addr()
+            .and_then(|addr| ownership.announce(addr));
+        if let Err(e) = announced {
+            crate::log::warn(&format!("cannot write {}: {e}", ownership.path().display()));
+        }
+    }
     server::run(
         notebook,
         listener,
@@ -35,5 +47,25 @@ pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
             shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
         },
     )?;
+    drop(ownership);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Takes the folder's lock, or refuses to start when another server holds it. A file
+/// system without locks gets a warning and no guard.
+fn claim(notes_dir: &std::path::Path) -> anyhow::Result<Option<Ownership>> {
+    match Ownership::claim(notes_dir) {
+        Ok(Claim::Owned(ownership)) => Ok(Some(ownership)),
+        Ok(Claim::Taken(owner)) => anyhow::bail!(
+            "notes folder {} is already served by {owner}",
+            notes_dir.display()
+        ),
+        Err(e) => {
+            crate::log::warn(&format!(
+                "cannot lock {}: {e}; a second server on this folder would not be refused",
+                crate::ops::owner::lock_path(notes_dir).display()
+            ));
+            Ok(None)
+        }
+    }
 }

@@ -6,6 +6,7 @@ pub mod front_matter;
 pub mod fsutil;
 pub mod locks;
 pub mod model;
+pub(crate) mod owner;
 pub mod path;
 pub mod publish;
 pub mod root;

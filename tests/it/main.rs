@@ -25,6 +25,7 @@ mod races;
 mod reliability;
 mod render_safety;
 mod search_api;
+mod serve_owner;
 mod web_browser;
 mod web_pages;
 mod xml;
