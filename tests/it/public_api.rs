@@ -32,7 +32,19 @@ fn toggle_publishes_then_unpublishes_with_every_file() {
     assert!(page.contains("<title>First post</title>"));
     assert!(page.contains("<strong>world</strong>"));
     assert!(page.contains(r#"<li class="tag">rust</li>"#));
-    assert!(page.contains(r#"<time datetime="2026-02-03">"#));
+    // The page shows the day it was published, labelled, as the index does.
+    let (_, list) = json(server.get("/api/public/list"));
+    let published = list["notes"][0]["published_at"].as_str().unwrap()[..10].to_string();
+    assert!(
+        page.contains(&format!(r#"Published <time datetime="{published}">"#)),
+        "{page}"
+    );
+    assert!(!page.contains("2026-02-03"), "{page}");
+    let index = ws.public_text("index.html");
+    assert!(
+        index.contains(&format!(r#"Published <time datetime="{published}">"#)),
+        "{index}"
+    );
     assert!(
         !page.contains("date: 03-02-2026"),
         "front matter shown as text"

@@ -8,7 +8,6 @@
 use std::io;
 use std::path::Path;
 
-use chrono::NaiveDate;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::feed;
@@ -68,9 +67,12 @@ pub fn write_assets(public_dir: &Path) -> io::Result<()> {
     }
 }
 
-/// `<time datetime="2026-11-21">21 Nov 2026</time>`.
-fn time(date: NaiveDate) -> Markup {
+/// `Published <time datetime="2026-11-21">21 Nov 2026</time>`: pages and the index
+/// show one date, the day the note was published, and say so.
+fn published(entry: &Entry) -> Markup {
+    let date = entry.published_at.date_naive();
     html! {
+        "Published "
         time datetime=(date.format("%Y-%m-%d")) { (date.format("%-d %b %Y")) }
     }
 }
@@ -120,13 +122,11 @@ fn reading_minutes(body: &str) -> usize {
     body.split_whitespace().count().div_ceil(220).max(1)
 }
 
-/// The standalone page of a public note: title, date, tags and the rendered body.
-/// The date shown is the note's own `date` when it has one, else the publication day.
-/// With the public origin known, the page also names its canonical address.
+/// The standalone page of a public note: title, publication date, tags and the
+/// rendered body. With the public origin known, the page also names its canonical
+/// address.
 pub fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
     let fields = note.front_matter.clone().unwrap_or_default();
-    let date = NaiveDate::parse_from_str(&fields.date, "%d-%m-%Y")
-        .unwrap_or_else(|_| entry.published_at.date_naive());
     // The renderer's output is the one markup not escaped here: it shows raw HTML in
     // the note as text and keeps to its allow-list.
     let content = PreEscaped(render::to_html(&note.body, Some(&note.title)));
@@ -142,7 +142,7 @@ pub fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
                         "\n"
                         h1 { (note.title) } "\n"
                         p.meta {
-                            (time(date))
+                            (published(entry))
                             span.dot aria-hidden="true" { "·" }
                             (reading_minutes(&note.body)) " min read"
                         }
@@ -224,7 +224,7 @@ fn index_row(entry: &Entry) -> Markup {
     html! {
         li {
             a href=(href(&entry.file)) { (entry.title) } "\n"
-            p.meta { (time(entry.published_at.date_naive())) }
+            p.meta { (published(entry)) }
             (tag_list(&entry.tags))
         }
     }
@@ -266,10 +266,12 @@ mod tests {
             html.contains(r#"<li class="tag">&lt;b&gt;x&lt;/b&gt;</li>"#),
             "{html}"
         );
+        // The publication day, labelled as such, like the index; not the note's date.
         assert!(
-            html.contains(r#"<time datetime="2026-02-03">3 Feb 2026</time>"#),
+            html.contains(r#"Published <time datetime="2026-11-21">21 Nov 2026</time>"#),
             "{html}"
         );
+        assert!(!html.contains("2026-02-03"), "{html}");
         assert!(html.contains("<em>text</em>"), "{html}");
         assert!(!html.contains("date: 03-02-2026"), "{html}");
         assert!(html.starts_with("<!DOCTYPE html>"));
