@@ -299,29 +299,12 @@ fn is_raster_data(url: &str) -> bool {
 
 /// The opening words of a note body as plain text, at most `max` characters (cut at a
 /// word, with `…`), for page descriptions and feed summaries. Headings, code blocks
-/// and raw HTML are left out.
+/// and raw HTML are left out; blocks (paragraphs, list items, table cells, quotes) are
+/// kept apart by a space, so list items never run together.
 pub fn summary(markdown: &str, max: usize) -> String {
-    let mut text = String::new();
-    let mut skip = 0usize;
-    for event in Parser::new_ext(markdown, options()) {
-        match event {
-            Event::Start(Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock) => skip += 1,
-            Event::End(TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock) => {
-                skip = skip.saturating_sub(1)
-            }
-            Event::Text(t) | Event::Code(t) if skip == 0 => text.push_str(&t),
-            Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph) if skip == 0 => {
-                text.push(' ')
-            }
-            _ => {}
-        }
-        if text.chars().count() > max {
-            break;
-        }
-    }
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let text = reader_text(markdown, Reading::Summary, max);
     let mut out = String::new();
-    for word in words {
+    for word in text.split_whitespace() {
         let extra = usize::from(!out.is_empty());
         if out.chars().count() + extra + word.chars().count() > max {
             out.push('…');
@@ -333,6 +316,91 @@ pub fn summary(markdown: &str, max: usize) -> String {
         out.push_str(word);
     }
     out
+}
+
+/// The text a reader sees on a note's page, for the search index and its snippets:
+/// Markdown marks, link targets, footnote labels and task boxes are left out, an image
+/// is its alt text, raw HTML is the text the page shows for it. Each block (paragraph,
+/// heading, list item, table cell, code block) starts on a line of its own.
+pub fn visible_text(markdown: &str) -> String {
+    reader_text(markdown, Reading::Page, usize::MAX)
+        .trim()
+        .to_string()
+}
+
+/// What `reader_text` keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Everything the page shows.
+    Page,
+    /// The prose only: no headings, code blocks or raw HTML.
+    Summary,
+}
+
+/// The text of a body's events, blocks kept apart by line breaks; stops once it holds
+/// more than `max` characters.
+fn reader_text(markdown: &str, reading: Reading, max: usize) -> String {
+    let summary = reading == Reading::Summary;
+    let mut text = String::new();
+    let mut chars = 0usize;
+    let mut skip = 0usize;
+    for event in Parser::new_ext(markdown, options()) {
+        let before = text.len();
+        match event {
+            Event::Start(Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock) if summary => {
+                skip += 1;
+                new_line(&mut text);
+            }
+            Event::End(TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock) if summary => {
+                skip = skip.saturating_sub(1);
+            }
+            _ if skip > 0 => {}
+            Event::Text(t) | Event::Code(t) => text.push_str(&t),
+            Event::Html(t) | Event::InlineHtml(t) if !summary => text.push_str(&t),
+            Event::SoftBreak => space(&mut text),
+            Event::HardBreak | Event::Rule => new_line(&mut text),
+            Event::Start(tag) if is_block(&tag.to_end()) => new_line(&mut text),
+            Event::End(tag) if is_block(&tag) => new_line(&mut text),
+            _ => {}
+        }
+        chars += text[before..].chars().count();
+        if chars > max {
+            break;
+        }
+    }
+    text
+}
+
+/// Whether a tag is a block (its text stands apart from what comes before and after)
+/// rather than inline markup (emphasis, links, images).
+fn is_block(tag: &TagEnd) -> bool {
+    !matches!(
+        tag,
+        TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::Link
+            | TagEnd::Image
+    )
+}
+
+/// Ends the current line, unless the text is empty or already ends with a break.
+fn new_line(text: &mut String) {
+    if text.ends_with(' ') {
+        text.pop();
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+/// A space, unless the text is empty or already ends with whitespace.
+fn space(text: &mut String) {
+    if !text.is_empty() && !text.ends_with(char::is_whitespace) {
+        text.push(' ');
+    }
 }
 
 /// The plain text of a run of inline events (for heading ids and titles).
@@ -526,6 +594,41 @@ mod tests {
             summary("<div>\nhidden\n</div>\n\nshown <b>bold</b>\n", 40),
             "shown bold"
         );
+    }
+
+    #[test]
+    fn summaries_keep_blocks_apart() {
+        let md = "Dough:\n\n- 500 g flour\n- 350 g water\n- 100 g starter\n\n\
+                  | a | b |\n|---|---|\n| one | two |\n\n> quoted\n\nEnd.";
+        assert_eq!(
+            summary(md, 200),
+            "Dough: 500 g flour 350 g water 100 g starter a b one two quoted End."
+        );
+        // Inline marks join no words and split none.
+        assert_eq!(
+            summary("un*break*able [li**nk**](x.html)", 50),
+            "unbreakable link"
+        );
+        assert_eq!(
+            summary("line one\nline two  \nthree", 50),
+            "line one line two three"
+        );
+        assert_eq!(summary("- [x] done\n- [ ] open", 50), "done open");
+    }
+
+    #[test]
+    fn visible_text_is_what_a_reader_sees() {
+        let md = "# Tokio\n\nAn *async* runtime, see [the docs](https://docs.rs/tokio) \
+                  and ![diagram of tasks](img/tasks.png).[^1]\n\n\
+                  ```rust\nfn main() {}\n```\n\n- one\n- two\n\n[^1]: A footnote.\n";
+        assert_eq!(
+            visible_text(md),
+            "Tokio\nAn async runtime, see the docs and diagram of tasks.\n\
+             fn main() {}\none\ntwo\nA footnote."
+        );
+        // Raw HTML is shown as text on the page, so it is text here too.
+        assert_eq!(visible_text("a <b>bold</b> move"), "a <b>bold</b> move");
+        assert_eq!(visible_text(""), "");
     }
 
     /// Hostile Markdown, generated: every construct the renderer knows, fed the payloads

@@ -33,12 +33,18 @@ pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
         } else {
             format!("  {}", style(format!("#{}", hit.tags.join(" #"))).cyan())
         };
+        // The title's matches are shown in colour only: markers would clutter it.
+        let title = if colours {
+            highlight(&hit.highlighted_title, true)
+        } else {
+            hit.title.clone()
+        };
         let _ = writeln!(
             out,
             "{:>2}. {}  {}{}",
             rank + 1,
             style(&hit.path).bold(),
-            hit.title,
+            title,
             tags
         );
         if !hit.snippet.is_empty() {

@@ -114,3 +114,49 @@ fn search_reads_and_reindex_refuses_while_a_server_owns_the_index() {
     );
     drop(server);
 }
+
+#[test]
+fn title_matches_are_coloured_on_a_colour_terminal() {
+    let ws = Workspace::new();
+    ws.write(
+        "a.md",
+        "---\ntitle: Café crème\n---\n\nUn [café](https://example.org/lait).\n",
+    );
+    let out = ws
+        .cli()
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .args(["search", "cafe"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap();
+    let marked = |word: &str| {
+        console::style(word)
+            .yellow()
+            .bold()
+            .force_styling(true)
+            .to_string()
+    };
+    assert!(
+        first.contains(&format!("{} crème", marked("Café"))),
+        "{text:?}"
+    );
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .contains(&format!("Un {}.", marked("café"))),
+        "{text:?}"
+    );
+    // Without colours the title is shown as it is, with no markers.
+    let text = stdout(&ws.run(&["search", "cafe"]));
+    assert!(
+        text.lines().next().unwrap().ends_with("  Café crème"),
+        "{text:?}"
+    );
+    assert!(text.contains("Un ⟦café⟧."), "{text:?}");
+    assert!(ws.run(&["search", "lait"]).status.success());
+    assert!(stdout(&ws.run(&["search", "lait"])).starts_with("no note matches"));
+}

@@ -196,3 +196,37 @@ fn awkward_file_names_get_working_links() {
     assert_eq!(response.status(), 200);
     assert!(response.text().unwrap().contains("<title>Odd</title>"));
 }
+
+#[test]
+fn summaries_keep_list_items_and_blocks_apart() {
+    let ws = Workspace::new();
+    ws.write(
+        "bread.md",
+        &note(
+            "Bread",
+            &[],
+            "# Bread\n\n- 500 g flour\n- 350 g water\n- 100 g starter\n\n> Rest *overnight*.\n",
+        ),
+    );
+    let server = ws.serve();
+    server.toggle("bread.md");
+    let summary = "500 g flour 350 g water 100 g starter Rest overnight.";
+    let page = ws.public_text("bread.html");
+    assert!(
+        page.contains(&format!(r#"<meta name="description" content="{summary}">"#)),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!(
+            r#"<meta property="og:description" content="{summary}">"#
+        )),
+        "{page}"
+    );
+    let feed = ws.public_text("feed.xml");
+    xml::check_well_formed(&feed);
+    assert!(
+        feed.contains(&format!("<summary>{summary}</summary>")),
+        "{feed}"
+    );
+    assert!(!feed.contains("flour350"), "{feed}");
+}

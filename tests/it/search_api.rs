@@ -396,3 +396,65 @@ fn an_index_damaged_while_serving_is_rebuilt_without_a_restart() {
     assert_eq!(resp.status(), 201);
     assert!(eventually(WAIT, || search_paths(&server, "quince") == ["late.md"]));
 }
+
+#[test]
+fn snippets_show_text_and_link_targets_are_not_words() {
+    let ws = Workspace::new();
+    ws.write(
+        "tokio.md",
+        &note(
+            "Tokio runtime",
+            &["rust"],
+            "# Tokio\n\nSee [the scheduler guide](https://example.org/internals/wombat.html) \
+             and ![diagram of the scheduler](img/kangaroo.png).\n\n- **fast**\n- small\n",
+        ),
+    );
+    let server = ws.serve();
+    assert!(eventually(WAIT, || search_paths(&server, "tokio") == ["tokio.md"]));
+
+    let (_, body) = json(server.get("/api/v1/search?q=scheduler"));
+    let hit = &body["results"][0];
+    assert_eq!(
+        hit["snippet"],
+        "Tokio See the ⟦scheduler⟧ guide and diagram of the ⟦scheduler⟧. fast small"
+    );
+    // Link and image targets are not words of the note; alt text is.
+    for hidden in ["wombat", "kangaroo", "example", "internals", "png", "https"] {
+        assert!(
+            search_paths(&server, &format!("{hidden} ")).is_empty(),
+            "{hidden}"
+        );
+    }
+    assert_eq!(search_paths(&server, "diagram "), ["tokio.md"]);
+
+    // The title's matches are marked in a field of their own; `title` stays plain.
+    let (_, body) = json(server.get("/api/v1/search?q=tokio"));
+    let hit = &body["results"][0];
+    assert_eq!(hit["title"], "Tokio runtime");
+    assert_eq!(hit["highlightedTitle"], "⟦Tokio⟧ runtime");
+    assert_eq!(
+        hit["snippet"],
+        "⟦Tokio⟧ See the scheduler guide and diagram of the scheduler. fast small"
+    );
+    // A typed prefix is marked in the title too, and a title without a match is left as is.
+    let (_, body) = json(server.get("/api/v1/search?q=runt"));
+    assert_eq!(body["results"][0]["highlightedTitle"], "Tokio ⟦runtime⟧");
+    let (_, body) = json(server.get("/api/v1/search?q=tag:rust"));
+    assert_eq!(body["results"][0]["highlightedTitle"], "Tokio runtime");
+    let keys: Vec<_> = hit.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "path",
+            "title",
+            "tags",
+            "score",
+            "snippet",
+            "highlightedTitle"
+        ]
+    );
+
+    // The web page marks the title's matches as well.
+    let page = server.get("/search?q=tokio").text().unwrap();
+    assert!(page.contains("<mark>Tokio</mark> runtime</a>"), "{page}");
+}

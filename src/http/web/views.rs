@@ -405,7 +405,7 @@ pub(super) fn editor(page: &Editor) -> Markup {
     layout(&heading, "", "edit", content)
 }
 
-/// A search snippet: the text between the index's match markers becomes `<mark>`.
+/// A search snippet or title: the text between the index's match markers becomes `<mark>`.
 fn snippet(text: &str) -> Markup {
     let mut parts: Vec<(bool, &str)> = Vec::new();
     let mut rest = text;
@@ -426,34 +426,9 @@ fn snippet(text: &str) -> Markup {
     parts.push((false, rest));
     html! {
         @for (marked, part) in parts {
-            @if marked { mark { (tidy(part)) } } @else { (tidy(part)) }
+            @if marked { mark { (part) } } @else { (part) }
         }
     }
-}
-
-/// Snippets are cut from the Markdown source: the emphasis, code and table marks read
-/// as noise in a sentence, so they go (spacing around matches is kept).
-fn tidy(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '*' | '`' => {}
-            '|' => {
-                if !out.ends_with(' ') && !out.is_empty() {
-                    out.push(' ');
-                }
-            }
-            c if c.is_whitespace() => {
-                if !out.ends_with(' ') {
-                    out.push(' ');
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.replace(" > ", " ")
-        .replace(" # ", " ")
-        .replace(" ## ", " ")
 }
 
 /// Search results, best first.
@@ -478,7 +453,7 @@ pub(super) fn search(page: &SearchView) -> Markup {
                     ol.notes.results {
                         @for hit in &found.results {
                             li {
-                                a.title href=(note_url("note", &hit.path)) { (hit.title) }
+                                a.title href=(note_url("note", &hit.path)) { (snippet(&hit.highlighted_title)) }
                                 p.meta { span.path { (hit.path) } }
                                 @if !hit.snippet.is_empty() {
                                     p.snippet { (snippet(&hit.snippet)) }

@@ -63,8 +63,12 @@ pub struct SearchHit {
     pub title: String,
     pub tags: Vec<String>,
     pub score: f32,
-    /// Plain text around the best match, each match between `⟦` and `⟧`.
+    /// Plain text around the best match in the body (the text a reader sees, not the
+    /// Markdown), each match between `⟦` and `⟧`.
     pub snippet: String,
+    /// The title with its matches between `⟦` and `⟧` (`title` stays as it is).
+    #[serde(rename = "highlightedTitle")]
+    pub highlighted_title: String,
 }
 
 /// The index folder of a notes folder.
@@ -170,8 +174,10 @@ impl NotesIndex {
                 continue;
             }
             let body = first_str(&doc, self.fields.body);
+            let title = first_str(&doc, self.fields.title);
             results.push(SearchHit {
-                title: first_str(&doc, self.fields.title),
+                highlighted_title: snippets.mark(&title),
+                title,
                 tags: doc
                     .get_all(self.fields.tags)
                     .filter_map(|v| v.as_str().map(str::to_string))
@@ -470,14 +476,67 @@ mod tests {
         assert_eq!(found.results[0].title, "a");
         assert_eq!(
             found.results[0].snippet,
-            "# ⟦Echidna⟧ An ⟦echidna⟧ lays eggs."
+            "⟦Echidna⟧ An ⟦echidna⟧ lays eggs."
         );
+        assert_eq!(found.results[0].highlighted_title, "a");
         // A note deleted since it was indexed is never returned.
         std::fs::remove_file(notes.path().join("a.md")).unwrap();
         let found = book.search(&source, &query, Limit::DEFAULT).unwrap();
         assert_eq!(found.total, 1);
         assert_eq!(found.results[0].path, "b.md");
         assert_eq!(source.damaged.get(), 0);
+    }
+
+    #[test]
+    fn notes_indexed_by_an_older_version_are_indexed_again() {
+        let notes = tempfile::tempdir().unwrap();
+        let file = notes.path().join("a.md");
+        let markdown = "# Guide\n\nRead [the guide](https://example.org/manual).";
+        std::fs::write(&file, markdown).unwrap();
+        let index = indexed(notes.path());
+        let book = notebook(notes.path());
+        let source = Fixed {
+            index: Some(index.clone()),
+            damaged: Cell::new(0),
+        };
+        let total = |words: &str| {
+            let query = Query::parse(words).unwrap();
+            book.search(&source, &query, Limit::DEFAULT).unwrap().total
+        };
+        assert_eq!((total("manual"), total("guide")), (0, 1));
+        // The document an older version wrote: the Markdown as body, a stamp without
+        // the content version.
+        {
+            let mut writer = index
+                .index
+                .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
+                .unwrap();
+            let meta = std::fs::metadata(&file).unwrap();
+            let nanos = meta
+                .modified()
+                .unwrap()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            let old_stamp = format!("{nanos}:{}", meta.len());
+            let fields = index.fields;
+            writer.delete_term(Term::from_field_text(fields.path, "a.md"));
+            let mut doc = TantivyDocument::default();
+            doc.add_text(fields.path, "a.md");
+            doc.add_text(fields.title, "a");
+            doc.add_text(fields.body, markdown);
+            doc.add_text(fields.stamp, &old_stamp);
+            writer.add_document(doc).unwrap();
+            writer.commit().unwrap();
+        }
+        index.reader.reload().unwrap();
+        assert_eq!(total("manual"), 1);
+        let mut updater = IndexUpdater::new(index.clone(), notes.path()).unwrap();
+        let changes = updater.catch_up(&mut |_, _| {}).unwrap();
+        assert_eq!(changes.indexed, 1);
+        assert_eq!((total("manual"), total("guide")), (0, 1));
+        // Up to date now: nothing more to do.
+        assert_eq!(updater.catch_up(&mut |_, _| {}).unwrap().indexed, 0);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use tantivy::{Index, TantivyDocument};
 
 use crate::ops::NotePath;
 use crate::ops::store;
+use crate::render;
 
 /// Analyzer of the searchable text fields (title, tags, body).
 pub const TEXT_ANALYZER: &str = "notes_text";
@@ -98,17 +99,26 @@ pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     out
 }
 
-/// What identifies the version of a file that was indexed: modification time and size.
+/// The version of what a document holds, part of every stamp. Raise it whenever the
+/// text indexed from a note changes (the schema staying the same): the stamps of an
+/// older index then match no file, so the next catch-up indexes every note again.
+/// 2: the body is indexed as the text a reader sees, not as Markdown.
+pub const CONTENT_VERSION: u32 = 2;
+
+/// What identifies the version of a file that was indexed: the content version, the
+/// modification time and the size.
 pub fn stamp_of(meta: &fs::Metadata) -> String {
     let nanos = meta
         .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos());
-    format!("{nanos}:{}", meta.len())
+    format!("v{CONTENT_VERSION}:{nanos}:{}", meta.len())
 }
 
-/// The document of a note: the same title, tags and body the API shows.
+/// The document of a note: the title and tags the API shows, and the body as the text a
+/// reader sees (no Markdown marks, no link targets, images as their alt text), so that
+/// link targets are not words of the note and snippets read as text.
 pub fn document(fields: &Fields, path: &NotePath, text: &str, stamp: &str) -> TantivyDocument {
     let note = store::note_of(path, text, text.len() as u64);
     let front = note.front_matter.unwrap_or_default();
@@ -119,7 +129,7 @@ pub fn document(fields: &Fields, path: &NotePath, text: &str, stamp: &str) -> Ta
         doc.add_text(fields.tags, tag);
         doc.add_text(fields.tag, tag);
     }
-    doc.add_text(fields.body, &note.body);
+    doc.add_text(fields.body, render::visible_text(&note.body));
     doc.add_text(fields.date, &front.date);
     doc.add_text(fields.last_modified, &front.last_modified);
     doc.add_text(fields.stamp, stamp);
@@ -139,5 +149,36 @@ mod tests {
         );
         let mut tags = tag_analyzer();
         assert_eq!(tokens(&mut tags, "Rust Lang Été"), ["rust lang ete"]);
+    }
+
+    #[test]
+    fn the_body_is_indexed_as_the_text_a_reader_sees() {
+        use tantivy::schema::Value;
+        let (_, fields) = schema();
+        let path = NotePath::parse("a.md").unwrap();
+        let text = "---\ntitle: Tokio\n---\n# Tokio\n\nSee [the guide](https://tokio.rs/guide) \
+                    and ![diagram](img.png).\n";
+        let doc = document(&fields, &path, text, "v2:1:1");
+        let body = doc.get_first(fields.body).and_then(|v| v.as_str()).unwrap();
+        assert_eq!(body, "Tokio\nSee the guide and diagram.");
+        let mut analyzer = text_analyzer();
+        let words = tokens(&mut analyzer, body);
+        assert!(
+            !words
+                .iter()
+                .any(|w| ["https", "tokio.rs", "rs", "img", "png"].contains(&w.as_str())),
+            "{words:?}"
+        );
+    }
+
+    #[test]
+    fn stamps_carry_the_content_version() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let stamp = stamp_of(&file.as_file().metadata().unwrap());
+        assert!(
+            stamp.starts_with(&format!("v{CONTENT_VERSION}:")),
+            "{stamp}"
+        );
+        assert!(stamp.ends_with(":0"), "{stamp}");
     }
 }

@@ -1,5 +1,5 @@
 //! The snippet of a search result: plain text around the best match, on one line, each
-//! matched word between `⟦` and `⟧`.
+//! matched word between `⟦` and `⟧`; and the title, its matched words marked the same.
 
 use std::collections::BTreeMap;
 
@@ -70,6 +70,36 @@ impl Snippets {
     }
 }
 
+impl Snippets {
+    /// `text` whole (a title), each word of the query (or the typed prefix) it holds
+    /// between the markers.
+    pub(super) fn mark(&self, text: &str) -> String {
+        let mut analyzer = schema::text_analyzer();
+        let mut stream = analyzer.token_stream(text);
+        let mut out = String::with_capacity(text.len() + 8);
+        let mut from = 0;
+        while let Some(token) = stream.next() {
+            let hit = self.terms.contains_key(&token.text)
+                || self
+                    .prefix
+                    .as_deref()
+                    .is_some_and(|prefix| token.text.starts_with(prefix));
+            let Some(word) = text.get(token.offset_from..token.offset_to) else {
+                continue;
+            };
+            if hit && token.offset_from >= from {
+                out.push_str(&text[from..token.offset_from]);
+                out.push_str(MATCH_START);
+                out.push_str(word);
+                out.push_str(MATCH_END);
+                from = token.offset_to;
+            }
+        }
+        out.push_str(&text[from..]);
+        out
+    }
+}
+
 /// Runs of whitespace (line breaks included) become one space.
 fn collapse(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -113,5 +143,17 @@ mod tests {
         );
         // No match: the start of the text.
         assert_eq!(snippets.render("  Nothing\n here "), "Nothing here");
+    }
+
+    #[test]
+    fn titles_mark_query_words_and_typed_prefixes() {
+        let body = schema::schema().1.body;
+        let words = BTreeMap::from([("ete".to_string(), 1.0), ("paris".to_string(), 1.0)]);
+        let snippets = Snippets::new(words, Some("musé".into()), body);
+        assert_eq!(snippets.mark("Été à Paris"), "⟦Été⟧ à ⟦Paris⟧");
+        let snippets = Snippets::new(BTreeMap::new(), Some("mus".into()), body);
+        assert_eq!(snippets.mark("Le Musée, la muse"), "Le ⟦Musée⟧, la ⟦muse⟧");
+        assert_eq!(snippets.mark("Nothing here"), "Nothing here");
+        assert_eq!(snippets.mark(""), "");
     }
 }
