@@ -65,7 +65,7 @@ enum Slot {
 impl SharedIndex {
     /// Opens the index of `notes_dir` for searches; a damaged one reads as being rebuilt
     /// (the indexer's first pass rebuilds it).
-    pub fn open(notes_dir: &Path) -> SharedIndex {
+    pub(crate) fn open(notes_dir: &Path) -> SharedIndex {
         let shared = SharedIndex::default();
         match NotesIndex::open_or_create(notes_dir) {
             Ok(index) => shared.set(index),
@@ -76,7 +76,7 @@ impl SharedIndex {
     }
 
     /// The current index, or why there is none.
-    pub fn get(&self) -> Result<NotesIndex> {
+    pub(crate) fn get(&self) -> Result<NotesIndex> {
         match &*self.0.slot.read().unwrap_or_else(PoisonError::into_inner) {
             Slot::Ready(index) => Ok(index.clone()),
             Slot::Rebuilding => Err(Error::IndexRebuilding),
@@ -86,7 +86,7 @@ impl SharedIndex {
         }
     }
 
-    pub fn set(&self, index: NotesIndex) {
+    pub(crate) fn set(&self, index: NotesIndex) {
         self.put(Slot::Ready(index));
     }
 
@@ -129,7 +129,7 @@ impl IndexSource for SharedIndex {
 }
 
 /// The running indexer and watcher; stopped on drop.
-pub struct Indexer {
+pub(crate) struct Indexer {
     queue: Sender<Message>,
     thread: Option<JoinHandle<()>>,
     _watcher: Option<notify::RecommendedWatcher>,
@@ -138,7 +138,7 @@ pub struct Indexer {
 impl Indexer {
     /// Starts the indexer of `notes_dir`: it first catches up with the files on disk,
     /// then follows the changes it is told of and those the watcher sees.
-    pub fn start(notes_dir: &Path, shared: SharedIndex) -> Indexer {
+    pub(crate) fn start(notes_dir: &Path, shared: SharedIndex) -> Indexer {
         let (queue, inbox) = mpsc::channel();
         *shared
             .0
@@ -168,7 +168,7 @@ impl Indexer {
     }
 
     /// A listener for `Notebook::on_change`: queues the note, never waits.
-    pub fn listener(&self) -> crate::ops::ChangeListener {
+    pub(crate) fn listener(&self) -> crate::ops::ChangeListener {
         let queue = std::sync::Mutex::new(self.queue.clone());
         Box::new(move |path: &NotePath| {
             let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
