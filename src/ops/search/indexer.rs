@@ -137,8 +137,14 @@ pub(crate) struct Indexer {
 
 impl Indexer {
     /// Starts the indexer of `notes_dir`: it first catches up with the files on disk,
-    /// then follows the changes it is told of and those the watcher sees.
-    pub(crate) fn start(notes_dir: &Path, shared: SharedIndex) -> Indexer {
+    /// then follows the changes it is told of and those the watcher sees. `after_pass`
+    /// runs in the indexer's thread after each pass (the server hands the memory the
+    /// pass freed back to the system there).
+    pub(crate) fn start(
+        notes_dir: &Path,
+        shared: SharedIndex,
+        after_pass: impl Fn() + Send + 'static,
+    ) -> Indexer {
         let (queue, inbox) = mpsc::channel();
         *shared
             .0
@@ -148,7 +154,7 @@ impl Indexer {
         let dir = notes_dir.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("search-indexer".into())
-            .spawn(move || run(&dir, &shared, &inbox))
+            .spawn(move || run(&dir, &shared, &inbox, &after_pass))
             .map_err(|e| crate::log::error(&format!("search: cannot start the indexer: {e}")))
             .ok();
         let watcher = watch(notes_dir, queue.clone())
@@ -201,7 +207,7 @@ impl Pending {
     }
 }
 
-fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
+fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_pass: &dyn Fn()) {
     let mut updater: Option<IndexUpdater> = None;
     let mut pending = Pending {
         catch_up: true,
@@ -252,6 +258,7 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
             pass(notes_dir, shared, &mut updater, &work)
         }))
         .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
+        after_pass();
         match outcome {
             Ok(()) => {
                 if failing {

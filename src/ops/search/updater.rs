@@ -214,9 +214,6 @@ impl IndexUpdater {
             self.known = known_stamps(&self.index).unwrap_or_default();
             return Err(write_error(e));
         }
-        // A pass frees the writer's buffers; hand them back to the system rather
-        // than keep them in the allocator for good.
-        crate::memory::give_back();
         self.index
             .reader
             .reload()
