@@ -28,7 +28,7 @@ pub struct Cli {
         default_value = "./notes",
         value_name = "DIR"
     )]
-    pub notes_dir: PathBuf,
+    pub(crate) notes_dir: PathBuf,
 
     /// Folder receiving the published pages
     #[arg(
@@ -38,18 +38,18 @@ pub struct Cli {
         default_value = "./public",
         value_name = "DIR"
     )]
-    pub public_dir: PathBuf,
+    pub(crate) public_dir: PathBuf,
 
     /// Public origin of the service (e.g. https://notes.example.org), for absolute links
     #[arg(long, global = true, env = "NOTES_BASE_URL", value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve the HTTP API, the public pages and the web interface
     #[command(after_long_help = "EXAMPLES:\n  \
         notes serve\n  \
@@ -122,30 +122,30 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for
-    pub shell: Shell,
+    pub(crate) shell: Shell,
 }
 
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Folder receiving notes.1 and one page per subcommand
     #[arg(long, value_name = "DIR")]
-    pub out_dir: PathBuf,
+    pub(crate) out_dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
-pub struct ListPublicArgs {
+pub(crate) struct ListPublicArgs {
     /// Folder holding the notes (overrides --notes-dir)
     #[arg(value_name = "NOTES_DIR")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
     /// Print the API's JSON (`{"notes": [...]}`)
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on (the API has no authentication: keep it on loopback or
     /// behind an authenticating proxy)
     #[arg(
@@ -154,16 +154,16 @@ pub struct ServeArgs {
         default_value = "127.0.0.1:8080",
         value_name = "ADDR"
     )]
-    pub listen: SocketAddr,
+    pub(crate) listen: SocketAddr,
 
     /// Largest request body accepted, in bytes
     #[arg(long, env = "NOTES_MAX_BODY", default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
-    pub max_body: u64,
+    pub(crate) max_body: u64,
 
     /// Seconds a client may take to send a request's head, or between two parts of its
     /// body, before the connection is dropped; a whole body gets five times as long
     #[arg(long, default_value_t = 15, value_name = "SECS")]
-    pub request_timeout: u64,
+    pub(crate) request_timeout: u64,
 
     /// A host name the service answers to, besides IP addresses, localhost and the
     /// --base-url host (repeatable; the name a reverse proxy passes in `Host`).
@@ -175,7 +175,7 @@ pub struct ServeArgs {
         value_delimiter = ',',
         value_name = "NAME"
     )]
-    pub allow_hosts: Vec<String>,
+    pub(crate) allow_hosts: Vec<String>,
 
     /// Most connections open at once; at the cap the longest-idle keep-alive connections
     /// are closed to make room, and new clients wait while every connection is busy
@@ -186,89 +186,89 @@ pub struct ServeArgs {
         value_name = "N",
         value_parser = clap::value_parser!(u32).range(1..)
     )]
-    pub max_connections: Option<u32>,
+    pub(crate) max_connections: Option<u32>,
 
     /// Seconds open requests get to finish after SIGTERM or Ctrl-C; then the server
     /// exits whatever is still running
     #[arg(long, default_value_t = 10, value_name = "SECS")]
-    pub shutdown_timeout: u64,
+    pub(crate) shutdown_timeout: u64,
 }
 
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// Print the API's JSON (ListNotesResponse)
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
     #[arg(add = ArgValueCompleter::new(note_candidates))]
-    pub note: String,
+    pub(crate) note: String,
     /// Print the API's JSON (NoteResponse)
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct PutArgs {
+pub(crate) struct PutArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
     #[arg(add = ArgValueCompleter::new(note_candidates))]
-    pub note: String,
+    pub(crate) note: String,
     /// Markdown file to store; `-` or nothing reads standard input
     #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Print the API's JSON (NoteResponse)
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Print nothing on success
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct NoteArgs {
+pub(crate) struct NoteArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
     #[arg(add = ArgValueCompleter::new(note_candidates))]
-    pub note: String,
+    pub(crate) note: String,
     /// Print the result as JSON
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Print nothing on success
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct PublishArgs {
+pub(crate) struct PublishArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
     #[arg(add = ArgValueCompleter::new(note_candidates), required_unless_present = "repair")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// Instead of publishing a note, repair the public folder after a crash or a hand
     /// edit: remove generated pages no public note names, regenerate missing pages,
     /// rebuild the index, the feed and the stylesheet; print what was fixed
     #[arg(long, conflicts_with = "note")]
-    pub repair: bool,
+    pub(crate) repair: bool,
     /// Print the result as JSON
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Print nothing on success
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// The query (quote it in the shell when it has several words or quotes)
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
-    pub query: Vec<String>,
+    pub(crate) query: Vec<String>,
     /// Most results to show (1 to 100)
     #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
-    pub limit: u16,
+    pub(crate) limit: u16,
     /// Print the API's JSON (the body of GET /api/v1/search)
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 #[cfg(test)]

@@ -10,11 +10,11 @@ use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::Shells;
 
 /// The environment variable that switches the binary into completion mode.
-pub const COMPLETE_VAR: &str = "COMPLETE";
+pub(crate) const COMPLETE_VAR: &str = "COMPLETE";
 
 /// Writes the registration script of `shell`: it calls `notes` back on each TAB, so
 /// subcommands, options and note paths are always current.
-pub fn write_script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
     // The dynamic completers go by the same names as the shells.
     let name = shell.to_string();
     let shells = Shells::builtins();
@@ -26,7 +26,7 @@ pub fn write_script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// The notes folder of the command line being completed: `--notes-dir` as typed so far,
 /// else `NOTES_DIR`, else `./notes`.
-pub fn notes_dir_of(args: impl IntoIterator<Item = OsString>) -> PathBuf {
+pub(crate) fn notes_dir_of(args: impl IntoIterator<Item = OsString>) -> PathBuf {
     let mut args = args.into_iter();
     let mut found = None;
     while let Some(arg) = args.next() {
@@ -44,7 +44,7 @@ pub fn notes_dir_of(args: impl IntoIterator<Item = OsString>) -> PathBuf {
 
 /// Candidates for a partly typed note path: the `.md` files and the folders of the one
 /// folder it points into (one directory read per TAB, whatever the size of the tree).
-pub fn note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     let root = notes_dir_of(std::env::args_os());
     let current = current.to_string_lossy();
     let (folder, prefix) = match current.rfind('/') {
@@ -76,7 +76,7 @@ pub fn note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 /// Candidates for `unpublish`: only the notes that are public now.
-pub fn public_note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
+pub(crate) fn public_note_candidates(current: &OsStr) -> Vec<CompletionCandidate> {
     let notebook = crate::ops::Notebook::new(crate::ops::Config {
         notes_dir: notes_dir_of(std::env::args_os()),
         public_dir: PathBuf::new(),

@@ -107,7 +107,7 @@ impl Error {
 
     /// The message with its underlying cause, for logs and the CLI (the HTTP body shows
     /// only the spec'd message).
-    pub fn detailed(&self) -> String {
+    pub(crate) fn detailed(&self) -> String {
         let mut out = self.to_string();
         let mut source = std::error::Error::source(self);
         while let Some(cause) = source {

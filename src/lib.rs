@@ -1,15 +1,15 @@
 //! `notes`: a CLI and an HTTP service over a folder of Markdown notes. Every command and
 //! every route calls the same domain module, `ops`.
 
-pub mod cli;
+mod cli;
 mod cmd;
 mod completion;
 pub mod error;
 pub mod http;
-pub mod log;
-pub mod memory;
+mod log;
+mod memory;
 pub mod ops;
-pub mod render;
+mod render;
 
 use std::process::ExitCode;
 

@@ -5,14 +5,14 @@ fn line(level: &str, message: &str) {
     eprintln!("{now} {level} {message}");
 }
 
-pub fn info(message: &str) {
+pub(crate) fn info(message: &str) {
     line("INFO", message);
 }
 
-pub fn warn(message: &str) {
+pub(crate) fn warn(message: &str) {
     line("WARN", message);
 }
 
-pub fn error(message: &str) {
+pub(crate) fn error(message: &str) {
     line("ERROR", message);
 }

@@ -6,7 +6,7 @@
 /// (measured by `just soak`: 100 → 178 MiB in 4 min; 22 MiB flat with two arenas, at
 /// the same request rate). Two arenas keep a long-running server's heap flat. Call
 /// before starting threads.
-pub fn limit_arenas() {
+pub(crate) fn limit_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only tunes the allocator, with a documented parameter and value.
     unsafe {
@@ -16,7 +16,7 @@ pub fn limit_arenas() {
 
 /// Returns the allocator's free memory to the system, after work that allocated a
 /// lot for a while (an index pass, a list build over many notes).
-pub fn give_back() {
+pub(crate) fn give_back() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory; it is thread-safe.
     unsafe {

@@ -13,7 +13,7 @@ use pulldown_cmark::{
 /// (`# Title {#id .class key=value}`) stay off: they would let a note put any attribute,
 /// an event handler included, on a page that shares its origin with the API. Such a block
 /// is shown as the text it is.
-pub fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
@@ -33,7 +33,7 @@ pub fn options() -> Options {
 /// `ftp`; an image may also show a `data:` PNG, GIF, JPEG or WebP.
 /// When `skip_title` is given and the body opens with a level-1 heading of exactly that
 /// text, the heading is left out (the page already shows the title above the body).
-pub fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
+pub(crate) fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
     let mut footnotes = FootnoteIds::default();
     let mut table = TableCells::default();
     let events: Vec<Event> = Parser::new_ext(markdown, options())
@@ -301,7 +301,7 @@ fn is_raster_data(url: &str) -> bool {
 /// word, with `…`), for page descriptions and feed summaries. Headings, code blocks
 /// and raw HTML are left out; blocks (paragraphs, list items, table cells, quotes) are
 /// kept apart by a space, so list items never run together.
-pub fn summary(markdown: &str, max: usize) -> String {
+pub(crate) fn summary(markdown: &str, max: usize) -> String {
     let text = reader_text(markdown, Reading::Summary, max);
     let mut out = String::new();
     for word in text.split_whitespace() {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use crate::cli::CompletionsArgs;
 
-pub fn run(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
     let mut out = Vec::new();
     crate::completion::write_script(args.shell, &mut out)?;
     super::print(&String::from_utf8_lossy(&out))

@@ -8,7 +8,7 @@ use console::style;
 use crate::cli::ListArgs;
 use crate::ops::Notebook;
 
-pub fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCode> {
     let list = notebook.list()?;
     if args.json {
         return super::print_json(&*list);

@@ -10,7 +10,7 @@ use super::messages;
 use crate::cli::ListPublicArgs;
 use crate::ops::{Config, Notebook, PublicList};
 
-pub fn run(notebook: Notebook, args: ListPublicArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: Notebook, args: ListPublicArgs) -> anyhow::Result<ExitCode> {
     let notebook = match args.dir {
         Some(dir) => Notebook::new(Config {
             notes_dir: dir,

@@ -7,7 +7,7 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, ManArgs};
 
-pub fn run(args: ManArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: ManArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("cannot create {}", args.out_dir.display()))?;
     clap_mangen::generate_to(Cli::command(), &args.out_dir)

@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::cli::{Cli, Command};
 use crate::ops::{Config, Notebook};
 
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let notebook = Notebook::new(Config {
         notes_dir: cli.notes_dir,
         public_dir: cli.public_dir,

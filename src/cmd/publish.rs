@@ -8,7 +8,7 @@ use crate::cli::{NoteArgs, PublishArgs};
 use crate::ops::publish::RepairReport;
 use crate::ops::{NotePath, Notebook, PageEffect, Publication};
 
-pub fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<ExitCode> {
     if args.repair {
         return repair(notebook, &args);
     }
@@ -20,7 +20,7 @@ pub fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<ExitCod
     report(&publication, args.json, args.quiet)
 }
 
-pub fn unpublish(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn unpublish(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
     let path = NotePath::parse(&args.note)?;
     let publication = notebook.unpublish(&path)?;
     report(&publication, args.json, args.quiet)

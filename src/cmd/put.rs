@@ -9,7 +9,7 @@ use crate::cli::PutArgs;
 use crate::ops::model::{NoteInput, Precondition};
 use crate::ops::{NotePath, Notebook};
 
-pub fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
     let path = NotePath::parse(&args.note)?;
     let (bytes, source) = match args.file.as_deref() {
         None => (read_stdin()?, "standard input".to_string()),

@@ -7,7 +7,7 @@ use crate::ops::Notebook;
 use crate::ops::search::NotesIndex;
 use crate::ops::search::updater::IndexUpdater;
 
-pub fn run(notebook: &Notebook) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: &Notebook) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     // A damaged index is moved aside first: it is rebuilt whole anyway.
     let (index, moved) = NotesIndex::open_or_heal(notebook.notes_dir())?;

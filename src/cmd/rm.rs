@@ -6,7 +6,7 @@ use crate::cli::NoteArgs;
 use crate::ops::model::Precondition;
 use crate::ops::{NotePath, Notebook};
 
-pub fn run(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
     let path = NotePath::parse(&args.note)?;
     let confirmation = notebook.delete(&path, &Precondition::None)?;
     if args.json {

@@ -13,7 +13,7 @@ use crate::ops::Notebook;
 use crate::ops::search::updater::IndexUpdater;
 use crate::ops::search::{IndexSource, Limit, MATCH_END, MATCH_START, NotesIndex, Query, heal};
 
-pub fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let query = Query::parse(&args.query.join(" "))?;
     let limit =
         Limit::new(args.limit.into()).ok_or_else(|| Error::InvalidLimit(args.limit.to_string()))?;

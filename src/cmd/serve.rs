@@ -11,7 +11,7 @@ use crate::http::server::{self, Settings};
 use crate::ops::owner::{Claim, Ownership};
 use crate::ops::{Notebook, fsutil};
 
-pub fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let notes_dir = notebook.notes_dir();
     std::fs::create_dir_all(notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;

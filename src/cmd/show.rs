@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use crate::cli::ShowArgs;
 use crate::ops::{NotePath, Notebook};
 
-pub fn run(notebook: &Notebook, args: ShowArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(notebook: &Notebook, args: ShowArgs) -> anyhow::Result<ExitCode> {
     let path = NotePath::parse(&args.note)?;
     if args.json {
         return super::print_json(&notebook.read(&path)?);

@@ -4,17 +4,17 @@
 use chrono::{DateTime, Local, Utc};
 
 /// `DD-MM-YYYY`, local time.
-pub fn date(at: DateTime<Local>) -> String {
+pub(crate) fn date(at: DateTime<Local>) -> String {
     at.format("%d-%m-%Y").to_string()
 }
 
 /// `DD-MM-YYYY:HH:MM`, 24-hour clock, local time.
-pub fn stamp(at: DateTime<Local>) -> String {
+pub(crate) fn stamp(at: DateTime<Local>) -> String {
     at.format("%d-%m-%Y:%H:%M").to_string()
 }
 
 /// ISO 8601 UTC with a `Z` suffix, to the second: `2026-11-21T09:05:00Z`.
-pub fn iso_utc(at: DateTime<Utc>) -> String {
+pub(crate) fn iso_utc(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 

@@ -23,26 +23,26 @@ const ALIAS_SLACK: usize = 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrontMatter {
     #[serde(default)]
-    pub title: String,
+    pub(crate) title: String,
     #[serde(default)]
-    pub date: String,
+    pub(crate) date: String,
     #[serde(default)]
-    pub last_modified: String,
+    pub(crate) last_modified: String,
     #[serde(default)]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
 }
 
 /// A note's text split in two. `yaml` is the whole mapping, unknown keys included, in
 /// the order the file has them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
-    pub yaml: Mapping,
+    pub(crate) yaml: Mapping,
     pub body: String,
     /// Whether a blank line separates the closing `---` from the body; kept so that a
     /// re-emitted note keeps its layout.
-    pub blank_line: bool,
+    pub(crate) blank_line: bool,
     /// The line ending of the delimiter lines (`\n` or `\r\n`).
-    pub newline: &'static str,
+    pub(crate) newline: &'static str,
 }
 
 /// Splits `text` into front matter and body. `None` when the text does not start with a
@@ -266,7 +266,7 @@ fn parse_mapping(yaml_text: &str) -> Option<Mapping> {
 
 impl Document {
     /// A new document with `fields` in the spec's key order.
-    pub fn new(fields: &FrontMatter, body: String) -> Self {
+    pub(crate) fn new(fields: &FrontMatter, body: String) -> Self {
         let mut yaml = Mapping::new();
         yaml.insert("title".into(), fields.title.clone().into());
         yaml.insert("date".into(), fields.date.clone().into());
@@ -304,7 +304,7 @@ impl Document {
 
     /// Sets `last_modified`, in place when the key exists, else after `date` (or
     /// `title`, or first), so the spec's order holds for notes that had none.
-    pub fn set_last_modified(&mut self, value: String) {
+    pub(crate) fn set_last_modified(&mut self, value: String) {
         let key = Value::from("last_modified");
         if let Some(slot) = self.yaml.get_mut(&key) {
             *slot = value.into();
@@ -324,7 +324,7 @@ impl Document {
     }
 
     /// Adds the keys of `extra` that the mapping does not have yet, after the others.
-    pub fn extend(&mut self, extra: Mapping) {
+    pub(crate) fn extend(&mut self, extra: Mapping) {
         for (key, value) in extra {
             if !self.yaml.contains_key(&key) {
                 self.yaml.insert(key, value);

@@ -6,11 +6,11 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// Prefix of the temp files; hidden, so listings skip them.
-pub const TEMP_PREFIX: &str = ".tmp-";
+pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 
 /// Replaces `path` with `bytes` atomically and durably. The file keeps the permissions
 /// of the one it replaces; a new file gets the usual `0644`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
@@ -31,7 +31,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// How a write relative to an open folder went.
 #[cfg(target_os = "linux")]
 #[derive(Debug, PartialEq, Eq)]
-pub enum WrittenAt {
+pub(crate) enum WrittenAt {
     Done,
     /// `create` was asked and the name is taken (a concurrent writer, a dangling
     /// symlink): nothing was written.
@@ -44,7 +44,7 @@ pub enum WrittenAt {
 /// alone; otherwise a hidden temp file is renamed over the name. Either way the data
 /// is synced before the name appears, and the folder after.
 #[cfg(target_os = "linux")]
-pub fn write_atomic_at(
+pub(crate) fn write_atomic_at(
     dir: &std::os::fd::OwnedFd,
     name: &str,
     bytes: &[u8],
@@ -130,7 +130,7 @@ fn create_temp_at(
 }
 
 /// Removes `path` and makes the removal durable.
-pub fn remove_durable(path: &Path) -> io::Result<()> {
+pub(crate) fn remove_durable(path: &Path) -> io::Result<()> {
     fs::remove_file(path)?;
     match path.parent() {
         Some(dir) => sync_dir(dir),
@@ -139,7 +139,7 @@ pub fn remove_durable(path: &Path) -> io::Result<()> {
 }
 
 /// Flushes a folder's entries (a rename or removal inside it) to disk.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     fs::File::open(dir)?.sync_all()?;
     #[cfg(not(unix))]
@@ -148,17 +148,17 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// The permission bits of a new note.
-pub const NEW_FILE_MODE: u32 = 0o644;
+pub(crate) const NEW_FILE_MODE: u32 = 0o644;
 
 /// The permission bits of a file.
 #[cfg(unix)]
-pub fn mode_of(meta: &fs::Metadata) -> u32 {
+pub(crate) fn mode_of(meta: &fs::Metadata) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     meta.permissions().mode() & 0o7777
 }
 
 #[cfg(not(unix))]
-pub fn mode_of(_meta: &fs::Metadata) -> u32 {
+pub(crate) fn mode_of(_meta: &fs::Metadata) -> u32 {
     NEW_FILE_MODE
 }
 
@@ -178,7 +178,7 @@ fn default_permissions() -> fs::Permissions {
 /// Deletes temp files a crash left behind under `root` (hidden folders included, so the
 /// public record's folder is cleaned too). Returns how many were removed.
 #[cfg(not(target_os = "linux"))]
-pub fn clean_temp_files(root: &Path) -> usize {
+pub(crate) fn clean_temp_files(root: &Path) -> usize {
     walkdir::WalkDir::new(root)
         .into_iter()
         .filter_map(Result::ok)
@@ -194,7 +194,7 @@ pub fn clean_temp_files(root: &Path) -> usize {
 /// file removed by name in its folder, so a folder swapped for a symlink meanwhile
 /// leads nowhere outside.
 #[cfg(target_os = "linux")]
-pub fn clean_temp_files(root: &Path) -> usize {
+pub(crate) fn clean_temp_files(root: &Path) -> usize {
     use rustix::fs::{Mode, OFlags};
     rustix::fs::open(
         root,

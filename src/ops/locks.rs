@@ -5,13 +5,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 #[derive(Default)]
-pub struct KeyedLocks {
+pub(crate) struct KeyedLocks {
     map: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
 impl KeyedLocks {
     /// Runs `f` while holding the lock of `key`.
-    pub fn with<T>(&self, key: &str, f: impl FnOnce() -> T) -> T {
+    pub(crate) fn with<T>(&self, key: &str, f: impl FnOnce() -> T) -> T {
         let slot = {
             let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
             map.entry(key.to_string()).or_default().clone()

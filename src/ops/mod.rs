@@ -1,38 +1,35 @@
 //! The domain: every operation the CLI and the HTTP server offer, with typed inputs and
 //! outputs and no knowledge of terminals or HTTP.
 
-pub mod clock;
+pub(crate) mod clock;
 pub mod front_matter;
-pub mod fsutil;
-pub mod locks;
-pub mod model;
+pub(crate) mod fsutil;
+pub(crate) mod locks;
+pub(crate) mod model;
 pub(crate) mod owner;
-pub mod path;
-pub mod publish;
-pub mod root;
+pub(crate) mod path;
+pub(crate) mod publish;
+pub(crate) mod root;
 pub mod search;
 pub mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub use model::{DeleteConfirmation, Note, NoteList, NoteMeta, PutOutcome};
+pub(crate) use model::{Note, NoteMeta};
 pub use path::NotePath;
-pub use publish::{
-    PageEffect, PublicFile, PublicList, PublicNote, PublicPage, Publication, ToggleResult,
-    Visibility,
-};
+pub(crate) use publish::{PageEffect, PublicList, Publication};
 
 /// Called with the path of every note written or deleted (the search index listens).
-pub type ChangeListener = Box<dyn Fn(&NotePath) + Send + Sync>;
+pub(crate) type ChangeListener = Box<dyn Fn(&NotePath) + Send + Sync>;
 
 /// Where the notes live and where published pages go.
 #[derive(Debug, Clone)]
-pub struct Config {
-    pub notes_dir: PathBuf,
-    pub public_dir: PathBuf,
+pub(crate) struct Config {
+    pub(crate) notes_dir: PathBuf,
+    pub(crate) public_dir: PathBuf,
     /// Public origin for absolute links (Atom feed); relative links when `None`.
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
 }
 
 /// A notes folder and the operations on it. Shared by every request and command.
@@ -45,7 +42,7 @@ pub struct Notebook {
 }
 
 impl Notebook {
-    pub fn new(config: Config) -> Self {
+    pub(crate) fn new(config: Config) -> Self {
         Notebook {
             root: root::RootDir::new(config.notes_dir.clone()),
             config,
@@ -55,20 +52,20 @@ impl Notebook {
         }
     }
 
-    pub fn config(&self) -> &Config {
+    pub(crate) fn config(&self) -> &Config {
         &self.config
     }
 
-    pub fn notes_dir(&self) -> &Path {
+    pub(crate) fn notes_dir(&self) -> &Path {
         &self.config.notes_dir
     }
 
-    pub fn public_dir(&self) -> &Path {
+    pub(crate) fn public_dir(&self) -> &Path {
         &self.config.public_dir
     }
 
     /// Registers the one listener told of every write and delete; later calls are ignored.
-    pub fn on_change(&self, listener: ChangeListener) {
+    pub(crate) fn on_change(&self, listener: ChangeListener) {
         let _ = self.listener.set(listener);
     }
 

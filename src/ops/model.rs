@@ -7,60 +7,60 @@ use super::front_matter::FrontMatter;
 
 /// NoteResponse: a note as read or as just written.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Note {
-    pub path: String,
-    pub title: String,
+pub(crate) struct Note {
+    pub(crate) path: String,
+    pub(crate) title: String,
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub content: String,
+    pub(crate) content: String,
     #[serde(skip_serializing_if = "String::is_empty")]
-    pub body: String,
+    pub(crate) body: String,
     #[serde(rename = "frontMatter", skip_serializing_if = "Option::is_none")]
-    pub front_matter: Option<FrontMatter>,
+    pub(crate) front_matter: Option<FrontMatter>,
     #[serde(rename = "lastModified")]
-    pub last_modified: String,
-    pub size: u64,
+    pub(crate) last_modified: String,
+    pub(crate) size: u64,
     /// Entity tag of the exact bytes (sent as the `ETag` header, never in the body).
     #[serde(skip)]
-    pub etag: String,
+    pub(crate) etag: String,
 }
 
 /// NoteMetadata: one element of the list.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct NoteMeta {
-    pub path: String,
-    pub title: String,
-    pub tags: Vec<String>,
+pub(crate) struct NoteMeta {
+    pub(crate) path: String,
+    pub(crate) title: String,
+    pub(crate) tags: Vec<String>,
     #[serde(rename = "lastModified")]
-    pub last_modified: String,
-    pub date: String,
-    pub size: u64,
+    pub(crate) last_modified: String,
+    pub(crate) date: String,
+    pub(crate) size: u64,
 }
 
 /// ListNotesResponse.
 #[derive(Debug, Clone, Serialize)]
-pub struct NoteList {
-    pub notes: Vec<NoteMeta>,
-    pub total: usize,
+pub(crate) struct NoteList {
+    pub(crate) notes: Vec<NoteMeta>,
+    pub(crate) total: usize,
 }
 
 /// The delete confirmation.
 #[derive(Debug, Clone, Serialize)]
-pub struct DeleteConfirmation {
-    pub message: &'static str,
-    pub path: String,
+pub(crate) struct DeleteConfirmation {
+    pub(crate) message: &'static str,
+    pub(crate) path: String,
 }
 
 /// The result of a create-or-replace: the note, and whether it was new.
 #[derive(Debug, Clone)]
-pub struct PutOutcome {
-    pub note: Note,
-    pub created: bool,
+pub(crate) struct PutOutcome {
+    pub(crate) note: Note,
+    pub(crate) created: bool,
 }
 
 /// A condition on the note's current state that a write or delete requires, checked
 /// under the note's lock (HTTP `If-Match` / `If-None-Match: *`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Precondition {
+pub(crate) enum Precondition {
     /// No condition.
     #[default]
     None,
@@ -72,7 +72,7 @@ pub enum Precondition {
 
 impl Precondition {
     /// Checks the condition against the current bytes of the note (`None`: absent).
-    pub fn check(&self, current: Option<&[u8]>) -> crate::error::Result<()> {
+    pub(crate) fn check(&self, current: Option<&[u8]>) -> crate::error::Result<()> {
         use crate::error::Error;
         match (self, current) {
             (Precondition::None, _) => Ok(()),
@@ -95,13 +95,13 @@ impl Precondition {
 }
 
 /// The strong entity tag of a note's bytes: a quoted 64-bit XXH3 digest.
-pub fn etag(bytes: &[u8]) -> String {
+pub(crate) fn etag(bytes: &[u8]) -> String {
     format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(bytes))
 }
 
 /// What a create-or-replace writes.
 #[derive(Debug)]
-pub enum NoteInput {
+pub(crate) enum NoteInput {
     /// A note's whole text as given (a `text/markdown` PUT, `notes put`): a front
     /// matter is made when it has none, and its last_modified refreshed when it has one.
     Markdown(String),
@@ -112,21 +112,25 @@ pub enum NoteInput {
 
 /// The fields of a NoteRequest. Every one is optional.
 #[derive(Debug, Default)]
-pub struct NoteFields {
+pub(crate) struct NoteFields {
     /// The complete text; when not empty it is stored exactly as given.
-    pub content: Option<String>,
-    pub body: Option<String>,
-    pub front_matter: Option<FrontMatterInput>,
+    pub(crate) content: Option<String>,
+    pub(crate) body: Option<String>,
+    pub(crate) front_matter: Option<FrontMatterInput>,
 }
 
 /// A supplied front matter: the four spec'd fields, and any other keys, which are
 /// stored in the YAML after them, in their order.
 #[derive(Debug, Default)]
-pub struct FrontMatterInput {
-    pub title: Option<String>,
-    pub date: Option<String>,
+pub(crate) struct FrontMatterInput {
+    pub(crate) title: Option<String>,
+    pub(crate) date: Option<String>,
     /// Accepted and ignored: a write always sets the current time.
-    pub last_modified: Option<String>,
-    pub tags: Option<Vec<String>>,
-    pub extra: serde_yaml::Mapping,
+    #[expect(
+        dead_code,
+        reason = "filled in by the request parser in http; nothing reads it"
+    )]
+    pub(crate) last_modified: Option<String>,
+    pub(crate) tags: Option<Vec<String>>,
+    pub(crate) extra: serde_yaml::Mapping,
 }

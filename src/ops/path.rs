@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 
 /// The folder inside the notes dir that holds the service's own files (search index).
 /// No note may live under it.
-pub const INTERNAL_DIR: &str = ".notes";
+pub(crate) const INTERNAL_DIR: &str = ".notes";
 
 /// Longest file name Linux file systems take, in bytes (`NAME_MAX`).
 const MAX_NAME: usize = 255;
@@ -54,25 +54,25 @@ impl NotePath {
     }
 
     /// The file name, e.g. `note.md` for `a/b/note.md`.
-    pub fn file_name(&self) -> &str {
+    pub(crate) fn file_name(&self) -> &str {
         self.0.rsplit('/').next().unwrap_or(&self.0)
     }
 
     /// The file name without `.md`.
-    pub fn stem(&self) -> &str {
+    pub(crate) fn stem(&self) -> &str {
         let name = self.file_name();
         name.strip_suffix(".md").unwrap_or(name)
     }
 
     /// The folder holding the note, relative to the notes dir (`.` at the top).
-    pub fn parent(&self) -> &str {
+    pub(crate) fn parent(&self) -> &str {
         self.0.rsplit_once('/').map_or(".", |(dir, _)| dir)
     }
 
     /// Refuses, for a write, a path with a name starting with `.`: such names belong to
     /// the service (temp files, the public record, the search index), and the list
     /// never shows them.
-    pub fn check_writable(&self) -> Result<()> {
+    pub(crate) fn check_writable(&self) -> Result<()> {
         if self.0.split('/').any(|name| name.starts_with('.')) {
             return Err(Error::InvalidPath);
         }
@@ -120,7 +120,7 @@ fn scan(path: &str) -> Scan {
     if clean { Scan::Clean } else { Scan::Unclean }
 }
 
-pub fn clean(path: &str) -> String {
+pub(crate) fn clean(path: &str) -> String {
     if scan(path) == Scan::Clean {
         return path.to_string();
     }

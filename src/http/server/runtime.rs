@@ -58,7 +58,7 @@ pub fn run(
         // Opening is quick; searches work from the first request on. When it fails, the
         // indexer logs why and retries, or rebuilds a damaged index.
         let search = SharedIndex::open(&notes_dir);
-        let indexer = Indexer::start(&notes_dir, search.clone());
+        let indexer = Indexer::start(&notes_dir, search.clone(), crate::memory::give_back);
         notebook.on_change(indexer.listener());
         // Sized now, with the index and the watcher open.
         let max_connections = settings

@@ -12,11 +12,11 @@
 pub(crate) struct Shape {
     /// The deepest nesting of collections (block and flow), up to the first level past
     /// the limit the scan was given: it stops there.
-    pub depth: usize,
+    pub(crate) depth: usize,
     /// How many aliases (`*name`) the text uses.
-    pub aliases: usize,
+    pub(crate) aliases: usize,
     /// Bytes looked at plus entries pushed and popped: the work done.
-    pub steps: usize,
+    pub(crate) steps: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

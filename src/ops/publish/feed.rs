@@ -10,7 +10,7 @@ use maud::{Markup, PreEscaped, Render, html};
 use super::record::{Entry, Record};
 
 /// The feed's file name inside the public dir.
-pub const FILE: &str = "feed.xml";
+pub(crate) const FILE: &str = "feed.xml";
 
 const DECLARATION: &str = r#"<?xml version="1.0" encoding="utf-8"?>"#;
 const ATOM: &str = "http://www.w3.org/2005/Atom";
@@ -34,7 +34,7 @@ fn iso(at: DateTime<Utc>) -> String {
 }
 
 /// Where the public pages live: `{base_url}/public/`, or relative when unknown.
-pub fn public_root(base_url: Option<&str>) -> Option<String> {
+pub(crate) fn public_root(base_url: Option<&str>) -> Option<String> {
     base_url
         .map(|b| b.trim_end_matches('/'))
         .filter(|b| !b.is_empty())
@@ -46,7 +46,7 @@ fn encode(text: &str) -> String {
 }
 
 /// The Atom document of the record.
-pub fn feed(record: &Record, base_url: Option<&str>) -> String {
+pub(crate) fn feed(record: &Record, base_url: Option<&str>) -> String {
     let root = public_root(base_url);
     let prefix = root.clone().unwrap_or_default();
     let feed_id = match &root {

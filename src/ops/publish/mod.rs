@@ -8,11 +8,11 @@
 //! repair (`repair_public`, run when the server starts) recognises and undoes: a page
 //! no entry names, a stale index or feed, a shared page marked as in progress.
 
-pub mod feed;
+pub(crate) mod feed;
 mod files;
-pub mod record;
+pub(crate) mod record;
 mod repair;
-pub mod site;
+pub(crate) mod site;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 use self::record::{Entry, Record};
-pub use self::repair::RepairReport;
+pub(crate) use self::repair::RepairReport;
 use super::fsutil;
 use super::{NotePath, Notebook};
 use crate::error::{Error, Result};
@@ -32,21 +32,21 @@ const RECORD_LOCK: &str = record::FILE;
 /// Public or private, as the toggle reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Visibility {
+pub(crate) enum Visibility {
     Public,
     Private,
 }
 
 /// The public toggle result: `{"status", "path"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ToggleResult {
-    pub status: Visibility,
-    pub path: String,
+pub(crate) struct ToggleResult {
+    pub(crate) status: Visibility,
+    pub(crate) path: String,
 }
 
 /// What happened to the page file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PageEffect {
+pub(crate) enum PageEffect {
     /// The page was written.
     Written,
     /// The page was removed.
@@ -57,31 +57,31 @@ pub enum PageEffect {
 
 /// A publication change: the toggle result, the page file concerned and its fate.
 #[derive(Debug, Clone)]
-pub struct Publication {
-    pub result: ToggleResult,
-    pub page: PathBuf,
-    pub effect: PageEffect,
+pub(crate) struct Publication {
+    pub(crate) result: ToggleResult,
+    pub(crate) page: PathBuf,
+    pub(crate) effect: PageEffect,
 }
 
 /// A public note entry: `{"path", "title", "published_at"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PublicNote {
-    pub path: String,
-    pub title: String,
-    pub published_at: String,
+pub(crate) struct PublicNote {
+    pub(crate) path: String,
+    pub(crate) title: String,
+    pub(crate) published_at: String,
 }
 
 /// The public list: `{"notes": [...]}`, newest first.
 #[derive(Debug, Clone, Serialize)]
-pub struct PublicList {
-    pub notes: Vec<PublicNote>,
+pub(crate) struct PublicList {
+    pub(crate) notes: Vec<PublicNote>,
 }
 
 /// A public note as the command line shows it: the entry and its page file.
 #[derive(Debug, Clone)]
-pub struct PublicPage {
-    pub note: PublicNote,
-    pub page: PathBuf,
+pub(crate) struct PublicPage {
+    pub(crate) note: PublicNote,
+    pub(crate) page: PathBuf,
 }
 
 fn failed(e: io::Error) -> Error {
@@ -93,7 +93,7 @@ impl Notebook {
     /// The note must exist either way.
     /// Holds the note's lock (then the record's, the order delete takes them in), so a
     /// delete racing with a toggle cannot leave a public entry for a deleted note.
-    pub fn toggle_public(&self, path: &NotePath) -> Result<Publication> {
+    pub(crate) fn toggle_public(&self, path: &NotePath) -> Result<Publication> {
         self.note_locks.with(path.as_str(), || {
             self.with_record(|record| {
                 self.read(path)?;
@@ -107,7 +107,7 @@ impl Notebook {
     }
 
     /// Makes a note public, or regenerates its page when it already is.
-    pub fn publish(&self, path: &NotePath) -> Result<Publication> {
+    pub(crate) fn publish(&self, path: &NotePath) -> Result<Publication> {
         self.note_locks.with(path.as_str(), || {
             self.with_record(|record| self.put_up(record, path))
         })
@@ -115,7 +115,7 @@ impl Notebook {
 
     /// Makes a public note private. Works when the note file is gone too, so that an
     /// entry whose note was removed outside the service can still be cleared.
-    pub fn unpublish(&self, path: &NotePath) -> Result<Publication> {
+    pub(crate) fn unpublish(&self, path: &NotePath) -> Result<Publication> {
         self.with_record(|record| {
             if record.get(path.as_str()).is_none() {
                 return Err(Error::NotPublic(path.to_string()));
@@ -138,7 +138,7 @@ impl Notebook {
     }
 
     /// `GET /api/public/list`: the public notes, newest first.
-    pub fn public_list(&self) -> Result<PublicList> {
+    pub(crate) fn public_list(&self) -> Result<PublicList> {
         let pages = self.public_pages()?.unwrap_or_default();
         Ok(PublicList {
             notes: pages.into_iter().map(|p| p.note).collect(),
@@ -147,7 +147,7 @@ impl Notebook {
 
     /// The public notes with their page files, newest first; `None` when no record
     /// exists (nothing was ever published). Fails when the notes dir does not exist.
-    pub fn public_pages(&self) -> Result<Option<Vec<PublicPage>>> {
+    pub(crate) fn public_pages(&self) -> Result<Option<Vec<PublicPage>>> {
         if !self.notes_dir().is_dir() {
             return Err(Error::NotesDirMissing(self.notes_dir().to_path_buf()));
         }
@@ -373,10 +373,10 @@ fn note_is_gone(err: &Error) -> bool {
 
 /// A file of the public dir, as read for serving.
 #[derive(Debug, Clone)]
-pub struct PublicFile {
+pub(crate) struct PublicFile {
     /// The file name, for its content type.
-    pub name: String,
-    pub bytes: Vec<u8>,
+    pub(crate) name: String,
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl Notebook {
@@ -384,7 +384,7 @@ impl Notebook {
     /// means the index), `None` when there is none to serve. Only regular files inside
     /// the public dir are served: `..`, hidden names, backslashes, NUL bytes and
     /// symlinks leading out are all absent.
-    pub fn public_file(&self, rel: &str) -> Option<PublicFile> {
+    pub(crate) fn public_file(&self, rel: &str) -> Option<PublicFile> {
         let rel = if rel.is_empty() {
             site::INDEX_FILE
         } else {

@@ -13,9 +13,9 @@ use crate::error::{Error, Result};
 use crate::ops::fsutil;
 
 /// The record's file name inside the notes dir (hidden, so note listings skip it).
-pub const FILE: &str = ".public.json";
+pub(crate) const FILE: &str = ".public.json";
 /// The layout version this build reads and writes.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// The marker of a change in progress to pages whose name several notes share
 /// (hidden, beside the record). A crash can leave such a page showing a note the record
@@ -24,21 +24,21 @@ pub(crate) const PENDING_FILE: &str = ".public-pending.json";
 
 /// One public note.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    pub path: String,
-    pub title: String,
-    pub tags: Vec<String>,
+pub(crate) struct Entry {
+    pub(crate) path: String,
+    pub(crate) title: String,
+    pub(crate) tags: Vec<String>,
     /// The opening words of the note, for the feed.
-    pub summary: String,
+    pub(crate) summary: String,
     /// Kept to the nanosecond so that publications made within one second keep their order.
-    pub published_at: DateTime<Utc>,
+    pub(crate) published_at: DateTime<Utc>,
     /// Page file name inside the public dir.
-    pub file: String,
+    pub(crate) file: String,
 }
 
 /// Every public note, and when the set last changed (the feed's `updated`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Record {
+pub(crate) struct Record {
     entries: BTreeMap<String, Entry>,
     updated: Option<DateTime<Utc>>,
 }
@@ -74,12 +74,12 @@ fn parse_stamp(text: &str) -> Option<DateTime<Utc>> {
 
 impl Record {
     /// The record's path for a notes dir.
-    pub fn path(notes_dir: &Path) -> PathBuf {
+    pub(crate) fn path(notes_dir: &Path) -> PathBuf {
         notes_dir.join(FILE)
     }
 
     /// Reads the record; `None` when the file does not exist (nothing was ever published).
-    pub fn load(file: &Path) -> Result<Option<Record>> {
+    pub(crate) fn load(file: &Path) -> Result<Option<Record>> {
         let unreadable = |reason: String| Error::PublicRecordUnreadable {
             path: file.to_path_buf(),
             reason,
@@ -124,7 +124,7 @@ impl Record {
     }
 
     /// Writes the record atomically.
-    pub fn save(&self, file: &Path) -> io::Result<()> {
+    pub(crate) fn save(&self, file: &Path) -> io::Result<()> {
         let stored = Stored {
             version: VERSION,
             updated: self.updated.map(stamp),
@@ -148,7 +148,7 @@ impl Record {
         fsutil::write_atomic(file, text.as_bytes())
     }
 
-    pub fn get(&self, path: &str) -> Option<&Entry> {
+    pub(crate) fn get(&self, path: &str) -> Option<&Entry> {
         self.entries.get(path)
     }
 
@@ -164,18 +164,18 @@ impl Record {
             .any(|e| e.file == file && e.path != path)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// When the set of public notes last changed.
-    pub fn updated(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn updated(&self) -> Option<DateTime<Utc>> {
         self.updated
     }
 
     /// A time for a new change: now, or just after the latest stamp already recorded,
     /// so that a later publication always sorts after an earlier one.
-    pub fn next_stamp(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+    pub(crate) fn next_stamp(&self, now: DateTime<Utc>) -> DateTime<Utc> {
         let latest = self
             .entries
             .values()
@@ -189,13 +189,13 @@ impl Record {
     }
 
     /// Adds or replaces an entry; the record is updated at its publication time.
-    pub fn insert(&mut self, entry: Entry) {
+    pub(crate) fn insert(&mut self, entry: Entry) {
         self.updated = Some(entry.published_at);
         self.entries.insert(entry.path.clone(), entry);
     }
 
     /// Removes an entry, marking the record changed at `at`.
-    pub fn remove(&mut self, path: &str, at: DateTime<Utc>) -> Option<Entry> {
+    pub(crate) fn remove(&mut self, path: &str, at: DateTime<Utc>) -> Option<Entry> {
         let removed = self.entries.remove(path);
         if removed.is_some() {
             self.updated = Some(at);
@@ -204,7 +204,7 @@ impl Record {
     }
 
     /// Entries newest first; equal times ordered by path.
-    pub fn newest_first(&self) -> Vec<&Entry> {
+    pub(crate) fn newest_first(&self) -> Vec<&Entry> {
         let mut entries: Vec<&Entry> = self.entries.values().collect();
         entries.sort_by(|a, b| {
             b.published_at
@@ -215,7 +215,7 @@ impl Record {
     }
 
     /// The latest publication that uses page `file`, if any: that note owns the page.
-    pub fn owner_of(&self, file: &str) -> Option<&Entry> {
+    pub(crate) fn owner_of(&self, file: &str) -> Option<&Entry> {
         self.newest_first().into_iter().find(|e| e.file == file)
     }
 }

@@ -15,26 +15,27 @@ use crate::ops::Notebook;
 
 /// What a repair found out of step and put right; all empty when everything agreed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RepairReport {
+pub(crate) struct RepairReport {
     /// Generated pages no public note names, removed.
-    pub removed_pages: Vec<String>,
+    pub(crate) removed_pages: Vec<String>,
     /// Pages of public notes that were missing, or left half-changed, written again
     /// from their notes.
-    pub regenerated_pages: Vec<String>,
+    pub(crate) regenerated_pages: Vec<String>,
     /// Public notes whose page was missing and whose note is gone, taken out of the
     /// record.
-    pub dropped_entries: Vec<String>,
+    pub(crate) dropped_entries: Vec<String>,
     /// `index.html` did not list exactly the public notes.
-    pub index_rebuilt: bool,
+    pub(crate) index_rebuilt: bool,
     /// `feed.xml` did not hold exactly the public notes.
-    pub feed_rebuilt: bool,
+    pub(crate) feed_rebuilt: bool,
     /// The stylesheet was missing or altered.
-    pub stylesheet_restored: bool,
+    pub(crate) stylesheet_restored: bool,
 }
 
+#[cfg(test)]
 impl RepairReport {
     /// Whether nothing needed fixing.
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         *self == RepairReport::default()
     }
 }
@@ -44,7 +45,7 @@ impl Notebook {
     /// a record (nothing was ever published from this notes dir) the public dir is left
     /// alone: it may be another notebook's. An unreadable record is an error, not a
     /// reason to take every page down.
-    pub fn repair_public(&self) -> Result<RepairReport> {
+    pub(crate) fn repair_public(&self) -> Result<RepairReport> {
         self.note_locks.with(RECORD_LOCK, || {
             let mut report = RepairReport::default();
             let Some(mut record) = Record::load(&Record::path(self.notes_dir()))? else {

@@ -17,15 +17,15 @@ use crate::ops::{Note, NotePath};
 use crate::render;
 
 /// The sub-folder of the public dir holding the stylesheet.
-pub const STATIC_DIR: &str = "static";
+pub(crate) const STATIC_DIR: &str = "static";
 /// The stylesheet's file name inside `static/`.
-pub const STYLESHEET_FILE: &str = "style.css";
+pub(crate) const STYLESHEET_FILE: &str = "style.css";
 /// The stylesheet every page and the index use.
-pub const STYLESHEET: &str = include_str!("../../../assets/public.css");
+pub(crate) const STYLESHEET: &str = include_str!("../../../assets/public.css");
 /// Length of a page description and a feed summary, in characters.
-pub const SUMMARY_CHARS: usize = 200;
+pub(crate) const SUMMARY_CHARS: usize = 200;
 /// The public index's file name.
-pub const INDEX_FILE: &str = "index.html";
+pub(crate) const INDEX_FILE: &str = "index.html";
 /// The Content Security Policy of public pages: no script of any kind, styles and images
 /// from the pages' own origin (images also from `https:` and `data:`), no `<base>`, no
 /// form. Every page carries it in a `<meta>`, so the public folder stays safe under any
@@ -36,7 +36,7 @@ pub(crate) const PUBLIC_CSP: &str = "default-src 'none'; style-src 'self'; img-s
 /// The page name of a note: its base name with `.md` replaced by `.html`. The one
 /// exception is a note named `index.md`, whose page would replace the public index:
 /// it becomes `index-note.html`.
-pub fn page_name(path: &NotePath) -> String {
+pub(crate) fn page_name(path: &NotePath) -> String {
     match path.stem() {
         "index" => "index-note.html".to_string(),
         stem => format!("{stem}.html"),
@@ -51,13 +51,13 @@ const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'~');
 
 /// A page file name as a relative URL: `what? #1.html` → `what%3F%20%231.html`.
-pub fn href(file: &str) -> String {
+pub(crate) fn href(file: &str) -> String {
     percent_encoding::utf8_percent_encode(file, SEGMENT).to_string()
 }
 
 /// Writes the stylesheet into `static/` (creating the public dir) unless it is already
 /// there with the same bytes.
-pub fn write_assets(public_dir: &Path) -> io::Result<()> {
+pub(crate) fn write_assets(public_dir: &Path) -> io::Result<()> {
     let dir = public_dir.join(STATIC_DIR);
     std::fs::create_dir_all(&dir)?;
     let file = dir.join(STYLESHEET_FILE);
@@ -125,7 +125,7 @@ fn reading_minutes(body: &str) -> usize {
 /// The standalone page of a public note: title, publication date, tags and the
 /// rendered body. With the public origin known, the page also names its canonical
 /// address.
-pub fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
+pub(crate) fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
     let fields = note.front_matter.clone().unwrap_or_default();
     // The renderer's output is the one markup not escaped here: it shows raw HTML in
     // the note as text and keeps to its allow-list.
@@ -180,7 +180,7 @@ fn sharing_meta(note: &Note, entry: &Entry, base_url: Option<&str>) -> Markup {
 }
 
 /// The public index: every public note, newest first, linking to its page.
-pub fn index(record: &Record) -> String {
+pub(crate) fn index(record: &Record) -> String {
     let entries = record.newest_first();
     let count = match entries.len() {
         1 => "1 note".to_string(),

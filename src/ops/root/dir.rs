@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// A notes dir, with a handle on it once it exists.
 #[derive(Debug)]
-pub struct RootDir {
+pub(crate) struct RootDir {
     path: PathBuf,
     #[cfg(target_os = "linux")]
     open: std::sync::RwLock<Option<std::sync::Arc<OpenRoot>>>,
@@ -44,7 +44,7 @@ const ROOT_RECHECK_MS: u64 = 1000;
 const KERNEL_RETRIES: usize = 3;
 
 impl RootDir {
-    pub fn new(path: PathBuf) -> Self {
+    pub(crate) fn new(path: PathBuf) -> Self {
         RootDir {
             path,
             #[cfg(target_os = "linux")]
@@ -56,7 +56,8 @@ impl RootDir {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 }

@@ -6,6 +6,6 @@ mod open;
 #[cfg(target_os = "linux")]
 mod walk;
 
-pub use dir::RootDir;
-pub use open::resolve;
+pub(crate) use dir::RootDir;
+pub(crate) use open::resolve;
 pub(crate) use open::{open_error, path_error};

@@ -15,7 +15,7 @@ impl RootDir {
     /// note, and is opened non-blocking so the open itself never waits. On Linux the
     /// open walks from the notes dir's handle and is refused when a symlink on the way
     /// leads outside (see `RootDir::open_beneath`).
-    pub fn open_note(&self, path: &NotePath) -> Result<(fs::File, fs::Metadata)> {
+    pub(crate) fn open_note(&self, path: &NotePath) -> Result<(fs::File, fs::Metadata)> {
         let root = self;
         #[cfg(target_os = "linux")]
         let file = {
@@ -49,7 +49,7 @@ impl RootDir {
     /// only ever compared with a version read through the beneath open), else an
     /// `O_PATH` open beneath and an `fstat`; a FIFO or device is never opened.
     #[cfg(target_os = "linux")]
-    pub fn stat_note(&self, path: &NotePath) -> Result<rustix::fs::Stat> {
+    pub(crate) fn stat_note(&self, path: &NotePath) -> Result<rustix::fs::Stat> {
         use rustix::fs::{FileType, OFlags};
         let root = self;
         let stat = match root.identity(path.as_str()) {
@@ -71,7 +71,7 @@ impl RootDir {
 
 /// The file inside `root` that `path` names, refused when a symlink on the way
 /// leads outside `root`.
-pub fn resolve(root: &Path, path: &NotePath) -> Result<PathBuf> {
+pub(crate) fn resolve(root: &Path, path: &NotePath) -> Result<PathBuf> {
     let full = root.join(path.as_str());
     ensure_inside(root, &full)?;
     Ok(full)

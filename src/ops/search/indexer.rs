@@ -65,7 +65,7 @@ enum Slot {
 impl SharedIndex {
     /// Opens the index of `notes_dir` for searches; a damaged one reads as being rebuilt
     /// (the indexer's first pass rebuilds it).
-    pub fn open(notes_dir: &Path) -> SharedIndex {
+    pub(crate) fn open(notes_dir: &Path) -> SharedIndex {
         let shared = SharedIndex::default();
         match NotesIndex::open_or_create(notes_dir) {
             Ok(index) => shared.set(index),
@@ -76,7 +76,7 @@ impl SharedIndex {
     }
 
     /// The current index, or why there is none.
-    pub fn get(&self) -> Result<NotesIndex> {
+    pub(crate) fn get(&self) -> Result<NotesIndex> {
         match &*self.0.slot.read().unwrap_or_else(PoisonError::into_inner) {
             Slot::Ready(index) => Ok(index.clone()),
             Slot::Rebuilding => Err(Error::IndexRebuilding),
@@ -86,7 +86,7 @@ impl SharedIndex {
         }
     }
 
-    pub fn set(&self, index: NotesIndex) {
+    pub(crate) fn set(&self, index: NotesIndex) {
         self.put(Slot::Ready(index));
     }
 
@@ -129,7 +129,7 @@ impl IndexSource for SharedIndex {
 }
 
 /// The running indexer and watcher; stopped on drop.
-pub struct Indexer {
+pub(crate) struct Indexer {
     queue: Sender<Message>,
     thread: Option<JoinHandle<()>>,
     _watcher: Option<notify::RecommendedWatcher>,
@@ -137,8 +137,14 @@ pub struct Indexer {
 
 impl Indexer {
     /// Starts the indexer of `notes_dir`: it first catches up with the files on disk,
-    /// then follows the changes it is told of and those the watcher sees.
-    pub fn start(notes_dir: &Path, shared: SharedIndex) -> Indexer {
+    /// then follows the changes it is told of and those the watcher sees. `after_pass`
+    /// runs in the indexer's thread after each pass (the server hands the memory the
+    /// pass freed back to the system there).
+    pub(crate) fn start(
+        notes_dir: &Path,
+        shared: SharedIndex,
+        after_pass: impl Fn() + Send + 'static,
+    ) -> Indexer {
         let (queue, inbox) = mpsc::channel();
         *shared
             .0
@@ -148,7 +154,7 @@ impl Indexer {
         let dir = notes_dir.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("search-indexer".into())
-            .spawn(move || run(&dir, &shared, &inbox))
+            .spawn(move || run(&dir, &shared, &inbox, &after_pass))
             .map_err(|e| crate::log::error(&format!("search: cannot start the indexer: {e}")))
             .ok();
         let watcher = watch(notes_dir, queue.clone())
@@ -168,7 +174,7 @@ impl Indexer {
     }
 
     /// A listener for `Notebook::on_change`: queues the note, never waits.
-    pub fn listener(&self) -> crate::ops::ChangeListener {
+    pub(crate) fn listener(&self) -> crate::ops::ChangeListener {
         let queue = std::sync::Mutex::new(self.queue.clone());
         Box::new(move |path: &NotePath| {
             let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -201,7 +207,7 @@ impl Pending {
     }
 }
 
-fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
+fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_pass: &dyn Fn()) {
     let mut updater: Option<IndexUpdater> = None;
     let mut pending = Pending {
         catch_up: true,
@@ -252,6 +258,7 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>) {
             pass(notes_dir, shared, &mut updater, &work)
         }))
         .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
+        after_pass();
         match outcome {
             Ok(()) => {
                 if failing {

@@ -3,9 +3,9 @@
 //! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`).
 
 pub(crate) mod heal;
-pub mod indexer;
-pub mod query;
-pub mod schema;
+pub(crate) mod indexer;
+pub(crate) mod query;
+pub(crate) mod schema;
 mod snippet;
 pub mod updater;
 
@@ -33,15 +33,15 @@ use super::path::INTERNAL_DIR;
 use crate::error::{Error, Result};
 
 /// Results per query when the caller does not say.
-pub const DEFAULT_LIMIT: usize = 20;
+pub(crate) const DEFAULT_LIMIT: usize = 20;
 /// The most results one query returns.
-pub const MAX_LIMIT: usize = 100;
+pub(crate) const MAX_LIMIT: usize = 100;
 /// Marks the start of a match in a snippet.
-pub const MATCH_START: &str = "⟦";
+pub(crate) const MATCH_START: &str = "⟦";
 /// Marks the end of a match in a snippet.
-pub const MATCH_END: &str = "⟧";
+pub(crate) const MATCH_END: &str = "⟧";
 /// Seconds a client is asked to wait (`Retry-After`) while the index is rebuilt.
-pub const RETRY_AFTER_SECS: u64 = 5;
+pub(crate) const RETRY_AFTER_SECS: u64 = 5;
 /// Ranking weight of a match, by field: title and tags above body.
 const TITLE_BOOST: f32 = 3.0;
 const TAGS_BOOST: f32 = 2.0;
@@ -50,29 +50,29 @@ const BODY_BOOST: f32 = 1.0;
 /// The answer to a query, with the API's field names.
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchResults {
-    pub query: String,
-    pub results: Vec<SearchHit>,
+    pub(crate) query: String,
+    pub(crate) results: Vec<SearchHit>,
     /// How many notes match (all of them, not only those returned).
-    pub total: usize,
+    pub(crate) total: usize,
 }
 
 /// One matching note.
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    pub path: String,
-    pub title: String,
-    pub tags: Vec<String>,
-    pub score: f32,
+pub(crate) struct SearchHit {
+    pub(crate) path: String,
+    pub(crate) title: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) score: f32,
     /// Plain text around the best match in the body (the text a reader sees, not the
     /// Markdown), each match between `⟦` and `⟧`.
-    pub snippet: String,
+    pub(crate) snippet: String,
     /// The title with its matches between `⟦` and `⟧` (`title` stays as it is).
     #[serde(rename = "highlightedTitle")]
-    pub highlighted_title: String,
+    pub(crate) highlighted_title: String,
 }
 
 /// The index folder of a notes folder.
-pub fn index_dir(notes_dir: &Path) -> PathBuf {
+pub(crate) fn index_dir(notes_dir: &Path) -> PathBuf {
     notes_dir.join(INTERNAL_DIR).join("index")
 }
 
@@ -129,7 +129,7 @@ impl NotesIndex {
     /// Opens the index of `notes_dir`; one whose files are damaged is moved aside first
     /// and an empty one created (the caller fills it). Also says where the damaged one
     /// went.
-    pub fn open_or_heal(notes_dir: &Path) -> Result<(Self, Option<PathBuf>)> {
+    pub(crate) fn open_or_heal(notes_dir: &Path) -> Result<(Self, Option<PathBuf>)> {
         match Self::open_or_create(notes_dir) {
             Err(Error::IndexBroken(_)) => {
                 let moved = heal::move_aside(notes_dir)?;
@@ -140,7 +140,7 @@ impl NotesIndex {
     }
 
     /// Whether the index holds no note.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.reader.searcher().num_docs() == 0
     }
 
@@ -364,7 +364,7 @@ pub(crate) fn index_error(what: &str, dir: &Path, e: impl std::fmt::Display) -> 
 
 /// Where a search finds its index, and what becomes of an index found damaged: the
 /// server's indexer rebuilds it in the background, a command rebuilds it on the spot.
-pub trait IndexSource {
+pub(crate) trait IndexSource {
     /// The index to read now, or why there is none (being rebuilt, cannot be opened).
     fn current(&self) -> Result<NotesIndex>;
 
@@ -374,15 +374,10 @@ pub trait IndexSource {
 }
 
 impl Notebook {
-    /// The search index of this notebook, opened (created empty when missing).
-    pub fn open_index(&self) -> Result<NotesIndex> {
-        NotesIndex::open_or_create(self.notes_dir())
-    }
-
     /// Runs a query: the one search of the CLI, the API and the web interface. A
     /// damaged index (an error saying so, or a panic while reading it) goes back to
     /// `source`, and the index it answers with is asked once more.
-    pub fn search(
+    pub(crate) fn search(
         &self,
         source: &impl IndexSource,
         query: &Query,

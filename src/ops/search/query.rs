@@ -24,7 +24,7 @@ pub struct Query {
 
 /// One requirement of a query, in the index's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// These words in a row (one word, or a phrase), in any field.
     Words(Vec<String>),
     /// These words in a row, the last one still being typed: it also matches the longer
@@ -77,12 +77,12 @@ impl Query {
     }
 
     /// The query as it was typed.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 
     /// What the query asks for, in order.
-    pub fn parts(&self) -> &[Part] {
+    pub(crate) fn parts(&self) -> &[Part] {
         &self.parts
     }
 }
@@ -103,11 +103,11 @@ impl Limit {
     pub const DEFAULT: Limit = Limit(DEFAULT_LIMIT);
 
     /// `None` outside 1 to `MAX_LIMIT`.
-    pub fn new(n: usize) -> Option<Limit> {
+    pub(crate) fn new(n: usize) -> Option<Limit> {
         (1..=MAX_LIMIT).contains(&n).then_some(Limit(n))
     }
 
-    pub fn get(self) -> usize {
+    pub(crate) fn get(self) -> usize {
         self.0
     }
 }
@@ -120,7 +120,7 @@ impl Default for Limit {
 
 /// One element of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Clause {
+pub(crate) enum Clause {
     /// A word; `prefix` when it is the last one and no space follows it.
     Word { text: String, prefix: bool },
     /// Words that must follow each other.
@@ -132,7 +132,7 @@ pub enum Clause {
 }
 
 /// Splits a query into clauses, or says why it is malformed.
-pub fn parse(input: &str) -> Result<Vec<Clause>, String> {
+pub(crate) fn parse(input: &str) -> Result<Vec<Clause>, String> {
     if input.trim().is_empty() {
         return Err("the query is empty".into());
     }

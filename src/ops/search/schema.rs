@@ -17,29 +17,29 @@ use crate::ops::store;
 use crate::render;
 
 /// Analyzer of the searchable text fields (title, tags, body).
-pub const TEXT_ANALYZER: &str = "notes_text";
+pub(crate) const TEXT_ANALYZER: &str = "notes_text";
 /// Analyzer of the `tag` filter field: one token per tag, folded.
-pub const TAG_ANALYZER: &str = "notes_tag";
+pub(crate) const TAG_ANALYZER: &str = "notes_tag";
 
 /// The fields of the index.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(crate) struct Fields {
     /// Note path, exact and stored: the key of a document.
-    pub path: Field,
-    pub title: Field,
+    pub(crate) path: Field,
+    pub(crate) title: Field,
     /// Tags as words, for ranking.
-    pub tags: Field,
+    pub(crate) tags: Field,
     /// Tags as whole values, for the `tag:NAME` filter.
-    pub tag: Field,
-    pub body: Field,
-    pub date: Field,
-    pub last_modified: Field,
+    pub(crate) tag: Field,
+    pub(crate) body: Field,
+    pub(crate) date: Field,
+    pub(crate) last_modified: Field,
     /// Modification time and size of the file indexed, to find stale documents.
-    pub stamp: Field,
+    pub(crate) stamp: Field,
 }
 
 /// The schema and its fields.
-pub fn schema() -> (Schema, Fields) {
+pub(crate) fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
     let text = TextOptions::default().set_stored().set_indexing_options(
         TextFieldIndexing::default()
@@ -67,7 +67,7 @@ pub fn schema() -> (Schema, Fields) {
 }
 
 /// Words split on anything not alphanumeric, lowercased, accents folded.
-pub fn text_analyzer() -> TextAnalyzer {
+pub(crate) fn text_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser)
@@ -76,7 +76,7 @@ pub fn text_analyzer() -> TextAnalyzer {
 }
 
 /// A whole tag as one token, lowercased, accents folded.
-pub fn tag_analyzer() -> TextAnalyzer {
+pub(crate) fn tag_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(RawTokenizer::default())
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
@@ -84,13 +84,13 @@ pub fn tag_analyzer() -> TextAnalyzer {
 }
 
 /// Registers the analyzers the schema names; needed after every open.
-pub fn register_analyzers(index: &Index) {
+pub(crate) fn register_analyzers(index: &Index) {
     index.tokenizers().register(TEXT_ANALYZER, text_analyzer());
     index.tokenizers().register(TAG_ANALYZER, tag_analyzer());
 }
 
 /// The tokens `text` gives with `analyzer`.
-pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+pub(crate) fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while let Some(token) = stream.next() {
@@ -103,11 +103,11 @@ pub fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 /// text indexed from a note changes (the schema staying the same): the stamps of an
 /// older index then match no file, so the next catch-up indexes every note again.
 /// 2: the body is indexed as the text a reader sees, not as Markdown.
-pub const CONTENT_VERSION: u32 = 2;
+pub(crate) const CONTENT_VERSION: u32 = 2;
 
 /// What identifies the version of a file that was indexed: the content version, the
 /// modification time and the size.
-pub fn stamp_of(meta: &fs::Metadata) -> String {
+pub(crate) fn stamp_of(meta: &fs::Metadata) -> String {
     let nanos = meta
         .modified()
         .ok()
@@ -119,7 +119,12 @@ pub fn stamp_of(meta: &fs::Metadata) -> String {
 /// The document of a note: the title and tags the API shows, and the body as the text a
 /// reader sees (no Markdown marks, no link targets, images as their alt text), so that
 /// link targets are not words of the note and snippets read as text.
-pub fn document(fields: &Fields, path: &NotePath, text: &str, stamp: &str) -> TantivyDocument {
+pub(crate) fn document(
+    fields: &Fields,
+    path: &NotePath,
+    text: &str,
+    stamp: &str,
+) -> TantivyDocument {
     let note = store::note_of(path, text, text.len() as u64);
     let front = note.front_matter.unwrap_or_default();
     let mut doc = TantivyDocument::default();

@@ -31,9 +31,9 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
 /// What a pass changed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Changes {
-    pub indexed: usize,
-    pub removed: usize,
+pub(crate) struct Changes {
+    pub(crate) indexed: usize,
+    pub(crate) removed: usize,
 }
 
 /// Holds the writer lock of an index, and the version of every note it holds.
@@ -67,7 +67,7 @@ impl IndexUpdater {
         })
     }
 
-    pub fn index(&self) -> &NotesIndex {
+    pub(crate) fn index(&self) -> &NotesIndex {
         &self.index
     }
 
@@ -91,7 +91,7 @@ impl IndexUpdater {
 
     /// Brings the index up to date with the files: new and changed notes indexed,
     /// vanished ones removed. Only what differs is touched.
-    pub fn catch_up(&mut self, progress: Progress) -> Result<Changes> {
+    pub(crate) fn catch_up(&mut self, progress: Progress) -> Result<Changes> {
         let files = store::note_files(&self.notes_dir)?;
         let on_disk: HashSet<String> = files.iter().map(|f| f.path.to_string()).collect();
         let gone: Vec<String> = self
@@ -124,7 +124,10 @@ impl IndexUpdater {
 
     /// Re-reads the named notes: indexed when the file exists and differs from the
     /// indexed version, removed when it does not exist any more.
-    pub fn update<'a>(&mut self, paths: impl IntoIterator<Item = &'a NotePath>) -> Result<Changes> {
+    pub(crate) fn update<'a>(
+        &mut self,
+        paths: impl IntoIterator<Item = &'a NotePath>,
+    ) -> Result<Changes> {
         let mut changes = Changes::default();
         for path in paths {
             let file = root::resolve(&self.notes_dir, path)
@@ -211,9 +214,6 @@ impl IndexUpdater {
             self.known = known_stamps(&self.index).unwrap_or_default();
             return Err(write_error(e));
         }
-        // A pass frees the writer's buffers; hand them back to the system rather
-        // than keep them in the allocator for good.
-        crate::memory::give_back();
         self.index
             .reader
             .reload()

@@ -34,7 +34,7 @@ const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 /// What a read takes from parsing a note version: everything of the NoteResponse but
 /// the text itself, and where the body starts in it.
 #[derive(Debug)]
-pub struct Head {
+pub(crate) struct Head {
     title: String,
     front_matter: Option<FrontMatter>,
     last_modified: String,
@@ -43,7 +43,7 @@ pub struct Head {
 
 impl Head {
     /// The head of `note`, read from `text`; its body is always a suffix of the text.
-    pub fn of(note: &Note, text: &str) -> Self {
+    pub(crate) fn of(note: &Note, text: &str) -> Self {
         Head {
             title: note.title.clone(),
             front_matter: note.front_matter.clone(),
@@ -53,7 +53,7 @@ impl Head {
     }
 
     /// The NoteResponse of `text`, the same version of the file this head was made from.
-    pub fn note(&self, path: &NotePath, text: &str, size: u64) -> Option<Note> {
+    pub(crate) fn note(&self, path: &NotePath, text: &str, size: u64) -> Option<Note> {
         Some(Note {
             path: path.to_string(),
             title: self.title.clone(),
@@ -69,7 +69,7 @@ impl Head {
 
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FileId {
+pub(crate) struct FileId {
     len: u64,
     #[cfg(not(unix))]
     modified: Option<std::time::SystemTime>,
@@ -86,7 +86,7 @@ pub struct FileId {
 impl FileId {
     /// Whether this version last changed long enough ago that any later change shows
     /// in the identity (see the module's notes).
-    pub fn settled(&self) -> bool {
+    pub(crate) fn settled(&self) -> bool {
         #[cfg(unix)]
         {
             let (secs, nanos) = self.changed;
@@ -103,7 +103,7 @@ impl FileId {
         false
     }
 
-    pub fn of(meta: &Metadata) -> Self {
+    pub(crate) fn of(meta: &Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
         FileId {
@@ -123,7 +123,7 @@ impl FileId {
 
     /// The identity in a `stat` result, equal to `of` the same file's metadata.
     #[cfg(target_os = "linux")]
-    pub fn of_stat(stat: &rustix::fs::Stat) -> Self {
+    pub(crate) fn of_stat(stat: &rustix::fs::Stat) -> Self {
         #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
         FileId {
             len: stat.st_size as u64,
@@ -144,7 +144,7 @@ type PathMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
 /// notes (every list drops the entries of files it did not see); heads by a count;
 /// versions by a byte budget.
 #[derive(Default)]
-pub struct Caches {
+pub(crate) struct Caches {
     entries: Mutex<PathMap<(FileId, NoteMeta)>>,
     /// The last list body served, with the fingerprint of the files it was made from.
     snapshot: Mutex<Option<(u64, ListSnapshot)>>,
@@ -158,15 +158,15 @@ pub struct Caches {
 
 /// A list of the notes, shared by every request made while no note file changed.
 #[derive(Debug, Clone)]
-pub struct ListSnapshot {
-    pub list: Arc<NoteList>,
+pub(crate) struct ListSnapshot {
+    pub(crate) list: Arc<NoteList>,
     /// Where a caller keeps what it made of this list (the API keeps its JSON), made
     /// once per list.
-    pub rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
+    pub(crate) rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
 impl ListSnapshot {
-    pub fn new(list: NoteList) -> Self {
+    pub(crate) fn new(list: NoteList) -> Self {
         ListSnapshot {
             list: Arc::new(list),
             rendered: Arc::default(),
@@ -177,16 +177,16 @@ impl ListSnapshot {
 /// One version of a note's file as read: its bytes, their entity tag, and what a
 /// caller made of it (the API's JSON NoteResponse) once it made it.
 #[derive(Debug)]
-pub struct Version {
-    pub id: FileId,
-    pub bytes: bytes::Bytes,
+pub(crate) struct Version {
+    pub(crate) id: FileId,
+    pub(crate) bytes: bytes::Bytes,
     /// The entity tag, shared so a response header can take it without a copy.
-    pub etag: bytes::Bytes,
-    pub rendered: std::sync::OnceLock<bytes::Bytes>,
+    pub(crate) etag: bytes::Bytes,
+    pub(crate) rendered: std::sync::OnceLock<bytes::Bytes>,
 }
 
 impl Version {
-    pub fn new(id: FileId, bytes: Vec<u8>) -> Self {
+    pub(crate) fn new(id: FileId, bytes: Vec<u8>) -> Self {
         Version {
             id,
             etag: crate::ops::model::etag(&bytes).into(),
@@ -209,7 +209,7 @@ struct Versions {
 
 impl Caches {
     /// The cached entry of `path` when the file is still the one it was read from.
-    pub fn get(&self, path: &str, id: FileId) -> Option<NoteMeta> {
+    pub(crate) fn get(&self, path: &str, id: FileId) -> Option<NoteMeta> {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         match entries.get(path) {
             Some((cached, meta)) if *cached == id => Some(meta.clone()),
@@ -218,7 +218,7 @@ impl Caches {
     }
 
     /// Keeps the list entry of a settled file version.
-    pub fn put(&self, id: FileId, meta: NoteMeta) {
+    pub(crate) fn put(&self, id: FileId, meta: NoteMeta) {
         if !id.settled() {
             return;
         }
@@ -227,7 +227,7 @@ impl Caches {
     }
 
     /// The last list, when it was made from files with this fingerprint.
-    pub fn snapshot(&self, fingerprint: u64) -> Option<ListSnapshot> {
+    pub(crate) fn snapshot(&self, fingerprint: u64) -> Option<ListSnapshot> {
         let snapshot = self.snapshot.lock().unwrap_or_else(PoisonError::into_inner);
         match &*snapshot {
             Some((made_from, list)) if *made_from == fingerprint => Some(list.clone()),
@@ -236,7 +236,7 @@ impl Caches {
     }
 
     /// The parsed head of `path` when the file is still the version it was read from.
-    pub fn head(&self, path: &str, id: FileId) -> Option<Arc<Head>> {
+    pub(crate) fn head(&self, path: &str, id: FileId) -> Option<Arc<Head>> {
         let heads = self.heads.lock().unwrap_or_else(PoisonError::into_inner);
         match heads.get(path) {
             Some((cached, head)) if *cached == id => Some(head.clone()),
@@ -245,7 +245,7 @@ impl Caches {
     }
 
     /// Keeps the parsed head of a settled file version.
-    pub fn put_head(&self, path: &str, id: FileId, head: Head) {
+    pub(crate) fn put_head(&self, path: &str, id: FileId, head: Head) {
         if !id.settled() {
             return;
         }
@@ -257,14 +257,14 @@ impl Caches {
     }
 
     /// The kept version of `path`, whatever the file is now.
-    pub fn version(&self, path: &str) -> Option<Arc<Version>> {
+    pub(crate) fn version(&self, path: &str) -> Option<Arc<Version>> {
         let versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
         versions.by_path.get(path).cloned()
     }
 
     /// Keeps `version` of `path` for the next reads when it is small and settled;
     /// older versions of other notes make room for it, in no particular order.
-    pub fn put_version(&self, path: &str, version: &Arc<Version>) {
+    pub(crate) fn put_version(&self, path: &str, version: &Arc<Version>) {
         if version.bytes.len() > MAX_VERSION_LEN || !version.id.settled() {
             return;
         }
@@ -286,16 +286,16 @@ impl Caches {
     }
 
     /// Serialises list builds.
-    pub fn build_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+    pub(crate) fn build_lock(&self) -> std::sync::MutexGuard<'_, ()> {
         self.building.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn set_snapshot(&self, fingerprint: u64, list: ListSnapshot) {
+    pub(crate) fn set_snapshot(&self, fingerprint: u64, list: ListSnapshot) {
         *self.snapshot.lock().unwrap_or_else(PoisonError::into_inner) = Some((fingerprint, list));
     }
 
     /// Keeps only the entries of `seen` (the notes a full list just found).
-    pub fn retain_listed(&self, seen: &[NoteMeta]) {
+    pub(crate) fn retain_listed(&self, seen: &[NoteMeta]) {
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         if entries.len() == seen.len() {
             return;

@@ -15,7 +15,7 @@ use crate::ops::{NotePath, Notebook};
 
 impl Notebook {
     /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
-    pub fn list(&self) -> Result<Arc<NoteList>> {
+    pub(crate) fn list(&self) -> Result<Arc<NoteList>> {
         Ok(self.list_snapshot()?.list)
     }
 
@@ -27,7 +27,7 @@ impl Notebook {
 
     /// The list, shared by every call made while no note file changed (same paths,
     /// same file identities), without building 10k entries again for each.
-    pub fn list_snapshot(&self) -> Result<ListSnapshot> {
+    pub(crate) fn list_snapshot(&self) -> Result<ListSnapshot> {
         // The first walk keeps nothing but a fingerprint, so concurrent warm lists
         // cost a stat per note and almost no memory.
         if let Some(snapshot) = self.cache.snapshot(fingerprint(self.notes_dir())?) {
@@ -129,9 +129,9 @@ fn fingerprint(root: &Path) -> Result<u64> {
 
 /// A note file found on disk.
 pub struct NoteFile {
-    pub path: NotePath,
+    pub(crate) path: NotePath,
     pub full: std::path::PathBuf,
-    pub meta: fs::Metadata,
+    pub(crate) meta: fs::Metadata,
 }
 
 /// Every note file under `root` with the listing's rules: dot-files and dot-folders
@@ -157,7 +157,7 @@ fn markdown_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntr
 
 /// Calls `visit` with every note file under `root` (the rules of `note_files`), in
 /// the walk's order, without keeping them.
-pub fn visit_note_files(root: &Path, mut visit: impl FnMut(NoteFile)) -> Result<()> {
+pub(crate) fn visit_note_files(root: &Path, mut visit: impl FnMut(NoteFile)) -> Result<()> {
     for entry in markdown_entries(root)? {
         let Some(rel) = relative(root, entry.path()) else {
             continue;

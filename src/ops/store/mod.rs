@@ -7,9 +7,8 @@ mod list;
 mod read;
 mod write;
 
-pub use list::{NoteFile, note_files, visit_note_files};
-pub use read::{OpenNote, Opened, RawNote};
-pub use write::{DELETED, PLACEHOLDER};
+pub use list::{NoteFile, note_files};
+pub(crate) use read::{Opened, RawNote};
 
 use super::NotePath;
 use super::front_matter::{self, FrontMatter};
@@ -17,7 +16,7 @@ use super::model::{Note, NoteMeta, etag};
 
 /// A note's bytes as text: borrowed when they are UTF-8 (checked with the standard
 /// library's fast validation), with replacement characters otherwise.
-pub fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+pub(crate) fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
@@ -33,7 +32,7 @@ fn display_title(path: &NotePath, fields: Option<&FrontMatter>) -> String {
 }
 
 /// The list entry of a note's text.
-pub fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
+pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
     let fields = front_matter::parse(text).map(|doc| doc.fields());
     let title = display_title(path, fields.as_ref());
     let fields = fields.unwrap_or_default();
@@ -50,7 +49,7 @@ pub fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
 /// The NoteResponse of a note's text. A text that does not start with `---` has no
 /// front matter (omitted); one whose front matter does not parse gets an empty one and
 /// the whole text as body.
-pub fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
+pub(crate) fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
     let (front_matter, body) = match front_matter::parse(text) {
         Some(doc) => (Some(doc.fields()), doc.body),
         None if text.starts_with("---") => (Some(FrontMatter::default()), text.to_string()),
@@ -72,7 +71,7 @@ pub fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
 }
 
 /// `my-first-note` → `My First Note`.
-pub fn title_from_stem(stem: &str) -> String {
+pub(crate) fn title_from_stem(stem: &str) -> String {
     stem.replace('-', " ")
         .split(' ')
         .map(|word| {

@@ -12,34 +12,34 @@ use crate::ops::model::Note;
 use crate::ops::{NotePath, Notebook};
 
 /// A note's text as stored, before it becomes a `Note`.
-pub struct RawNote {
-    pub path: NotePath,
-    pub version: Arc<Version>,
+pub(crate) struct RawNote {
+    pub(crate) path: NotePath,
+    pub(crate) version: Arc<Version>,
 }
 
 impl RawNote {
-    pub fn bytes(&self) -> &bytes::Bytes {
+    pub(crate) fn bytes(&self) -> &bytes::Bytes {
         &self.version.bytes
     }
 
-    pub fn etag(&self) -> &str {
+    pub(crate) fn etag(&self) -> &str {
         std::str::from_utf8(&self.version.etag).unwrap_or_default()
     }
 
     /// The entity tag as shared bytes.
-    pub fn etag_bytes(&self) -> bytes::Bytes {
+    pub(crate) fn etag_bytes(&self) -> bytes::Bytes {
         self.version.etag.clone()
     }
 
     /// Where a caller keeps what it made of this version (the API keeps its JSON), for
     /// as long as the version is kept.
-    pub fn rendered(&self) -> &std::sync::OnceLock<bytes::Bytes> {
+    pub(crate) fn rendered(&self) -> &std::sync::OnceLock<bytes::Bytes> {
         &self.version.rendered
     }
 }
 
 /// A note file opened for reading whose version is not in memory yet.
-pub struct OpenNote {
+pub(crate) struct OpenNote {
     path: NotePath,
     file: fs::File,
     id: FileId,
@@ -48,18 +48,14 @@ pub struct OpenNote {
 
 impl OpenNote {
     /// The file's size when it was opened.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 
 /// A note opened for reading: either its version is in memory, or its bytes are to
 /// be read (`Notebook::finish_read`).
-pub enum Opened {
+pub(crate) enum Opened {
     Ready(RawNote),
     Unread(OpenNote),
 }
@@ -69,7 +65,7 @@ impl Notebook {
     /// identity saves the read. The file is reached by the checked open even when a
     /// version is kept, so a path that now leads outside the notes dir, or to something
     /// that is not a note, is refused rather than answered from memory.
-    pub fn open_note(&self, path: &NotePath) -> Result<Opened> {
+    pub(crate) fn open_note(&self, path: &NotePath) -> Result<Opened> {
         let kept = self.cache.version(path.as_str());
         // With a version kept, the file's identity alone says whether it still holds.
         #[cfg(target_os = "linux")]
@@ -98,7 +94,7 @@ impl Notebook {
     }
 
     /// Reads the bytes of an opened note, and keeps them for the next reads.
-    pub fn finish_read(&self, open: OpenNote) -> Result<RawNote> {
+    pub(crate) fn finish_read(&self, open: OpenNote) -> Result<RawNote> {
         use std::io::Read;
         let OpenNote {
             path,
@@ -114,7 +110,7 @@ impl Notebook {
     }
 
     /// The raw bytes of a note.
-    pub fn read_raw(&self, path: &NotePath) -> Result<RawNote> {
+    pub(crate) fn read_raw(&self, path: &NotePath) -> Result<RawNote> {
         match self.open_note(path)? {
             Opened::Ready(raw) => Ok(raw),
             Opened::Unread(open) => self.finish_read(open),
@@ -122,13 +118,13 @@ impl Notebook {
     }
 
     /// A note with its front matter read.
-    pub fn read(&self, path: &NotePath) -> Result<Note> {
+    pub(crate) fn read(&self, path: &NotePath) -> Result<Note> {
         Ok(self.note_of_raw(&self.read_raw(path)?))
     }
 
     /// The NoteResponse of a version read. The parse of a file version is kept, so
     /// reading an unchanged note again skips the YAML.
-    pub fn note_of_raw(&self, raw: &RawNote) -> Note {
+    pub(crate) fn note_of_raw(&self, raw: &RawNote) -> Note {
         let RawNote { path, version } = raw;
         let size = version.bytes.len() as u64;
         let text = text_of(&version.bytes);

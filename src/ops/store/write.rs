@@ -15,14 +15,19 @@ use crate::ops::root::{open_error, path_error};
 use crate::ops::{NotePath, Notebook, clock, fsutil};
 
 /// The placeholder sentence of an empty body.
-pub const PLACEHOLDER: &str = "Votre contenu ici...";
+pub(crate) const PLACEHOLDER: &str = "Votre contenu ici...";
 /// The constant message of a delete confirmation.
-pub const DELETED: &str = "Note deleted successfully";
+pub(crate) const DELETED: &str = "Note deleted successfully";
 
 impl Notebook {
     /// Creates or replaces a note: from its text, or from fields with the spec's
     /// defaults; when `cond` holds of the note as it is.
-    pub fn put(&self, path: &NotePath, input: NoteInput, cond: Precondition) -> Result<PutOutcome> {
+    pub(crate) fn put(
+        &self,
+        path: &NotePath,
+        input: NoteInput,
+        cond: Precondition,
+    ) -> Result<PutOutcome> {
         path.check_writable()?;
         self.write_with(path, &cond, |existing| match input {
             NoteInput::Markdown(text) => build_from_markdown(path, text),
@@ -117,7 +122,11 @@ impl Notebook {
     }
 
     /// Deletes a note.
-    pub fn delete(&self, path: &NotePath, cond: &Precondition) -> Result<DeleteConfirmation> {
+    pub(crate) fn delete(
+        &self,
+        path: &NotePath,
+        cond: &Precondition,
+    ) -> Result<DeleteConfirmation> {
         self.note_locks
             .with(path.as_str(), || self.delete_locked(path, cond))?;
         self.changed(path);
