@@ -32,6 +32,19 @@ pub fn write_script(shell: Shell, out: &mut dyn Write) -> std::io::Result<()> {
         .ok_or_else(|| std::io::Error::other(format!("unsupported shell {name}")))?;
     let mut script = Vec::new();
     completer.write_registration(COMPLETE_VAR, "notes", "notes", "notes", &mut script)?;
+    if shell == Shell::Fish {
+        // fish hands the word under the cursor over as typed (`with\ s`, `'with s`):
+        // unescape it like the words before it.
+        let text = String::from_utf8_lossy(&script);
+        let fixed = text.replace(
+            "(commandline --current-token)",
+            "(commandline --current-token | string unescape; or commandline --current-token)",
+        );
+        if fixed == text {
+            return Err(std::io::Error::other("unexpected fish registration script"));
+        }
+        script = fixed.into_bytes();
+    }
     if shell == Shell::Zsh {
         // zsh's `words` keep the quoting as typed (`with\ s`): hand the binary the
         // words as the command will see them.

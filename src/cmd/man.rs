@@ -279,7 +279,7 @@ fn page(cmd: &Command, parent: Option<&Command>) -> String {
     }
 
     if parent.is_none() {
-        section(&mut out, "COMMANDS");
+        section(&mut out, "SUBCOMMANDS");
         for sub in cmd.get_subcommands().filter(|s| shown(s)) {
             let _ = writeln!(
                 out,

@@ -297,7 +297,8 @@ fn bash_completion_works_in_a_real_shell() {
         .env_remove("COMPLETE")
         .output_with_bash(&format!(
             "source '{}'\nCOMP_WORDS=(notes show ideas/o)\nCOMP_CWORD=2\nCOMP_TYPE=9\n\
-             _clap_complete_notes notes ideas/o show\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+             COMP_LINE='notes show ideas/o'\nCOMP_POINT=${{#COMP_LINE}}\n\
+             _notes notes ideas/o show\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
             script.display()
         ));
     assert_eq!(out.trim(), "ideas/one.md");

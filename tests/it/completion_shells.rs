@@ -233,6 +233,7 @@ fn fish_completes_spaces_and_every_notes_dir_form() {
     }
     let s = Setup::new();
     // fish escapes a candidate when it inserts it; `complete -C` shows it plain.
+    assert_eq!(fish(&s, "notes show "), ["ideas/", "top.md", "with space/"]);
     assert_eq!(fish(&s, "notes show w"), ["with space/"]);
     assert_eq!(fish(&s, r"notes show with\ space/"), ["with space/a.md"]);
     assert_eq!(fish(&s, "notes show 'with sp"), ["with space/"]);
