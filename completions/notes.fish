@@ -1,1 +1,1 @@
-complete --keep-order --exclusive --command notes --arguments "(COMPLETE=fish notes -- (commandline --current-process --tokenize --cut-at-cursor) (commandline --current-token))"
+complete --keep-order --exclusive --command notes --arguments "(COMPLETE=fish notes -- (commandline --current-process --tokenize --cut-at-cursor) (commandline --current-token | string unescape; or commandline --current-token))"

@@ -111,13 +111,15 @@ pub(crate) enum Command {
 
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
-        notes completions bash > ~/.local/share/bash-completion/completions/notes\n  \
+        echo 'source <(notes completions bash)' >> ~/.bashrc\n  \
         notes completions zsh > ~/.zfunc/_notes\n  \
         notes completions fish > ~/.config/fish/completions/notes.fish")]
     Completions(CompletionsArgs),
 
-    /// Write the man pages into a folder
-    #[command(hide = true)]
+    /// Write the man pages (notes.1 and one per command) into a folder, or install them
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes man --install                  write them to ~/.local/share/man/man1\n  \
+        notes man --out-dir man              write them to ./man")]
     Man(ManArgs),
 }
 
@@ -130,8 +132,12 @@ pub(crate) struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ManArgs {
     /// Folder receiving notes.1 and one page per subcommand
-    #[arg(long, value_name = "DIR")]
-    pub(crate) out_dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "install")]
+    pub(crate) out_dir: Option<PathBuf>,
+    /// Write them where man finds a user's pages: $XDG_DATA_HOME/man/man1, else
+    /// ~/.local/share/man/man1
+    #[arg(long, conflicts_with = "out_dir")]
+    pub(crate) install: bool,
 }
 
 #[derive(Debug, Args)]

@@ -21,7 +21,7 @@ fn repo() -> &'static Path {
 }
 
 /// A tool the test needs: present, or a loud skip outside CI and a failure in CI.
-fn require(tool: &str) -> bool {
+pub(crate) fn require(tool: &str) -> bool {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
         .output()
@@ -106,6 +106,95 @@ fn man_page_renders() {
         text.contains("NAME") && text.contains("SUBCOMMANDS"),
         "{text}"
     );
+}
+
+/// A committed man page as `man` renders it.
+fn render_man(page: &str) -> String {
+    let out = Command::new("man")
+        .args(["-l", "-P", "cat"])
+        .arg(repo().join("man").join(page))
+        .env("MANWIDTH", "200")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{page}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn man_pages_have_the_sections_of_a_real_man_page() {
+    if !require("man") {
+        return;
+    }
+    let headings = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.is_empty() && !l.starts_with(' ') && !l.starts_with("NOTES"))
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let root = render_man("notes.1");
+    assert!(
+        root.contains("notes [--notes-dir <DIR>] [--public-dir <DIR>]"),
+        "{root}"
+    );
+    let search = render_man("notes-search.1");
+    assert!(
+        search.contains("notes [GLOBAL OPTIONS] search [-n|--limit <LIMIT>] [--json] <QUERY>..."),
+        "{search}"
+    );
+    let expected = [
+        "NAME",
+        "SYNOPSIS",
+        "DESCRIPTION",
+        "ARGUMENTS",
+        "OPTIONS",
+        "GLOBAL OPTIONS",
+        "QUERY SYNTAX",
+        "EXAMPLES",
+        "ENVIRONMENT",
+        "EXIT STATUS",
+        "FILES",
+        "SEE ALSO",
+    ];
+    let found = headings(&search);
+    assert_eq!(found[..found.len() - 1], expected, "{search}");
+    // The footer names the program, not the subcommand.
+    assert!(found.last().unwrap().starts_with("notes 0."), "{search}");
+    assert!(search.contains("tag:work") && search.contains("NOTES_DIR"));
+    for page in std::fs::read_dir(repo().join("man")).unwrap() {
+        let name = page.unwrap().file_name().into_string().unwrap();
+        let text = render_man(&name);
+        let found = headings(&text);
+        for section in ["EXAMPLES", "ENVIRONMENT", "EXIT STATUS", "FILES"] {
+            assert!(found.iter().any(|h| h == section), "{name}: no {section}");
+        }
+        assert!(!found.iter().any(|h| h == "EXTRA"), "{name}");
+        // DESCRIPTION says more than NAME.
+        let lines: Vec<&str> = text.lines().collect();
+        let after = |heading: &str| {
+            let at = lines.iter().position(|l| *l == heading).unwrap();
+            lines[at + 1].trim().to_string()
+        };
+        let summary = after("NAME");
+        let summary = summary.split(" - ").nth(1).unwrap();
+        assert!(!after("DESCRIPTION").starts_with(summary), "{name}");
+    }
+}
+
+#[test]
+fn man_install_writes_where_man_looks() {
+    let ws = Workspace::new();
+    let data = ws.root.path().join("data");
+    let out = ws
+        .cli()
+        .args(["man", "--install"])
+        .env("XDG_DATA_HOME", &data)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dir = data.join("man/man1");
+    assert!(dir.join("notes.1").is_file() && dir.join("notes-search.1").is_file());
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&dir.display().to_string()), "{said}");
 }
 
 #[test]
@@ -208,7 +297,8 @@ fn bash_completion_works_in_a_real_shell() {
         .env_remove("COMPLETE")
         .output_with_bash(&format!(
             "source '{}'\nCOMP_WORDS=(notes show ideas/o)\nCOMP_CWORD=2\nCOMP_TYPE=9\n\
-             _clap_complete_notes notes ideas/o show\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+             COMP_LINE='notes show ideas/o'\nCOMP_POINT=${{#COMP_LINE}}\n\
+             _notes notes ideas/o show\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
             script.display()
         ));
     assert_eq!(out.trim(), "ideas/one.md");

@@ -7,6 +7,7 @@ mod cli_docs;
 mod cli_notes;
 mod cli_public;
 mod cli_search;
+mod completion_shells;
 mod connections;
 mod guard;
 mod hostile;
