@@ -1,64 +1,52 @@
-//! One handler per endpoint: extracted request parts in, one `ops` call (off the async
-//! threads), one response out.
+//! The notes: the list, and read / write / delete of one note. Each handler takes the
+//! extracted request parts, makes one `ops` call (off the async threads when it may
+//! block), and answers; a failure is a rejection, answered by the one `recover`.
 
-use std::convert::Infallible;
 use std::io;
 use std::sync::Arc;
 
-use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use warp::path::FullPath;
+use warp::Filter;
+use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
+use warp::path::Tail;
+use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::State;
 use super::note_request;
-use super::reject::{self, HttpError};
-use super::support::body::{self, BodyStream};
-use super::support::reply;
-use super::support::{blocking, content_length, header_str};
 use crate::error::{Error, Result};
+use crate::http::State;
+use crate::http::support::body::{self, BodyStream};
+use crate::http::support::reject::HttpError;
+use crate::http::support::{blocking, content_length, header_str, reply, url};
 use crate::ops::NotePath;
 use crate::ops::model::{NoteInput, Precondition};
 use crate::ops::store::{Opened, RawNote};
 
-const NOTES_PREFIX: &str = "/api/v1/notes";
-
-/// Everything under `/api/v1/notes`: the list, and read / write / delete of one note,
-/// with the spec's checks in its order (path, extension, then method).
-pub async fn notes(
-    full: FullPath,
-    method: Method,
-    headers: HeaderMap,
-    body: BodyStream,
-    state: Arc<State>,
-) -> Result<Response, Infallible> {
-    let rest = full.as_str().strip_prefix(NOTES_PREFIX).unwrap_or("");
-    let tail = rest.strip_prefix('/').unwrap_or(rest);
-    if tail.is_empty() {
-        return Ok(if method == Method::GET {
-            match blocking(&state, list_json).await {
-                Ok(body) => reply::with_type(StatusCode::OK, body, reply::JSON_TYPE),
-                Err(err) => reject::error(&err),
-            }
-        } else {
-            reject::error(&HttpError::MethodNotAllowed { allow: "GET" })
-        });
-    }
-    let path = match super::url::note_path(tail) {
-        Ok(path) => path,
-        Err(err) => return Ok(reject::error(&err.into())),
-    };
-    Ok(match method {
-        Method::GET => read(path, &headers, &state).await,
-        Method::PUT => put(path, &headers, body, &state).await,
-        Method::DELETE => {
-            let cond = precondition(&headers);
-            reject::result(
-                StatusCode::OK,
-                blocking(&state, move |s| s.notebook.delete(&path, &cond)).await,
-            )
-        }
-        _ => reject::error(&HttpError::NoteMethodNotAllowed),
+/// The note path after `/api/v1/notes/`, checked (400 when it is not a note path). An
+/// empty one names the list, which is another route: not found here.
+pub(super) fn path() -> impl Filter<Extract = (NotePath,), Error = Rejection> + Clone {
+    warp::path::tail().and_then(|tail: Tail| {
+        std::future::ready(match tail.as_str() {
+            "" => Err(warp::reject::not_found()),
+            encoded => url::note_path(encoded).map_err(Rejection::from),
+        })
     })
+}
+
+/// `GET /api/v1/notes`.
+pub(super) async fn list(state: Arc<State>) -> Result<Response, Rejection> {
+    let json = blocking(&state, list_json).await?;
+    Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE))
+}
+
+/// `DELETE /api/v1/notes/{path}`.
+pub(super) async fn delete(
+    path: NotePath,
+    headers: HeaderMap,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let cond = precondition(&headers);
+    let deleted = blocking(&state, move |s| s.notebook.delete(&path, &cond)).await?;
+    Ok(reply::json(StatusCode::OK, &deleted))
 }
 
 /// The list as the indented JSON the API sends, made once per list snapshot.
@@ -120,12 +108,14 @@ async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote, Ht
     }
 }
 
-async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Response {
-    let raw = match read_version(&path, state).await {
-        Ok(raw) => raw,
-        Err(err) => return reject::error(&err),
-    };
-    let accept = header_str(headers, header::ACCEPT);
+/// `GET /api/v1/notes/{path}`: the text as stored, or its NoteResponse.
+pub(super) async fn read(
+    path: NotePath,
+    headers: HeaderMap,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let raw = read_version(&path, &state).await?;
+    let accept = header_str(&headers, header::ACCEPT);
     if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
         let mut response = reply::with_type(
             StatusCode::OK,
@@ -144,17 +134,15 @@ async fn read(path: NotePath, headers: &HeaderMap, state: &Arc<State>) -> Respon
                 .headers_mut()
                 .insert(header::CONTENT_DISPOSITION, value);
         }
-        return with_etag_bytes(response, raw.etag_bytes());
+        return Ok(with_etag_bytes(response, raw.etag_bytes()));
     }
     let etag = raw.etag_bytes();
     let len = raw.bytes().len() as u64;
-    match by_size(state, len, move |s| note_json(s, &raw)).await {
-        Ok(json) => with_etag_bytes(
-            reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
-            etag,
-        ),
-        Err(err) => reject::error(&err),
-    }
+    let json = by_size(&state, len, move |s| note_json(s, &raw)).await?;
+    Ok(with_etag_bytes(
+        reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
+        etag,
+    ))
 }
 
 /// Whether a header value (`Accept`, `Content-Type`) names a media type anywhere in
@@ -194,33 +182,25 @@ fn precondition(headers: &HeaderMap) -> Precondition {
     Precondition::None
 }
 
-async fn put(
+/// `PUT /api/v1/notes/{path}`: create or replace, from JSON fields or Markdown text.
+pub(super) async fn put(
     path: NotePath,
-    headers: &HeaderMap,
+    headers: HeaderMap,
     body: BodyStream,
-    state: &Arc<State>,
-) -> Response {
-    let content_type = header_str(headers, header::CONTENT_TYPE);
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let content_type = header_str(&headers, header::CONTENT_TYPE);
     let json = names_media(content_type, "application/json");
     if !json
         && !names_media(content_type, "text/markdown")
         && !names_media(content_type, "text/plain")
     {
-        return reject::error(&HttpError::UnsupportedContentType);
+        return Err(HttpError::UnsupportedContentType.into());
     }
-    let bytes = match body::read(
-        body,
-        content_length(headers),
-        state.max_body,
-        state.request_timeout,
-    )
-    .await
-    {
-        Ok(bytes) => bytes,
-        Err(err) => return reject::error(&err),
-    };
-    let cond = precondition(headers);
-    let outcome = blocking(state, move |s| {
+    let declared = content_length(&headers);
+    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let cond = precondition(&headers);
+    let outcome = blocking(&state, move |s| {
         path.check_writable()?;
         let input = if json {
             NoteInput::Fields(note_request::fields(&bytes)?)
@@ -229,28 +209,14 @@ async fn put(
         };
         Ok::<_, HttpError>(s.notebook.put(&path, input, cond)?)
     })
-    .await;
-    match outcome {
-        Ok(outcome) => {
-            let status = if outcome.created {
-                StatusCode::CREATED
-            } else {
-                StatusCode::OK
-            };
-            with_etag(reply::json(status, &outcome.note), &outcome.note.etag)
-        }
-        Err(err) => reject::error(&err),
-    }
-}
-
-/// The OpenAPI document, embedded at build time.
-pub async fn openapi(method: Method) -> Result<Response, Infallible> {
-    if method != Method::GET {
-        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
-    }
-    Ok(reply::with_type(
-        StatusCode::OK,
-        include_str!("../../assets/openapi.json"),
-        reply::JSON_TYPE,
+    .await?;
+    let status = if outcome.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(with_etag(
+        reply::json(status, &outcome.note),
+        &outcome.note.etag,
     ))
 }

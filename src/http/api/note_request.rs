@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 
-use super::reject::HttpError;
 use crate::error::Error;
+use crate::http::support::reject::HttpError;
 use crate::ops::model::{FrontMatterInput, NoteFields};
 
 /// NoteRequest, the body of a JSON create-or-replace. Every field is optional.
