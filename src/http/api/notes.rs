@@ -18,7 +18,7 @@ use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
 use crate::http::support::{blocking, content_length, header_str, reply, url};
 use crate::ops::NotePath;
-use crate::ops::model::{NoteInput, Precondition};
+use crate::ops::model::Precondition;
 use crate::ops::store::{Opened, RawNote};
 
 /// The note path after `/api/v1/notes/`, checked (400 when it is not a note path). An
@@ -117,24 +117,7 @@ pub(super) async fn read(
     let raw = read_version(&path, &state).await?;
     let accept = header_str(&headers, header::ACCEPT);
     if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
-        let mut response = reply::with_type(
-            StatusCode::OK,
-            raw.bytes().clone(),
-            "text/markdown; charset=utf-8",
-        );
-        let name = path.file_name();
-        let disposition = if name.contains(['\\', '"']) {
-            let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
-            format!("inline; filename=\"{escaped}\"")
-        } else {
-            format!("inline; filename=\"{name}\"")
-        };
-        if let Some(value) = reply::header_value(disposition) {
-            response
-                .headers_mut()
-                .insert(header::CONTENT_DISPOSITION, value);
-        }
-        return Ok(with_etag_bytes(response, raw.etag_bytes()));
+        return Ok(markdown(&path, &raw));
     }
     let etag = raw.etag_bytes();
     let len = raw.bytes().len() as u64;
@@ -143,6 +126,28 @@ pub(super) async fn read(
         reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
         etag,
     ))
+}
+
+/// The note's text as stored, named by its file name.
+fn markdown(path: &NotePath, raw: &RawNote) -> Response {
+    let mut response = reply::with_type(
+        StatusCode::OK,
+        raw.bytes().clone(),
+        "text/markdown; charset=utf-8",
+    );
+    let name = path.file_name();
+    let disposition = if name.contains(['\\', '"']) {
+        let escaped = name.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("inline; filename=\"{escaped}\"")
+    } else {
+        format!("inline; filename=\"{name}\"")
+    };
+    if let Some(value) = reply::header_value(disposition) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_DISPOSITION, value);
+    }
+    with_etag_bytes(response, raw.etag_bytes())
 }
 
 /// Whether a header value (`Accept`, `Content-Type`) names a media type anywhere in
@@ -202,11 +207,7 @@ pub(super) async fn put(
     let cond = precondition(&headers);
     let outcome = blocking(&state, move |s| {
         path.check_writable()?;
-        let input = if json {
-            NoteInput::Fields(note_request::fields(&bytes)?)
-        } else {
-            NoteInput::Markdown(note_request::text(bytes)?)
-        };
+        let input = note_request::input(json, bytes)?;
         Ok::<_, HttpError>(s.notebook.put(&path, input, cond)?)
     })
     .await?;
