@@ -1,7 +1,7 @@
 //! The one domain error type: every failure of `ops` is a variant carrying its spec'd
-//! message. The HTTP layer maps it to a status (`http::reject`), the CLI to an exit
-//! code (`exit_code`); failures of the HTTP exchange itself (methods, routes, bodies)
-//! are not domain errors and live in `http::reject::HttpError`.
+//! message. The HTTP layer maps it to a status (`http::support::reject`), the CLI to an
+//! exit code (`exit_code`); failures of the HTTP exchange itself (methods, routes,
+//! bodies) are not domain errors and live in `http::support::reject::HttpError`.
 
 use std::path::PathBuf;
 

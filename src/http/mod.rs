@@ -1,24 +1,22 @@
 //! The HTTP server: the spec'd API and the additions, as warp filters over `ops`.
 
-mod filters;
+mod api;
 pub mod guard;
-mod handlers;
-mod note_request;
 mod public;
-pub(crate) mod reject;
-mod search;
 pub mod server;
 pub(crate) mod support;
-pub(crate) mod url;
 mod web;
 
 pub(crate) use server::default_max_connections;
 pub use server::{Connections, serve};
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use warp::Filter;
+use warp::reject::Rejection;
+use warp::reply::Response;
 
 use crate::ops::Notebook;
 use crate::ops::search::indexer::SharedIndex;
@@ -37,26 +35,30 @@ pub struct State {
     pub hosts: Arc<guard::AllowedHosts>,
 }
 
-/// Every route, with every rejection turned into an ErrorResponse. The server's door
-/// runs the Host and cross-site checks before them and adds `nosniff` to every answer.
-pub fn routes(
-    state: Arc<State>,
-) -> impl Filter<Extract = (warp::reply::Response,), Error = std::convert::Infallible> + Clone {
-    filters::notes(state.clone())
-        .or(filters::openapi())
-        .unify()
-        .or(search::filter(state.clone()))
-        .unify()
-        .or(filters::public_toggle(state.clone()))
-        .unify()
-        .or(filters::public_list(state.clone()))
-        .unify()
-        .or(filters::public_files(state.clone()))
+/// Every route: the API first (its hot routes lead), then the public pages and the web
+/// interface; every rejection is answered by [`recover`]. The server's door runs the Host
+/// and cross-site checks before them and adds `nosniff` to every answer.
+pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
+    api::routes(state.clone())
+        .or(public::routes(state.clone()))
         .unify()
         .or(web::routes(state))
         .unify()
-        .recover(reject::handle)
+        .recover(recover)
         .unify()
+}
+
+/// The one recover: every rejection becomes the answer its caller expects. The web
+/// interface's failures are HTML pages, the public pages' keep their policy, and
+/// everything else (the API, unknown routes, warp's own rejections) is an ErrorResponse.
+async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
+    if let Some(page) = rejection.find::<web::PageError>() {
+        return Ok(page.response());
+    }
+    if let Some(missing) = rejection.find::<public::Missing>() {
+        return Ok(missing.response());
+    }
+    Ok(support::reject::response(&rejection))
 }
 
 /// Whether `addr` can only be reached from this machine.

@@ -1,131 +1,83 @@
-//! Handlers of the public export: the toggle, the list of public notes and the public
-//! pages themselves.
+//! The public pages under `/public/`: the index, the pages, the feed and the stylesheet,
+//! as the export wrote them.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
-use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::Filter;
+use warp::http::{HeaderValue, StatusCode, header};
 use warp::path::FullPath;
+use warp::reject::Rejection;
 use warp::reply::Response;
 
 use super::State;
-use super::reject::{self, HttpError};
-use super::support::body::{self, BodyStream};
-use super::support::reply;
-use super::support::{blocking, content_length};
-use crate::ops::NotePath;
+use super::support::reject::HttpError;
+use super::support::{blocking, is_read, method_is, reply, with_state};
 
 const PUBLIC_PREFIX: &str = "/public";
 
-/// `POST /api/public/toggle` with the form field `path`. Like a form handler reading
-/// a field, it also takes `path` from the query string, or from a JSON object body.
-pub async fn toggle(
-    method: Method,
-    headers: HeaderMap,
-    query: String,
-    body: BodyStream,
+/// `/public` and every file below it: read with GET or HEAD, 405 to anything else.
+pub(crate) fn routes(
     state: Arc<State>,
-) -> Result<Response, Infallible> {
-    if method != Method::POST {
-        return Ok(reject::error(&HttpError::MethodNotAllowed {
-            allow: "POST",
-        }));
-    }
-    let path = match body::read(
-        body,
-        content_length(&headers),
-        state.max_body,
-        state.request_timeout,
-    )
-    .await
-    {
-        Ok(bytes) => form_path(&headers, &bytes, &query),
-        Err(err) => Err(err),
-    };
-    let result = match path {
-        Ok(path) => blocking(&state, move |s| s.notebook.toggle_public(&path)).await,
-        Err(err) => Err(err),
-    };
-    Ok(reject::result(StatusCode::OK, result.map(|p| p.result)))
-}
-
-/// The `path` field: from the body (form, or a JSON object), else from the query
-/// string; required, then checked like any note path.
-fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, HttpError> {
-    let is_json = headers
-        .get(warp::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.to_ascii_lowercase().contains("application/json"));
-    let from_body = if is_json {
-        serde_json::from_slice::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| v.get("path")?.as_str().map(str::to_string))
-    } else {
-        field(body, "path")
-    };
-    let raw = from_body
-        .filter(|value| !value.is_empty())
-        .or_else(|| field(query.as_bytes(), "path"))
-        .filter(|value| !value.is_empty())
-        .ok_or(HttpError::PathRequired)?;
-    Ok(NotePath::parse(&raw)?)
-}
-
-/// A field of a URL-encoded form or query string.
-fn field(encoded: &[u8], name: &str) -> Option<String> {
-    serde_urlencoded::from_bytes::<Vec<(String, String)>>(encoded)
-        .ok()?
-        .into_iter()
-        .find(|(key, _)| key == name)
-        .map(|(_, value)| value)
-}
-
-/// `GET /api/public/list`.
-pub async fn list(method: Method, state: Arc<State>) -> Result<Response, Infallible> {
-    if method != Method::GET {
-        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
-    }
-    Ok(reject::result(
-        StatusCode::OK,
-        blocking(&state, |s| s.notebook.public_list()).await,
-    ))
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    let files = warp::path("public")
+        .and(method_is(is_read))
+        .and(warp::path::full())
+        .and(with_state(state))
+        .and_then(file);
+    let refused = warp::path("public")
+        .and(method_is(|m| !is_read(m)))
+        .and_then(|| async {
+            Err::<Response, _>(Rejection::from(HttpError::MethodNotAllowed {
+                allow: "GET, HEAD",
+            }))
+        });
+    files.or(refused).unify()
 }
 
 /// `GET /public/…`: the index, the pages, the feed and the stylesheet.
-pub async fn file(
-    full: FullPath,
-    method: Method,
-    state: Arc<State>,
-) -> Result<Response, Infallible> {
-    if method != Method::GET && method != Method::HEAD {
-        return Ok(reject::error(&HttpError::MethodNotAllowed {
-            allow: "GET, HEAD",
-        }));
-    }
+async fn file(full: FullPath, state: Arc<State>) -> Result<Response, Rejection> {
     let rest = full.as_str().strip_prefix(PUBLIC_PREFIX).unwrap_or("");
     let Some(rel) = rest.strip_prefix('/') else {
         return Ok(redirect("/public/"));
     };
     // Decoded once, here: `%2e%2e` is `..` to the checks of `public_file`.
     let Ok(rel) = percent_encoding::percent_decode_str(rel).decode_utf8() else {
-        return Ok(reject::error(&HttpError::RouteNotFound));
+        return Err(HttpError::RouteNotFound.into());
     };
     let rel = rel.into_owned();
-    let mut response = match blocking(&state, move |s| {
+    let found = blocking(&state, move |s| {
         Ok::<_, HttpError>(s.notebook.public_file(&rel))
     })
-    .await
-    {
-        Ok(Some(file)) => reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name)),
-        Ok(None) => reject::error(&HttpError::RouteNotFound),
-        Err(err) => reject::error(&err),
+    .await;
+    let file = match found {
+        Ok(Some(file)) => file,
+        Ok(None) => return Err(warp::reject::custom(Missing(HttpError::RouteNotFound))),
+        Err(err) => return Err(warp::reject::custom(Missing(err))),
     };
+    let mut response = reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name));
     // Public pages share their origin with the API: no script may run in them, and no
     // other site may frame them.
     response
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, PUBLIC_POLICY.clone());
     Ok(response)
+}
+
+/// A public file that could not be served: an ErrorResponse under the policy of the
+/// public pages, like the pages themselves.
+#[derive(Debug)]
+pub(crate) struct Missing(HttpError);
+
+impl warp::reject::Reject for Missing {}
+
+impl Missing {
+    pub(crate) fn response(&self) -> Response {
+        let mut response = crate::http::support::reject::error(&self.0);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, PUBLIC_POLICY.clone());
+        response
+    }
 }
 
 /// The policy of everything under `/public/`: the pages' own policy (also in each page's

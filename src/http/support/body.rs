@@ -7,7 +7,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use warp::Filter;
 
-use crate::http::reject::HttpError;
+use super::reject::HttpError;
 
 /// A request body not read yet.
 pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;

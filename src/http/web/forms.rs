@@ -6,16 +6,18 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use warp::http::{HeaderMap, Method, StatusCode};
+use serde::de::DeserializeOwned;
+use warp::http::{HeaderMap, StatusCode};
+use warp::reject::Rejection;
 use warp::reply::Response;
 
 use super::views::{self, Editor, Mode};
-use super::{Reply, domain_error, error_page, html, note_url, read_body, see_other};
+use super::{PageError, Reply, failed, html, note_url, read_body, see_other};
 use crate::error::Error;
 use crate::http::State;
-use crate::http::reject::HttpError;
 use crate::http::support::blocking;
 use crate::http::support::body::BodyStream;
+use crate::http::support::reject::HttpError;
 use crate::ops::NotePath;
 use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput, Precondition};
 
@@ -31,43 +33,29 @@ pub(crate) enum Action {
 /// `POST /save`, `/delete`, `/publish` and `/preview`.
 pub(super) async fn handle(
     action: Action,
-    method: Method,
     headers: HeaderMap,
     body: BodyStream,
     state: Arc<State>,
 ) -> Reply {
-    if method != Method::POST {
-        return Ok(super::method_not_allowed("POST"));
+    let bytes = read_body(body, &headers, &state).await.map_err(failed)?;
+    match action {
+        Action::Save => save(form(&bytes)?, &state).await,
+        Action::Delete => delete(form(&bytes)?, &state).await,
+        Action::Publish => publish(form(&bytes)?, &state).await,
+        Action::Preview => Ok(preview(form(&bytes)?)),
     }
-    let bytes = match read_body(body, &headers, &state).await {
-        Ok(bytes) => bytes,
-        Err(err) => return Ok(domain_error(&err)),
-    };
-    Ok(match action {
-        Action::Save => match serde_urlencoded::from_bytes(&bytes) {
-            Ok(form) => save(form, &state).await,
-            Err(_) => malformed(),
-        },
-        Action::Delete => match serde_urlencoded::from_bytes::<PathForm>(&bytes) {
-            Ok(form) => delete(form, &state).await,
-            Err(_) => malformed(),
-        },
-        Action::Publish => match serde_urlencoded::from_bytes::<PathForm>(&bytes) {
-            Ok(form) => publish(form, &state).await,
-            Err(_) => malformed(),
-        },
-        Action::Preview => match serde_urlencoded::from_bytes::<PreviewForm>(&bytes) {
-            Ok(form) => preview(form),
-            Err(_) => malformed(),
-        },
-    })
 }
 
-fn malformed() -> Response {
-    error_page(
+/// The fields of a posted form; a form that cannot be read is refused with a page.
+fn form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
+    serde_urlencoded::from_bytes(bytes).map_err(|_| malformed())
+}
+
+fn malformed() -> Rejection {
+    warp::reject::custom(PageError::Status(
         StatusCode::BAD_REQUEST,
         "The form could not be read. Reload the page and try again.",
-    )
+    ))
 }
 
 /// The editor's fields.
@@ -148,7 +136,7 @@ fn new_path(typed: &str, title: &str) -> Result<NotePath, HttpError> {
     Ok(NotePath::parse(&raw)?)
 }
 
-async fn save(form: SaveForm, state: &Arc<State>) -> Response {
+async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
     let mode = if form.mode == "edit" {
         Mode::Edit
     } else {
@@ -177,7 +165,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
     };
     let path = match path {
         Ok(path) => path,
-        Err(err) => return refuse(err.status(), views::explain(&err), &form, &body),
+        Err(err) => return Ok(refuse(err.status(), views::explain(&err), &form, &body)),
     };
     let input = NoteInput::Fields(NoteFields {
         body: Some(body.clone()),
@@ -196,7 +184,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
     };
     let target = path.clone();
     let outcome = blocking(state, move |s| s.notebook.put(&target, input, cond)).await;
-    match outcome {
+    Ok(match outcome {
         Ok(outcome) => {
             let done = if outcome.created { "created" } else { "saved" };
             see_other(&format!("{}?done={done}", note_url("note", path.as_str())))
@@ -220,8 +208,8 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Response {
         Err(err) if !err.status().is_server_error() => {
             refuse(err.status(), views::explain(&err), &form, &body)
         }
-        Err(err) => domain_error(&err),
-    }
+        Err(err) => return Err(failed(err)),
+    })
 }
 
 fn form_path(form: &PathForm) -> Result<NotePath, HttpError> {
@@ -232,45 +220,35 @@ fn form_path(form: &PathForm) -> Result<NotePath, HttpError> {
     Ok(NotePath::parse(raw)?)
 }
 
-async fn delete(form: PathForm, state: &Arc<State>) -> Response {
-    let path = match form_path(&form) {
-        Ok(path) => path,
-        Err(err) => return domain_error(&err),
-    };
-    match blocking(state, move |s| {
+async fn delete(form: PathForm, state: &Arc<State>) -> Reply {
+    let path = form_path(&form).map_err(failed)?;
+    blocking(state, move |s| {
         s.notebook.delete(&path, &Precondition::None)
     })
     .await
-    {
-        Ok(_) => see_other("/?done=deleted"),
-        Err(err) => domain_error(&err),
-    }
+    .map_err(failed)?;
+    Ok(see_other("/?done=deleted"))
 }
 
-async fn publish(form: PathForm, state: &Arc<State>) -> Response {
-    let path = match form_path(&form) {
-        Ok(path) => path,
-        Err(err) => return domain_error(&err),
-    };
+async fn publish(form: PathForm, state: &Arc<State>) -> Reply {
+    let path = form_path(&form).map_err(failed)?;
     let action = match form.action.as_str() {
         "publish" | "" => "published",
         "republish" => "republished",
         "unpublish" => "unpublished",
-        _ => return malformed(),
+        _ => return Err(malformed()),
     };
     let target = path.clone();
-    let outcome = blocking(state, move |s| match action {
+    blocking(state, move |s| match action {
         "unpublished" => s.notebook.unpublish(&target),
         _ => s.notebook.publish(&target),
     })
-    .await;
-    match outcome {
-        Ok(_) => see_other(&format!(
-            "{}?done={action}",
-            note_url("note", path.as_str())
-        )),
-        Err(err) => domain_error(&err),
-    }
+    .await
+    .map_err(failed)?;
+    Ok(see_other(&format!(
+        "{}?done={action}",
+        note_url("note", path.as_str())
+    )))
 }
 
 /// The rendered HTML of an editor's text, for the live preview.

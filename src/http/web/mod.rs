@@ -10,17 +10,18 @@ mod forms;
 mod pages;
 mod views;
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use warp::Filter;
-use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
 use warp::path::FullPath;
+use warp::reject::Rejection;
 use warp::reply::Response;
 
 use crate::http::State;
-use crate::http::reject::HttpError;
 use crate::http::support::body::{self, BodyStream};
+use crate::http::support::reject::HttpError;
+use crate::http::support::{is_post, is_read, method_is, raw_query, with_state};
 use crate::ops::NotePath;
 
 /// The stylesheet of the interface: the public pages' sheet, then the interface's own
@@ -32,63 +33,58 @@ const STYLESHEET: &str = concat!(
 /// The small script of the editor (live preview) and the delete confirmation.
 const SCRIPT: &str = include_str!("../../../assets/app.js");
 
-type Reply = Result<Response, Infallible>;
+type Reply = Result<Response, Rejection>;
 
-fn with_state(
-    state: Arc<State>,
-) -> impl Filter<Extract = (Arc<State>,), Error = Infallible> + Clone {
-    warp::any().map(move || state.clone())
-}
-
-fn query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
-    warp::query::raw().or(warp::any().map(String::new)).unify()
-}
-
-/// Every route of the interface; any other path is rejected as not found.
+/// Every route of the interface, one filter per route and method: the pages answer GET
+/// and HEAD, the forms POST, and any other method gets a 405 page. Any other path is
+/// rejected as not found.
 pub(crate) fn routes(
     state: Arc<State>,
-) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
     let index = warp::path::end()
-        .and(warp::method())
-        .and(query())
+        .and(method_is(is_read))
+        .and(raw_query())
         .and(with_state(state.clone()))
         .and_then(pages::index);
     let search = warp::path!("search")
-        .and(warp::method())
-        .and(query())
+        .and(method_is(is_read))
+        .and(raw_query())
         .and(with_state(state.clone()))
         .and_then(pages::search);
     let new = warp::path!("new")
-        .and(warp::method())
-        .and(query())
+        .and(method_is(is_read))
+        .and(raw_query())
         .and_then(pages::new_note);
     // `/note/<path>`, `/edit/<path>` and `/raw/<path>`: the tail is the note path.
-    let note_pages = warp::path("note")
-        .or(warp::path("edit"))
-        .unify()
-        .or(warp::path("raw"))
-        .unify()
+    let note_pages = note_prefix()
+        .and(method_is(is_read))
         .and(warp::path::full())
-        .and(warp::method())
-        .and(query())
+        .and(raw_query())
         .and(with_state(state.clone()))
         .and_then(pages::note_page);
     let assets = warp::path!("assets" / String)
-        .and(warp::method())
+        .and(method_is(is_read))
         .and_then(pages::asset);
-    let posts = warp::path!("save")
-        .map(|| forms::Action::Save)
-        .or(warp::path!("delete").map(|| forms::Action::Delete))
-        .unify()
-        .or(warp::path!("publish").map(|| forms::Action::Publish))
-        .unify()
-        .or(warp::path!("preview").map(|| forms::Action::Preview))
-        .unify()
-        .and(warp::method())
+    let posts = actions()
+        .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
         .and(with_state(state))
         .and_then(forms::handle);
+    let pages_refused = warp::path::end()
+        .or(warp::path!("search"))
+        .unify()
+        .or(warp::path!("new"))
+        .unify()
+        .or(note_prefix())
+        .unify()
+        .or(warp::path!("assets" / String).map(|_| ()).untuple_one())
+        .unify()
+        .and(method_is(|m| !is_read(m)))
+        .and_then(|| refuse("GET, HEAD"));
+    let posts_refused = actions()
+        .and(method_is(|m| !is_post(m)))
+        .and_then(|_| refuse("POST"));
     index
         .or(search)
         .unify()
@@ -100,6 +96,66 @@ pub(crate) fn routes(
         .unify()
         .or(posts)
         .unify()
+        .or(pages_refused)
+        .unify()
+        .or(posts_refused)
+        .unify()
+}
+
+/// The first segment of the pages of one note.
+fn note_prefix() -> impl Filter<Extract = (), Error = Rejection> + Clone {
+    warp::path("note")
+        .or(warp::path("edit"))
+        .unify()
+        .or(warp::path("raw"))
+        .unify()
+}
+
+/// The form posts, by their path.
+fn actions() -> impl Filter<Extract = (forms::Action,), Error = Rejection> + Clone {
+    warp::path!("save")
+        .map(|| forms::Action::Save)
+        .or(warp::path!("delete").map(|| forms::Action::Delete))
+        .unify()
+        .or(warp::path!("publish").map(|| forms::Action::Publish))
+        .unify()
+        .or(warp::path!("preview").map(|| forms::Action::Preview))
+        .unify()
+}
+
+/// A route that always refuses: a method the page does not take.
+async fn refuse(allow: &'static str) -> Reply {
+    Err(warp::reject::custom(PageError::MethodNotAllowed(allow)))
+}
+
+/// A request of the interface that failed, answered with an HTML page by the one
+/// `recover` of `http::routes`.
+#[derive(Debug)]
+pub(crate) enum PageError {
+    /// The request failed in the domain or in the exchange: its status and explanation.
+    Failed(HttpError),
+    /// A method the page does not take; `Allow` lists those it does.
+    MethodNotAllowed(&'static str),
+    /// A failure described by a fixed sentence.
+    Status(StatusCode, &'static str),
+}
+
+impl warp::reject::Reject for PageError {}
+
+impl PageError {
+    /// The error page of this failure.
+    pub(crate) fn response(&self) -> Response {
+        match self {
+            PageError::Failed(err) => domain_error(err),
+            PageError::MethodNotAllowed(allow) => method_not_allowed(allow),
+            PageError::Status(status, message) => error_page(*status, message),
+        }
+    }
+}
+
+/// The rejection of a failed page request.
+fn failed(err: impl Into<HttpError>) -> Rejection {
+    warp::reject::custom(PageError::Failed(err.into()))
 }
 
 /// Characters left as they are in a URL path segment (RFC 3986 unreserved).
@@ -127,7 +183,7 @@ pub(crate) fn query_value(value: &str) -> String {
 fn path_after(full: &FullPath, prefix: &str) -> crate::error::Result<NotePath> {
     let rest = full.as_str().strip_prefix(prefix).unwrap_or("");
     let tail = rest.strip_prefix('/').unwrap_or(rest);
-    crate::http::url::note_path(tail)
+    crate::http::support::url::note_path(tail)
 }
 
 /// An HTML page with the headers every page of the interface carries: no framing by
@@ -195,10 +251,6 @@ fn method_not_allowed(allow: &'static str) -> Response {
     response
 }
 
-fn is_read(method: &Method) -> bool {
-    method == Method::GET || method == Method::HEAD
-}
-
 /// Reads a whole form body with the server's size limit and timeout.
 async fn read_body(
     body: BodyStream,
@@ -225,7 +277,7 @@ mod tests {
         let url = note_url("note", "dir/a b?#%.md");
         let tail = url.strip_prefix("/note/").unwrap();
         assert_eq!(
-            crate::http::url::note_path(tail).unwrap().as_str(),
+            crate::http::support::url::note_path(tail).unwrap().as_str(),
             "dir/a b?#%.md"
         );
     }

@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use warp::http::{Method, StatusCode};
+use warp::http::StatusCode;
 use warp::path::FullPath;
 
 use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
-use super::{Reply, domain_error, error_page, html, is_read, method_not_allowed, path_after};
+use super::{PageError, Reply, failed, html, path_after};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::blocking;
@@ -67,10 +67,7 @@ const PAGE_SIZE: usize = 100;
 
 /// `/`: every note, most recently changed first, optionally only those with a tag,
 /// a hundred a page (`?page=N`).
-pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Reply {
-    if !is_read(&method) {
-        return Ok(method_not_allowed("GET, HEAD"));
-    }
+pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
     let params = params(&raw);
     let tag = params.get("tag").filter(|t| !t.is_empty()).cloned();
     let loaded = blocking(&state, |s| {
@@ -79,7 +76,7 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
     .await;
     let (list, public) = match loaded {
         Ok(loaded) => loaded,
-        Err(err) => return Ok(domain_error(&err)),
+        Err(err) => return Err(failed(err)),
     };
     let public_unknown = public.is_none();
     let public = public.unwrap_or_default();
@@ -125,10 +122,7 @@ pub(super) async fn index(method: Method, raw: String, state: Arc<State>) -> Rep
 }
 
 /// `/search?q=…`: ranked results with the matched words highlighted.
-pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Reply {
-    if !is_read(&method) {
-        return Ok(method_not_allowed("GET, HEAD"));
-    }
+pub(super) async fn search(raw: String, state: Arc<State>) -> Reply {
     let query = params(&raw).remove("q").unwrap_or_default();
     if query.trim().is_empty() {
         return Ok(html(
@@ -171,10 +165,7 @@ pub(super) async fn search(method: Method, raw: String, state: Arc<State>) -> Re
 }
 
 /// `/new[?folder=…]`: an empty editor, its path field prefilled with the folder.
-pub(super) async fn new_note(method: Method, raw: String) -> Reply {
-    if !is_read(&method) {
-        return Ok(method_not_allowed("GET, HEAD"));
-    }
+pub(super) async fn new_note(raw: String) -> Reply {
     let folder = params(&raw)
         .remove("folder")
         .map(|f| f.trim_matches('/').to_string())
@@ -197,15 +188,7 @@ pub(super) async fn new_note(method: Method, raw: String) -> Reply {
 }
 
 /// `/note/<path>` (rendered), `/edit/<path>` (editor) and `/raw/<path>` (the text).
-pub(super) async fn note_page(
-    full: FullPath,
-    method: Method,
-    raw: String,
-    state: Arc<State>,
-) -> Reply {
-    if !is_read(&method) {
-        return Ok(method_not_allowed("GET, HEAD"));
-    }
+pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) -> Reply {
     let prefix = match full.as_str().split('/').nth(1) {
         Some("edit") => "/edit",
         Some("raw") => "/raw",
@@ -215,89 +198,78 @@ pub(super) async fn note_page(
     if full.as_str().trim_end_matches('/') == prefix {
         return Ok(super::see_other("/"));
     }
-    let path = match path_after(&full, prefix) {
-        Ok(path) => path,
-        Err(err) => return Ok(domain_error(&err.into())),
-    };
-    Ok(match prefix {
+    let path = path_after(&full, prefix).map_err(failed)?;
+    match prefix {
         "/raw" => raw_text(path, &state).await,
         "/edit" => edit(path, &state).await,
         _ => view(path, &params(&raw), &state).await,
-    })
+    }
 }
 
-async fn view(
-    path: NotePath,
-    params: &HashMap<String, String>,
-    state: &Arc<State>,
-) -> warp::reply::Response {
-    let loaded = blocking(state, move |s| {
+async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
+    let (note, public) = blocking(state, move |s| {
         let note = s.notebook.read(&path)?;
         let public = public_pages(&s.notebook)?.map(|mut pages| pages.remove(&note.path));
         Ok::<_, Error>((note, public))
     })
-    .await;
-    match loaded {
-        Ok((note, public)) => html(
-            StatusCode::OK,
-            views::note(&NoteView {
-                note: &note,
-                public: public.as_ref().and_then(|p| p.as_deref()),
-                public_unknown: public.is_none(),
-                notice: notice(params),
-            }),
-        ),
-        Err(err) => domain_error(&err),
-    }
+    .await
+    .map_err(failed)?;
+    Ok(html(
+        StatusCode::OK,
+        views::note(&NoteView {
+            note: &note,
+            public: public.as_ref().and_then(|p| p.as_deref()),
+            public_unknown: public.is_none(),
+            notice: notice(params),
+        }),
+    ))
 }
 
-async fn edit(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
-    match blocking(state, move |s| s.notebook.read(&path)).await {
-        Ok(note) => {
-            let fields = note.front_matter.clone().unwrap_or_default();
-            html(
-                StatusCode::OK,
-                views::editor(&Editor {
-                    mode: Mode::Edit,
-                    path: note.path.clone(),
-                    title: note.title.clone(),
-                    tags: fields.tags.join(", "),
-                    body: note.body.clone(),
-                    date: fields.date,
-                    etag: note.etag.clone(),
-                    error: None,
-                }),
-            )
-        }
-        Err(err) => domain_error(&err),
-    }
+async fn edit(path: NotePath, state: &Arc<State>) -> Reply {
+    let note = blocking(state, move |s| s.notebook.read(&path))
+        .await
+        .map_err(failed)?;
+    let fields = note.front_matter.clone().unwrap_or_default();
+    Ok(html(
+        StatusCode::OK,
+        views::editor(&Editor {
+            mode: Mode::Edit,
+            path: note.path.clone(),
+            title: note.title.clone(),
+            tags: fields.tags.join(", "),
+            body: note.body.clone(),
+            date: fields.date,
+            etag: note.etag.clone(),
+            error: None,
+        }),
+    ))
 }
 
 /// The note's text as stored, shown as plain text so the browser displays it.
-async fn raw_text(path: NotePath, state: &Arc<State>) -> warp::reply::Response {
-    match blocking(state, move |s| s.notebook.read_raw(&path)).await {
-        Ok(raw) => {
-            let mut response = crate::http::support::reply::with_type(
-                StatusCode::OK,
-                raw.bytes().clone(),
-                "text/plain; charset=utf-8",
-            );
-            super::secure(response.headers_mut());
-            response
-        }
-        Err(err) => domain_error(&err),
-    }
+async fn raw_text(path: NotePath, state: &Arc<State>) -> Reply {
+    let raw = blocking(state, move |s| s.notebook.read_raw(&path))
+        .await
+        .map_err(failed)?;
+    let mut response = crate::http::support::reply::with_type(
+        StatusCode::OK,
+        raw.bytes().clone(),
+        "text/plain; charset=utf-8",
+    );
+    super::secure(response.headers_mut());
+    Ok(response)
 }
 
 /// `/assets/app.css` and `/assets/app.js`, embedded in the binary.
-pub(super) async fn asset(name: String, method: Method) -> Reply {
-    if !is_read(&method) {
-        return Ok(method_not_allowed("GET, HEAD"));
-    }
+pub(super) async fn asset(name: String) -> Reply {
     let (body, content_type) = match name.as_str() {
         "app.css" => (super::STYLESHEET, "text/css; charset=utf-8"),
         "app.js" => (super::SCRIPT, "text/javascript; charset=utf-8"),
-        _ => return Ok(error_page(StatusCode::NOT_FOUND, "There is no such file.")),
+        _ => {
+            return Err(warp::reject::custom(PageError::Status(
+                StatusCode::NOT_FOUND,
+                "There is no such file.",
+            )));
+        }
     };
     let mut response = crate::http::support::reply::with_type(StatusCode::OK, body, content_type);
     response.headers_mut().insert(

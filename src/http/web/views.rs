@@ -10,7 +10,7 @@ use warp::http::StatusCode;
 
 use super::{note_url, query_value};
 use crate::error::Error;
-use crate::http::reject::HttpError;
+use crate::http::support::reject::HttpError;
 use crate::ops::search::{MATCH_END, MATCH_START, SearchResults};
 use crate::ops::{Note, NoteMeta};
 

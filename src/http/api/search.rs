@@ -2,47 +2,23 @@
 //! every other route; 503 with `Retry-After` while a damaged index is rebuilt.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::Arc;
 
-use warp::Filter;
-use warp::http::{HeaderValue, Method, StatusCode, header};
+use warp::http::StatusCode;
+use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::State;
-use super::reject::{self, HttpError};
-use super::support::blocking;
 use crate::error::Error;
-use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
+use crate::http::State;
+use crate::http::support::{blocking, reply};
+use crate::ops::search::{Limit, Query};
 
-/// The route: path first, so any other method gets a 405 ErrorResponse.
-pub fn filter(
-    state: Arc<State>,
-) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
-    warp::path!("api" / "v1" / "search")
-        .and(warp::method())
-        .and(warp::query::raw().or(warp::any().map(String::new)).unify())
-        .and(warp::any().map(move || state.clone()))
-        .and_then(handle)
-}
-
-async fn handle(method: Method, raw: String, state: Arc<State>) -> Result<Response, Infallible> {
-    if method != Method::GET {
-        return Ok(reject::error(&HttpError::MethodNotAllowed { allow: "GET" }));
-    }
-    // A malformed query is the client's error, whatever the state of the index.
-    let (query, limit) = match parse_params(&raw) {
-        Ok(params) => params,
-        Err(err) => return Ok(reject::error(&err.into())),
-    };
-    let result = blocking(&state, move |s| s.notebook.search(&s.search, &query, limit)).await;
-    let mut response = reject::result(StatusCode::OK, result);
-    if response.status() == StatusCode::SERVICE_UNAVAILABLE {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
-    }
-    Ok(response)
+/// `GET /api/v1/search`. A malformed query is the client's error, whatever the state of
+/// the index, so it is checked first.
+pub(super) async fn search(raw: String, state: Arc<State>) -> Result<Response, Rejection> {
+    let (query, limit) = parse_params(&raw)?;
+    let hits = blocking(&state, move |s| s.notebook.search(&s.search, &query, limit)).await?;
+    Ok(reply::json(StatusCode::OK, &hits))
 }
 
 /// `q` (required, not blank, a valid query) and `limit` (1 to 100, default 20), checked
@@ -91,7 +67,7 @@ mod tests {
         ] {
             let err = parse_params(bad).unwrap_err();
             assert_eq!(
-                crate::http::reject::status(&err),
+                crate::http::support::reject::status(&err),
                 StatusCode::BAD_REQUEST,
                 "{bad}"
             );

@@ -3,9 +3,9 @@
 
 use serde::Deserialize;
 
-use super::reject::HttpError;
 use crate::error::Error;
-use crate::ops::model::{FrontMatterInput, NoteFields};
+use crate::http::support::reject::HttpError;
+use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput};
 
 /// NoteRequest, the body of a JSON create-or-replace. Every field is optional.
 #[derive(Debug, Default, Deserialize)]
@@ -31,6 +31,15 @@ struct FrontMatterRequest {
     tags: Option<Vec<String>>,
     #[serde(flatten)]
     extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The input of a PUT: JSON fields, or Markdown text.
+pub fn input(json: bool, body: bytes::Bytes) -> Result<NoteInput, HttpError> {
+    Ok(if json {
+        NoteInput::Fields(fields(&body)?)
+    } else {
+        NoteInput::Markdown(text(body)?)
+    })
 }
 
 /// A NoteRequest body: a JSON object (serde alone would also take an array of fields).

@@ -1,16 +1,15 @@
 //! What can go wrong with a request: the domain's errors, and the failures of the HTTP
-//! exchange itself (method, route, body). Each has one status; every rejection warp can
-//! produce becomes an ErrorResponse, so no plain-text error ever reaches a client.
+//! exchange itself (method, route, body). Each has one status and becomes a rejection;
+//! every rejection warp can produce has an ErrorResponse, so no plain-text error ever
+//! reaches a client.
 
-use std::convert::Infallible;
-
-use serde::Serialize;
 use warp::http::{HeaderValue, StatusCode, header};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::support::reply;
+use super::reply;
 use crate::error::Error;
+use crate::ops::search::RETRY_AFTER_SECS;
 
 /// A request that failed: in the domain, or before it got there.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +41,14 @@ pub enum HttpError {
 }
 
 impl warp::reject::Reject for HttpError {}
+
+/// A domain error is an `HttpError` as a rejection (`HttpError` itself converts through
+/// warp's `From<Reject>`).
+impl From<Error> for Rejection {
+    fn from(err: Error) -> Self {
+        warp::reject::custom(HttpError::Domain(err))
+    }
+}
 
 impl HttpError {
     /// The status of this failure, as the spec assigns it.
@@ -110,8 +117,8 @@ pub fn status(err: &Error) -> StatusCode {
     }
 }
 
-/// The ErrorResponse of a failed request (with `Allow` on a 405); server-side failures
-/// are logged with their cause.
+/// The ErrorResponse of a failed request (with `Allow` on a 405, `Retry-After` while
+/// the index is rebuilt); server-side failures are logged with their cause.
 pub fn error(err: &HttpError) -> Response {
     let status = err.status();
     if status.is_server_error() {
@@ -123,24 +130,18 @@ pub fn error(err: &HttpError) -> Response {
             .headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static(allow));
     }
+    if matches!(err, HttpError::Domain(Error::IndexRebuilding)) {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+    }
     response
 }
 
-/// A response of a request's result.
-pub fn result<T: Serialize, E: Into<HttpError>>(
-    status: StatusCode,
-    result: Result<T, E>,
-) -> Response {
-    match result {
-        Ok(value) => reply::json(status, &value),
-        Err(err) => error(&err.into()),
-    }
-}
-
-/// The recover of every route: any rejection becomes an ErrorResponse.
-pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
+/// The ErrorResponse of any rejection: ours, warp's own, or no route at all.
+pub fn response(rejection: &Rejection) -> Response {
     if let Some(err) = rejection.find::<HttpError>() {
-        return Ok(error(err));
+        return error(err);
     }
     let (status, message) = if rejection.is_not_found() {
         (StatusCode::NOT_FOUND, HttpError::RouteNotFound.to_string())
@@ -182,7 +183,7 @@ pub async fn handle(rejection: Rejection) -> Result<Response, Infallible> {
             "Internal server error".to_string(),
         )
     };
-    Ok(reply::error_message(status, &message))
+    reply::error_message(status, &message)
 }
 
 #[cfg(test)]

@@ -1,0 +1,133 @@
+//! The JSON API under `/api`: one filter per route and method (path, method, what the
+//! handler needs), in the style of warp's `todos` example. A method a route does not take
+//! gets its own filter answering 405, after the routes that take it.
+//!
+//! Order matters for speed, not meaning: the hot routes (read a note, the list, write a
+//! note, toggle) come first, and a request only ever fails filters that reject without
+//! allocating (a different first segment, a different method) on its way to its route.
+
+mod note_request;
+mod notes;
+mod public;
+mod search;
+
+use std::sync::Arc;
+
+use warp::Filter;
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+use super::State;
+use super::support::reject::HttpError;
+use super::support::{body, is_get, is_post, method_is, raw_query, reply, with_state};
+
+/// Every route of the API.
+pub(crate) fn routes(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    let notes = || warp::path!("api" / "v1" / "notes" / ..);
+    let list = || warp::path!("api" / "v1" / "notes");
+    let toggle = || warp::path!("api" / "public" / "toggle");
+    let public_list = || warp::path!("api" / "public" / "list");
+    let search = || warp::path!("api" / "v1" / "search");
+    let openapi = || warp::path!("api" / "v1" / "openapi.json");
+
+    // The method is matched before the note path is checked, so a request of another
+    // method does not pay for the check here; the 405 route below checks the path
+    // first, as the spec orders it.
+    let read_note = notes()
+        .and(method_is(is_get))
+        .and(notes::path())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state.clone()))
+        .and_then(notes::read);
+    let read_list = list()
+        .and(method_is(is_get))
+        .and(with_state(state.clone()))
+        .and_then(notes::list);
+    let put_note = notes()
+        .and(method_is(|m| m == Method::PUT))
+        .and(notes::path())
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state.clone()))
+        .and_then(notes::put);
+    let toggle_public = toggle()
+        .and(method_is(is_post))
+        .and(warp::header::headers_cloned())
+        .and(raw_query())
+        .and(body::stream())
+        .and(with_state(state.clone()))
+        .and_then(public::toggle);
+    let delete_note = notes()
+        .and(method_is(|m| m == Method::DELETE))
+        .and(notes::path())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state.clone()))
+        .and_then(notes::delete);
+    let list_public = public_list()
+        .and(method_is(is_get))
+        .and(with_state(state.clone()))
+        .and_then(public::list);
+    let search_notes = search()
+        .and(method_is(is_get))
+        .and(raw_query())
+        .and(with_state(state))
+        .and_then(search::search);
+    let openapi_document = openapi().and(method_is(is_get)).map(openapi_json);
+
+    let other_note_method = notes()
+        .and(notes::path())
+        .and(method_is(|m| {
+            !matches!(*m, Method::GET | Method::PUT | Method::DELETE)
+        }))
+        .and_then(|_| refuse(HttpError::NoteMethodNotAllowed));
+    let not_get = || method_is(|m| !is_get(m));
+    let refused = list()
+        .and(not_get())
+        .or(public_list().and(not_get()))
+        .unify()
+        .or(search().and(not_get()))
+        .unify()
+        .or(openapi().and(not_get()))
+        .unify()
+        .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" }))
+        .or(toggle()
+            .and(method_is(|m| !is_post(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
+        .unify();
+
+    read_note
+        .or(read_list)
+        .unify()
+        .or(put_note)
+        .unify()
+        .or(toggle_public)
+        .unify()
+        .or(delete_note)
+        .unify()
+        .or(list_public)
+        .unify()
+        .or(search_notes)
+        .unify()
+        .or(openapi_document)
+        .unify()
+        .or(other_note_method)
+        .unify()
+        .or(refused)
+        .unify()
+}
+
+/// A route that always refuses: a method the route does not take.
+async fn refuse(err: HttpError) -> Result<Response, warp::Rejection> {
+    Err(err.into())
+}
+
+/// `GET /api/v1/openapi.json`: the OpenAPI document, embedded at build time.
+fn openapi_json() -> Response {
+    reply::with_type(
+        StatusCode::OK,
+        include_str!("../../../assets/openapi.json"),
+        reply::JSON_TYPE,
+    )
+}

@@ -1,0 +1,65 @@
+//! The public export's API: the toggle and the list of public notes.
+
+use std::sync::Arc;
+
+use warp::http::{HeaderMap, StatusCode};
+use warp::reject::Rejection;
+use warp::reply::Response;
+
+use crate::http::State;
+use crate::http::support::body::{self, BodyStream};
+use crate::http::support::reject::HttpError;
+use crate::http::support::{blocking, content_length, reply};
+use crate::ops::NotePath;
+
+/// `POST /api/public/toggle` with the form field `path`. Like a form handler reading
+/// a field, it also takes `path` from the query string, or from a JSON object body.
+pub(super) async fn toggle(
+    headers: HeaderMap,
+    query: String,
+    body: BodyStream,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let declared = content_length(&headers);
+    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let path = form_path(&headers, &bytes, &query)?;
+    let toggled = blocking(&state, move |s| s.notebook.toggle_public(&path)).await?;
+    Ok(reply::json(StatusCode::OK, &toggled.result))
+}
+
+/// `GET /api/public/list`.
+pub(super) async fn list(state: Arc<State>) -> Result<Response, Rejection> {
+    let list = blocking(&state, |s| s.notebook.public_list()).await?;
+    Ok(reply::json(StatusCode::OK, &list))
+}
+
+/// The `path` field: from the body (form, or a JSON object), else from the query
+/// string; required, then checked like any note path.
+fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, HttpError> {
+    let is_json = headers
+        .get(warp::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.to_ascii_lowercase().contains("application/json"));
+    let from_body = if is_json {
+        serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("path")?.as_str().map(str::to_string))
+    } else {
+        field(body, "path")
+    };
+    let raw = from_body
+        .filter(|value| !value.is_empty())
+        .or_else(|| field(query.as_bytes(), "path"))
+        .filter(|value| !value.is_empty())
+        .ok_or(HttpError::PathRequired)?;
+    Ok(NotePath::parse(&raw)?)
+}
+
+/// A field of a URL-encoded form or query string.
+fn field(encoded: &[u8], name: &str) -> Option<String> {
+    serde_urlencoded::from_bytes::<Vec<(String, String)>>(encoded)
+        .ok()?
+        .into_iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value)
+}
