@@ -24,7 +24,10 @@ fn errors_name_the_note_and_say_a_folder_is_a_folder() {
         (vec!["show", "a.md"], "error: a.md: note not found\n"),
         (vec!["rm", "a/b.md"], "error: a/b.md: note not found\n"),
         (vec!["publish", "a.md"], "error: a.md: note not found\n"),
-        (vec!["unpublish", "a.md"], "error: a.md: note not found\n"),
+        (
+            vec!["unpublish", "a.md"],
+            "error: a.md: note is not public\n",
+        ),
         (vec!["put", "../a.md"], "error: ../a.md: invalid path\n"),
     ] {
         let out = ws.run_stdin(&args, b"text\n");
