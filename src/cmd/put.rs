@@ -64,7 +64,11 @@ fn read_stdin() -> anyhow::Result<Vec<u8>> {
 /// read; `None` when it has a readable one or does not open one.
 fn front_matter_problem(text: &str) -> Option<&'static str> {
     let first = text.lines().next()?;
-    if first.trim_end() != "---" || front_matter::parse(text).is_some() {
+    // Beyond the bounds, the write is refused with its own error.
+    if first.trim_end() != "---"
+        || front_matter::check(text).is_err()
+        || front_matter::parse(text).is_some()
+    {
         return None;
     }
     let closed = text.lines().skip(1).any(|line| line.trim_end() == "---");
