@@ -1,7 +1,7 @@
 //! The command tree. Doc comments are the help text, and the same definition drives
 //! the man pages and the shell completions.
 
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -12,6 +12,9 @@ use crate::completion::{note_candidates, public_note_candidates};
 
 /// Self-hosted Markdown notes: a JSON/HTTP API over a folder of `.md` files, full-text
 /// search, and one-command publishing to static HTML pages.
+/// The heading of the options every command takes, listed after the command's own.
+const GLOBAL: &str = "Global options";
+
 #[derive(Debug, Parser)]
 #[command(name = "notes", version, about, long_about = None, propagate_version = true)]
 #[command(after_long_help = "EXAMPLES:\n  \
@@ -20,20 +23,22 @@ use crate::completion::{note_candidates, public_note_candidates};
     echo '# Hi' | notes put ideas/hi.md  create a note from standard input\n  \
     notes publish ideas/hi.md            write public/hi.html")]
 pub struct Cli {
-    /// Folder holding the notes
+    /// Folder holding the notes (only `serve` and `put` create it)
     #[arg(
         long,
         global = true,
+        help_heading = GLOBAL,
         env = "NOTES_DIR",
         default_value = "./notes",
         value_name = "DIR"
     )]
     pub(crate) notes_dir: PathBuf,
 
-    /// Folder receiving the published pages
+    /// Folder receiving the published pages (publish, unpublish, serve)
     #[arg(
         long,
         global = true,
+        help_heading = GLOBAL,
         env = "NOTES_PUBLIC_DIR",
         default_value = "./public",
         value_name = "DIR"
@@ -41,7 +46,14 @@ pub struct Cli {
     pub(crate) public_dir: PathBuf,
 
     /// Public origin of the service (e.g. https://notes.example.org), for absolute links
-    #[arg(long, global = true, env = "NOTES_BASE_URL", value_name = "URL")]
+    /// in published pages and the feed (publish, unpublish, serve)
+    #[arg(
+        long,
+        global = true,
+        help_heading = GLOBAL,
+        env = "NOTES_BASE_URL",
+        value_name = "URL"
+    )]
     pub(crate) base_url: Option<String>,
 
     #[command(subcommand)]
@@ -152,24 +164,17 @@ pub(crate) struct ListPublicArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
-    /// Address to listen on (the API has no authentication: keep it on loopback or
-    /// behind an authenticating proxy)
+    /// Address to listen on: IP:PORT, localhost:PORT, :PORT or PORT (the last three on
+    /// 127.0.0.1). The API has no authentication: keep it on loopback or behind an
+    /// authenticating proxy
     #[arg(
         long,
         env = "NOTES_LISTEN",
         default_value = "127.0.0.1:8080",
-        value_name = "ADDR"
+        value_name = "ADDR",
+        value_parser = parse_listen
     )]
     pub(crate) listen: SocketAddr,
-
-    /// Largest request body accepted, in bytes
-    #[arg(long, env = "NOTES_MAX_BODY", default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
-    pub(crate) max_body: u64,
-
-    /// Seconds a client may take to send a request's head, or between two parts of its
-    /// body, before the connection is dropped; a whole body gets five times as long
-    #[arg(long, default_value_t = 15, value_name = "SECS")]
-    pub(crate) request_timeout: u64,
 
     /// A host name the service answers to, besides IP addresses, localhost and the
     /// --base-url host (repeatable; the name a reverse proxy passes in `Host`).
@@ -183,6 +188,10 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) allow_hosts: Vec<String>,
 
+    /// Largest request body accepted, in bytes
+    #[arg(long, env = "NOTES_MAX_BODY", default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
+    pub(crate) max_body: u64,
+
     /// Most connections open at once; at the cap the longest-idle keep-alive connections
     /// are closed to make room, and new clients wait while every connection is busy
     /// [default: half the descriptors left under the open-file limit, at least 16]
@@ -194,10 +203,42 @@ pub(crate) struct ServeArgs {
     )]
     pub(crate) max_connections: Option<u32>,
 
+    /// Seconds a client may take to send a request's head, or between two parts of its
+    /// body, before the connection is dropped; a whole body gets five times as long
+    #[arg(
+        long,
+        env = "NOTES_REQUEST_TIMEOUT",
+        default_value_t = 15,
+        value_name = "SECS"
+    )]
+    pub(crate) request_timeout: u64,
+
     /// Seconds open requests get to finish after SIGTERM or Ctrl-C; then the server
     /// exits whatever is still running
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub(crate) shutdown_timeout: u64,
+}
+
+/// `--listen`: an IP address with a port, or `localhost:PORT`, `:PORT` and `PORT`, all
+/// three on 127.0.0.1 (no name is looked up: the service stays on loopback).
+pub(crate) fn parse_listen(value: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = value.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let port = match value.rsplit_once(':') {
+        Some((host, port)) if host.is_empty() || host.eq_ignore_ascii_case("localhost") => port,
+        Some(_) => {
+            return Err(format!(
+                "{value:?} is not an address: use IP:PORT ([::1]:PORT for IPv6), \
+                 localhost:PORT, :PORT or PORT"
+            ));
+        }
+        None => value,
+    };
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("{port:?} is not a port number (0 to 65535)"))?;
+    Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
 }
 
 #[derive(Debug, Args)]
@@ -225,6 +266,10 @@ pub(crate) struct PutArgs {
     /// Markdown file to store; `-` or nothing reads standard input
     #[arg(value_name = "FILE")]
     pub(crate) file: Option<PathBuf>,
+    /// Store the note even when the input is empty (refused otherwise: an empty input
+    /// is most often a failed command before the pipe)
+    #[arg(long)]
+    pub(crate) allow_empty: bool,
     /// Print the API's JSON (NoteResponse)
     #[arg(long)]
     pub(crate) json: bool,
@@ -285,5 +330,22 @@ mod tests {
     #[test]
     fn command_tree_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn listen_takes_the_common_forms() {
+        let loopback = |port| SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        assert_eq!(parse_listen("127.0.0.1:9000"), Ok(loopback(9000)));
+        assert_eq!(parse_listen("localhost:8080"), Ok(loopback(8080)));
+        assert_eq!(parse_listen("LOCALHOST:8080"), Ok(loopback(8080)));
+        assert_eq!(parse_listen(":8080"), Ok(loopback(8080)));
+        assert_eq!(parse_listen("8080"), Ok(loopback(8080)));
+        assert_eq!(
+            parse_listen("[::1]:8080"),
+            Ok("[::1]:8080".parse().unwrap())
+        );
+        assert!(parse_listen("example.org:8080").is_err());
+        assert!(parse_listen(":http").is_err());
+        assert!(parse_listen("99999").is_err());
     }
 }

@@ -5,7 +5,7 @@ mod cli;
 mod cmd;
 mod completion;
 pub mod error;
-pub mod http;
+mod http;
 mod log;
 mod memory;
 pub mod ops;

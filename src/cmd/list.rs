@@ -9,7 +9,9 @@ use crate::cli::ListArgs;
 use crate::ops::Notebook;
 
 pub(super) fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCode> {
-    let list = notebook.list()?;
+    let list = notebook
+        .list()
+        .map_err(|err| super::at_folder(notebook.notes_dir(), err))?;
     if args.json {
         return super::print_json(&*list);
     }

@@ -45,7 +45,7 @@ fn install_dir() -> Option<PathBuf> {
 }
 
 /// Every page: file name and roff text, `notes.1` first.
-pub fn pages() -> Vec<(String, String)> {
+pub(crate) fn pages() -> Vec<(String, String)> {
     let mut root = Cli::command();
     root.build();
     let mut out = vec![("notes.1".to_string(), page(&root, None))];

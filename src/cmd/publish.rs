@@ -15,14 +15,16 @@ pub(super) fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<
     let Some(note) = &args.note else {
         anyhow::bail!("a note path is required (or --repair)");
     };
-    let path = NotePath::parse(note)?;
-    let publication = notebook.publish(&path)?;
+    let at = |err| super::at_note(notebook, note, err);
+    let path = NotePath::parse(note).map_err(at)?;
+    let publication = notebook.publish(&path).map_err(at)?;
     report(&publication, args.json, args.quiet)
 }
 
 pub(super) fn unpublish(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
-    let path = NotePath::parse(&args.note)?;
-    let publication = notebook.unpublish(&path)?;
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
+    let publication = notebook.unpublish(&path).map_err(at)?;
     report(&publication, args.json, args.quiet)
 }
 
@@ -44,7 +46,9 @@ fn report(publication: &Publication, json: bool, quiet: bool) -> anyhow::Result<
 }
 
 fn repair(notebook: &Notebook, args: &PublishArgs) -> anyhow::Result<ExitCode> {
-    let report = notebook.repair_public()?;
+    let report = notebook
+        .repair_public()
+        .map_err(|err| super::at_folder(notebook.public_dir(), err))?;
     if args.json {
         return super::print_json(&report);
     }

@@ -7,8 +7,9 @@ use crate::ops::model::Precondition;
 use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
-    let path = NotePath::parse(&args.note)?;
-    let confirmation = notebook.delete(&path, &Precondition::None)?;
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
+    let confirmation = notebook.delete(&path, &Precondition::None).map_err(at)?;
     if args.json {
         return super::print_json(&confirmation);
     }

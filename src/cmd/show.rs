@@ -6,10 +6,11 @@ use crate::cli::ShowArgs;
 use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: ShowArgs) -> anyhow::Result<ExitCode> {
-    let path = NotePath::parse(&args.note)?;
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
     if args.json {
-        return super::print_json(&notebook.read(&path)?);
+        return super::print_json(&notebook.read(&path).map_err(at)?);
     }
-    let raw = notebook.read_raw(&path)?;
+    let raw = notebook.read_raw(&path).map_err(at)?;
     super::print(&String::from_utf8_lossy(raw.bytes()))
 }

@@ -7,8 +7,8 @@ pub mod server;
 pub(crate) mod support;
 mod web;
 
+pub use server::Connections;
 pub(crate) use server::default_max_connections;
-pub use server::{Connections, serve};
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -66,10 +66,19 @@ fn put_from_a_file_and_json_outputs() {
 fn errors_are_one_line_with_exit_1() {
     let ws = Workspace::new();
     for (args, message) in [
-        (vec!["show", "missing.md"], "error: Note not found"),
-        (vec!["rm", "missing.md"], "error: Note not found"),
-        (vec!["show", "../x.md"], "error: Invalid path"),
-        (vec!["show", "x.txt"], "error: Only .md files are supported"),
+        (
+            vec!["show", "missing.md"],
+            "error: missing.md: note not found",
+        ),
+        (
+            vec!["rm", "missing.md"],
+            "error: missing.md: note not found",
+        ),
+        (vec!["show", "../x.md"], "error: ../x.md: invalid path"),
+        (
+            vec!["show", "x.txt"],
+            "error: x.txt: only .md files are supported",
+        ),
         (
             vec!["put", "x.md", "/nonexistent/draft.md"],
             "error: cannot read /nonexistent/draft.md",
@@ -110,10 +119,9 @@ fn list_of_a_missing_folder_fails() {
     let ws = Workspace::new();
     let out = ws.run(&["--notes-dir", "/nonexistent/notes", "list"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).starts_with("error: Failed to list notes"),
-        "{}",
-        stderr(&out)
+    assert_eq!(
+        stderr(&out),
+        "error: no notes folder at /nonexistent/notes\n"
     );
 }
 

@@ -80,7 +80,7 @@ fn list_public_of_a_missing_directory_fails() {
     assert_eq!(stdout(&out), "");
     assert_eq!(
         stderr(&out),
-        format!("error: Notes directory does not exist: {missing}\n")
+        format!("error: no notes folder at {missing}\n")
     );
 }
 
@@ -120,14 +120,14 @@ fn publish_messages_json_quiet_and_errors() {
 
     let out = ws.run(&["unpublish", "a/b.md"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr(&out), "error: Note is not public: a/b.md\n");
+    assert_eq!(stderr(&out), "error: a/b.md: note is not public\n");
     let out = ws.run(&["publish", "missing.md"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr(&out), "error: Note not found\n");
+    assert_eq!(stderr(&out), "error: missing.md: note not found\n");
     let out = ws.run(&["publish", "../x.md"]);
     assert_eq!(
         (out.status.code(), stderr(&out)),
-        (Some(1), "error: Invalid path\n".into())
+        (Some(1), "error: ../x.md: invalid path\n".into())
     );
 }
 

@@ -90,7 +90,10 @@ fn deep_or_large_front_matter_is_refused_on_every_write_path() {
     // The command line.
     let out = ws.run_stdin(&["put", "g.md"], deep_note(100).as_bytes());
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr(&out), format!("error: {TOO_DEEP}\n"));
+    assert_eq!(
+        stderr(&out),
+        format!("error: g.md: f{}\n", TOO_DEEP.strip_prefix('F').unwrap())
+    );
 
     assert_eq!(ws.snapshot(), before, "nothing was written");
     // Within the bounds, the same shapes are accepted.

@@ -5,6 +5,7 @@ mod support;
 
 mod cli_docs;
 mod cli_notes;
+mod cli_polish;
 mod cli_public;
 mod cli_search;
 mod completion_shells;

@@ -231,7 +231,7 @@ fn names_of_service_files_are_refused_on_write() {
         assert_error(server.put_json(&url, "{}"), 400, "Invalid path");
         let out = ws.run_stdin(&["put", path], b"x");
         assert_eq!(out.status.code(), Some(1), "put {path}");
-        assert_eq!(stderr(&out), "error: Invalid path\n");
+        assert_eq!(stderr(&out), format!("error: {path}: invalid path\n"));
         let origin = server.base.clone();
         let response = server
             .request("POST", "/save")

@@ -158,25 +158,15 @@ fn failed(err: impl Into<HttpError>) -> Rejection {
     warp::reject::custom(PageError::Failed(err.into()))
 }
 
-/// Characters left as they are in a URL path segment (RFC 3986 unreserved).
-const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
 /// `/<prefix>/<path>` with every segment of the note path percent-encoded.
 pub(crate) fn note_url(prefix: &str, path: &str) -> String {
-    let encoded: Vec<String> = path
-        .split('/')
-        .map(|s| percent_encoding::utf8_percent_encode(s, SEGMENT).to_string())
-        .collect();
+    let encoded: Vec<String> = path.split('/').map(crate::render::url_segment).collect();
     format!("/{prefix}/{}", encoded.join("/"))
 }
 
 /// A query-string value, percent-encoded.
 pub(crate) fn query_value(value: &str) -> String {
-    percent_encoding::utf8_percent_encode(value, SEGMENT).to_string()
+    crate::render::url_segment(value)
 }
 
 /// The note path of a `/<prefix>/<encoded path>` URL, validated like the API's.

@@ -41,10 +41,6 @@ pub(crate) fn public_root(base_url: Option<&str>) -> Option<String> {
         .map(|b| format!("{b}/public/"))
 }
 
-fn encode(text: &str) -> String {
-    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
-}
-
 /// The Atom document of the record.
 pub(crate) fn feed(record: &Record, base_url: Option<&str>) -> String {
     let root = public_root(base_url);
@@ -80,9 +76,9 @@ fn entry(e: &Entry, prefix: &str, absolute: bool) -> Markup {
     // The page URL is unique per note only when absolute and unshared; the note path
     // is, so it is the id's stable part.
     let id = if absolute {
-        format!("{href}#{}", encode(&e.path))
+        format!("{href}#{}", crate::render::url_opaque(&e.path))
     } else {
-        format!("urn:notes:public:{}", encode(&e.path))
+        format!("urn:notes:public:{}", crate::render::url_opaque(&e.path))
     };
     let at = iso(e.published_at);
     html! {

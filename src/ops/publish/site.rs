@@ -43,16 +43,9 @@ pub(crate) fn page_name(path: &NotePath) -> String {
     }
 }
 
-/// Characters left as they are in a URL path segment (RFC 3986 unreserved).
-const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
 /// A page file name as a relative URL: `what? #1.html` → `what%3F%20%231.html`.
 pub(crate) fn href(file: &str) -> String {
-    percent_encoding::utf8_percent_encode(file, SEGMENT).to_string()
+    render::url_segment(file)
 }
 
 /// Writes the stylesheet into `static/` (creating the public dir) unless it is already
