@@ -39,13 +39,24 @@ pub struct State {
 /// interface; every rejection is answered by [`recover`]. The server's door runs the Host
 /// and cross-site checks before them and adds `nosniff` to every answer.
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
-    api::routes(state.clone())
+    let served = api::routes(state.clone())
         .or(public::routes(state.clone()))
         .unify()
         .or(web::routes(state))
         .unify()
         .recover(recover)
-        .unify()
+        .unify();
+    wants_page().and(served).map(page_for_browser)
+}
+
+/// Whether a failure is best answered with a page: a browser, outside the API.
+fn wants_page() -> impl Filter<Extract = (bool,), Error = Infallible> + Clone {
+    warp::path::full()
+        .and(support::accepts_html())
+        .map(|full: warp::path::FullPath, html: bool| {
+            let path = full.as_str();
+            html && path != "/api" && !path.starts_with("/api/")
+        })
 }
 
 /// The one recover: every rejection becomes the answer its caller expects. The web
@@ -59,6 +70,21 @@ async fn recover(rejection: Rejection) -> Result<Response, Infallible> {
         return Ok(missing.response());
     }
     Ok(support::reject::response(&rejection))
+}
+
+/// A browser (`page`) asking outside the API for what is not there gets the interface's
+/// 404 page instead of the ErrorResponse.
+fn page_for_browser(page: bool, response: Response) -> Response {
+    let json = || {
+        response
+            .headers()
+            .get(warp::http::header::CONTENT_TYPE)
+            .is_some_and(|t| t.as_bytes().starts_with(b"application/json"))
+    };
+    if page && response.status() == warp::http::StatusCode::NOT_FOUND && json() {
+        return web::not_found();
+    }
+    response
 }
 
 /// Whether `addr` can only be reached from this machine.

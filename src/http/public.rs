@@ -11,7 +11,10 @@ use warp::reply::Response;
 
 use super::State;
 use super::support::reject::HttpError;
-use super::support::{blocking, is_read, method_is, reply, with_state};
+use super::support::{accepts_html, blocking, is_read, method_is, reply, with_state};
+use crate::ops::Notebook;
+use crate::ops::publish::record::Record;
+use crate::ops::publish::{PublicFile, site};
 
 const PUBLIC_PREFIX: &str = "/public";
 
@@ -22,6 +25,7 @@ pub(crate) fn routes(
     let files = warp::path("public")
         .and(method_is(is_read))
         .and(warp::path::full())
+        .and(accepts_html())
         .and(with_state(state))
         .and_then(file);
     let refused = warp::path("public")
@@ -34,8 +38,10 @@ pub(crate) fn routes(
     files.or(refused).unify()
 }
 
-/// `GET /public/…`: the index, the pages, the feed and the stylesheet.
-async fn file(full: FullPath, state: Arc<State>) -> Result<Response, Rejection> {
+/// `GET /public/…`: the index, the pages, the feed and the stylesheet. Before anything
+/// is published there is no public dir: a browser (`html`) then gets an index saying so,
+/// with its stylesheet, where an API client gets the spec's 404.
+async fn file(full: FullPath, html: bool, state: Arc<State>) -> Result<Response, Rejection> {
     let rest = full.as_str().strip_prefix(PUBLIC_PREFIX).unwrap_or("");
     let Some(rel) = rest.strip_prefix('/') else {
         return Ok(redirect("/public/"));
@@ -46,7 +52,11 @@ async fn file(full: FullPath, state: Arc<State>) -> Result<Response, Rejection> 
     };
     let rel = rel.into_owned();
     let found = blocking(&state, move |s| {
-        Ok::<_, HttpError>(s.notebook.public_file(&rel))
+        Ok::<_, HttpError>(
+            s.notebook
+                .public_file(&rel)
+                .or_else(|| unpublished(&s.notebook, &rel, html)),
+        )
     })
     .await;
     let file = match found {
@@ -61,6 +71,32 @@ async fn file(full: FullPath, state: Arc<State>) -> Result<Response, Rejection> 
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, PUBLIC_POLICY.clone());
     Ok(response)
+}
+
+/// The files of an empty public dir: the index (for a browser) and its stylesheet, as
+/// the export would write them, while nothing is published.
+fn unpublished(notebook: &Notebook, rel: &str, html: bool) -> Option<PublicFile> {
+    let stylesheet = format!("{}/{}", site::STATIC_DIR, site::STYLESHEET_FILE);
+    let bytes = if html && (rel.is_empty() || rel == site::INDEX_FILE) {
+        site::index(&Record::default()).into_bytes()
+    } else if rel == stylesheet {
+        site::STYLESHEET.as_bytes().to_vec()
+    } else {
+        return None;
+    };
+    let nothing_published = match notebook.public_pages() {
+        Ok(pages) => pages.is_none_or(|pages| pages.is_empty()),
+        Err(_) => false,
+    };
+    nothing_published.then(|| PublicFile {
+        name: rel
+            .rsplit('/')
+            .next()
+            .filter(|n| !n.is_empty())
+            .unwrap_or(site::INDEX_FILE)
+            .to_string(),
+        bytes,
+    })
 }
 
 /// A public file that could not be served: an ErrorResponse under the policy of the

@@ -474,3 +474,122 @@ fn the_list_comes_a_hundred_notes_a_page() {
     );
     assert!(odd.contains(r#"href="/?tag=odd&amp;page=1""#), "{odd}");
 }
+
+/// What a browser sends for a page.
+const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+fn browser_get(server: &Server, path: &str) -> reqwest::blocking::Response {
+    no_redirects()
+        .get(server.url(path))
+        .header("Accept", BROWSER_ACCEPT)
+        .send()
+        .unwrap()
+}
+
+/// Outside the API, a browser asking for what is not there gets the interface's 404
+/// page; the API, and clients that do not take HTML, keep the JSON ErrorResponse.
+#[test]
+fn unknown_addresses_are_a_page_for_a_browser_and_json_otherwise() {
+    let ws = Workspace::new();
+    ws.write("a.md", "---\ntitle: A\n---\nA\n");
+    let server = ws.serve();
+    assert_eq!(server.toggle("a.md").0, 200);
+    for path in [
+        "/nope",
+        "/notes/a.md",
+        "/assetsx/app.css",
+        "/public/missing.html",
+        "/public/static/",
+        "/public/.hidden",
+    ] {
+        let (status, html) = page(browser_get(&server, path));
+        assert_eq!(status, 404, "{path}");
+        assert!(html.contains("<h1>Not Found</h1>"), "{path}: {html}");
+        assert!(html.contains("There is no page at this address."), "{path}");
+        // The page's body is not styled as an error message (the tinted strip).
+        assert!(html.contains("class=\"app failed\""), "{path}: {html}");
+        assert!(!html.contains("class=\"app error\""), "{path}");
+        // No JSON, only the one page.
+        assert!(!html.contains("\"message\""), "{path}");
+        let response = no_redirects()
+            .get(server.url(path))
+            .header("Accept", "application/json")
+            .send()
+            .unwrap();
+        let (status, body) = json(response);
+        assert_eq!((status, body["message"].as_str()), (404, Some("Not found")));
+        let (status, body) = json(server.get(path));
+        assert_eq!((status, body["message"].as_str()), (404, Some("Not found")));
+    }
+    // The API keeps its answers for a browser too.
+    for path in ["/api", "/api/nope", "/api/v1/notesx"] {
+        let (status, body) = json(browser_get(&server, path));
+        assert_eq!(
+            (status, body["message"].as_str()),
+            (404, Some("Not found")),
+            "{path}"
+        );
+    }
+    let (status, body) = json(browser_get(&server, "/api/v1/notes/missing.md"));
+    assert_eq!(
+        (status, body["message"].as_str()),
+        (404, Some("Note not found"))
+    );
+    // What exists is served as before.
+    assert_eq!(browser_get(&server, "/public/a.html").status(), 200);
+}
+
+/// Before anything is published, `/public/` shows a browser an index that says so (with
+/// its stylesheet); an API client gets the spec's 404.
+#[test]
+fn an_empty_public_index_says_nothing_is_published_yet() {
+    let ws = Workspace::new();
+    ws.write("a.md", "---\ntitle: A\n---\nA\n");
+    let server = ws.serve();
+    for path in ["/public/", "/public/index.html"] {
+        let response = browser_get(&server, path);
+        let policy = response.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(policy.contains("default-src 'none'"), "{policy}");
+        let (status, html) = page(response);
+        assert_eq!(status, 200, "{path}");
+        assert!(html.contains("<h1>Public notes</h1>"), "{html}");
+        assert!(html.contains("Nothing is published yet."), "{html}");
+        assert!(html.contains("static/style.css"), "{html}");
+    }
+    let style = server.get("/public/static/style.css");
+    assert_eq!(style.status(), 200);
+    assert_eq!(style.headers()["content-type"], "text/css; charset=utf-8");
+    assert!(!style.text().unwrap().is_empty());
+    let (status, body) = json(server.get("/public/"));
+    assert_eq!((status, body["message"].as_str()), (404, Some("Not found")));
+    // Nothing was written to show it.
+    assert!(!ws.public().exists());
+    // Once a note is published, the real index is served.
+    assert_eq!(server.toggle("a.md").0, 200);
+    let (status, html) = page(browser_get(&server, "/public/"));
+    assert_eq!(status, 200);
+    assert!(html.contains("a.html"), "{html}");
+    assert!(!html.contains("Nothing is published yet."), "{html}");
+}
+
+/// The search page has one search box: its own, not the top bar's as well.
+#[test]
+fn the_search_page_has_one_search_box() {
+    let ws = Workspace::new();
+    ws.write("a.md", "---\ntitle: A\n---\nA\n");
+    let server = ws.serve();
+    for path in ["/search", "/search?q=A"] {
+        let (status, html) = page(server.get(path));
+        assert_eq!(status, 200);
+        assert_eq!(html.matches("name=\"q\"").count(), 1, "{path}: {html}");
+        assert_eq!(html.matches("role=\"search\"").count(), 1, "{path}");
+    }
+    let (_, html) = page(server.get("/search?q=A"));
+    assert!(html.contains("value=\"A\""), "{html}");
+    // Other pages keep the top bar's box.
+    let (_, home) = page(server.get("/"));
+    assert_eq!(home.matches("name=\"q\"").count(), 1, "{home}");
+}

@@ -28,6 +28,17 @@ pub(crate) fn raw_query() -> impl Filter<Extract = (String,), Error = Infallible
     warp::query::raw().or(warp::any().map(String::new)).unify()
 }
 
+/// Whether the client takes HTML (its `Accept` names `text/html`), as a browser does:
+/// such clients get pages rather than ErrorResponses outside the API.
+pub(crate) fn accepts_html() -> impl Filter<Extract = (bool,), Error = Infallible> + Clone {
+    warp::header::optional::<String>("accept")
+        .or(warp::any().map(|| None))
+        .unify()
+        .map(|accept: Option<String>| {
+            accept.is_some_and(|a| a.to_ascii_lowercase().contains("text/html"))
+        })
+}
+
 /// Requests whose method `accepts` takes. Any other falls through to the next route as
 /// "not found", which allocates nothing (warp's `get()` and the like allocate a
 /// rejection on every miss, a cost each request would pay on its way to a later route).

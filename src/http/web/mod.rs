@@ -2,8 +2,8 @@
 //!
 //! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
 //! `/new`, `/search`, `/assets/…` and the POST-only `/save`, `/delete`, `/publish`,
-//! `/preview`), so `/api/…` and `/public/…` are never shadowed and any other path keeps
-//! the API's JSON 404. Pages are GET; every change is a same-origin form POST answered
+//! `/preview`), so `/api/…` and `/public/…` are never shadowed; any other path is the
+//! API's JSON 404, or this interface's 404 page for a browser. Pages are GET; every change is a same-origin form POST answered
 //! with a 303 redirect.
 
 mod forms;
@@ -208,6 +208,11 @@ fn secure(headers: &mut HeaderMap) {
 /// The page of a failure: its status and a sentence saying what went wrong.
 fn error_page(status: StatusCode, message: &str) -> Response {
     html(status, views::error(status, message))
+}
+
+/// The 404 page of an address nothing answers, for a browser.
+pub(crate) fn not_found() -> Response {
+    error_page(StatusCode::NOT_FOUND, "There is no page at this address.")
 }
 
 /// The error page of a failed request, with its HTTP status.

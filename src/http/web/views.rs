@@ -144,7 +144,9 @@ fn page_href(tag: Option<&str>, n: usize) -> String {
 }
 
 /// The frame of every page: top bar with search and "New note", then the content.
-fn layout(title: &str, query: &str, class: &str, content: Markup) -> Markup {
+/// `query` fills the bar's search box; `None` leaves the box out, for the search page,
+/// which has a larger one of its own.
+fn layout(title: &str, query: Option<&str>, class: &str, content: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -160,9 +162,13 @@ fn layout(title: &str, query: &str, class: &str, content: Markup) -> Markup {
                 header.bar {
                     div.bar-inner {
                         a.brand href="/" { span.logo aria-hidden="true" { "✎" } "notes" }
-                        form.find action="/search" method="get" role="search" {
-                            input type="search" name="q" value=(query)
-                                placeholder="Search notes…" aria-label="Search notes";
+                        @if let Some(query) = query {
+                            form.find action="/search" method="get" role="search" {
+                                input type="search" name="q" value=(query)
+                                    placeholder="Search notes…" aria-label="Search notes";
+                            }
+                        } @else {
+                            span.spacer {}
                         }
                         a.button.primary.new href="/new" { "New note" }
                     }
@@ -270,7 +276,7 @@ pub(super) fn index(page: &Listing) -> Markup {
             }
         }
     };
-    layout(&heading, "", "home", content)
+    layout(&heading, Some(""), "home", content)
 }
 
 /// A note, rendered, with what can be done to it.
@@ -342,7 +348,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
             div.content { (PreEscaped(rendered)) }
         }
     };
-    layout(&note.title, "", "note", content)
+    layout(&note.title, Some(""), "note", content)
 }
 
 /// The editor: title, path (new notes only), tags, body, live preview.
@@ -402,7 +408,7 @@ pub(super) fn editor(page: &Editor) -> Markup {
             }
         }
     };
-    layout(&heading, "", "edit", content)
+    layout(&heading, Some(""), "edit", content)
 }
 
 /// A search snippet or title: the text between the index's match markers becomes `<mark>`.
@@ -471,7 +477,7 @@ pub(super) fn search(page: &SearchView) -> Markup {
     } else {
         format!("{} — Search", page.query)
     };
-    layout(&title, page.query, "search", content)
+    layout(&title, None, "search", content)
 }
 
 /// A failure, said plainly, with the way back.
@@ -485,7 +491,8 @@ pub(super) fn error(status: StatusCode, message: &str) -> Markup {
             p { a.button href="/" { "← All notes" } }
         }
     };
-    layout(reason, "", "error", content)
+    // Not `error`: that class is the tinted box of an error message, not a page.
+    layout(reason, Some(""), "failed", content)
 }
 
 #[cfg(test)]
