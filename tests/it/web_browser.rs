@@ -1,6 +1,7 @@
 //! The web interface in a real browser: headless Chromium driven through chromedriver
-//! (WebDriver, with fantoccini) through create → edit → view rendered → publish → open
-//! the public page → search → delete, saving a screenshot of each page under
+//! (WebDriver, with fantoccini) from the empty public index and the 404 page through
+//! create → edit → view rendered → publish → open the public page → search → delete,
+//! saving a screenshot of each page under
 //! `tests/artifacts/web/` (desktop, phone width, and dark).
 //!
 //! Outside CI the test is skipped, loudly, when Chromium or chromedriver is missing;
@@ -187,6 +188,18 @@ async fn type_into(client: &Client, css: &str, text: &str) -> Result {
     Ok(())
 }
 
+/// The body's background and margins: the same on every page of the interface.
+async fn body_look(client: &Client) -> Result<String> {
+    let look = client
+        .execute(
+            "const s = getComputedStyle(document.body); \
+             return [s.backgroundColor, s.marginTop, s.paddingTop].join(' ')",
+            vec![],
+        )
+        .await?;
+    Ok(look.as_str().unwrap_or_default().to_string())
+}
+
 /// Emulates the dark colour scheme through chromedriver's DevTools bridge.
 fn prefer_dark(driver: &Driver, session: &str) -> Result {
     use std::io::{Read, Write};
@@ -272,10 +285,37 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
     let shots = Shots::new();
     let url = |path: &str| format!("{}{path}", base.trim_end_matches('/'));
 
+    // Before anything is published, the public index says so, styled like the pages.
+    client.goto(&url("/public/")).await?;
+    wait_text(client, "h1", "Public notes").await?;
+    wait_text(client, "p.empty", "Nothing is published yet.").await?;
+    let font = client
+        .execute(
+            "return getComputedStyle(document.querySelector('h1')).fontFamily",
+            vec![],
+        )
+        .await?;
+    assert!(
+        font.as_str().is_some_and(|f| f.contains("system-ui")),
+        "the empty public index has no stylesheet: h1 in {font}"
+    );
+    shots.take(client, "00-public-empty").await?;
+
+    // An address nothing answers: the interface's 404 page, framed like every page.
+    client.goto(&url("/nope")).await?;
+    wait_text(client, ".failure h1", "Not Found").await?;
+    let not_found_body = body_look(client).await?;
+    shots.take(client, "00-not-found").await?;
+
     // The list of notes.
     client.goto(&url("/")).await?;
     wait_text(client, "h1", "All notes").await?;
     wait_text(client, ".notes .title", "Tarte Tatin").await?;
+    assert_eq!(
+        not_found_body,
+        body_look(client).await?,
+        "the 404 page's body differs from the list's (a tinted strip?)"
+    );
     shots.take(client, "01-home").await?;
 
     // Create a note in a sub-folder, with the live preview on.
@@ -335,11 +375,14 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
     assert_eq!(titles.len(), 1);
     shots.take(client, "07-home-tag-filter").await?;
 
-    // Search from the top bar; the index catches up in the background.
+    // Search from the top bar, then from the search page's own box (its only one); the
+    // index catches up in the background.
     let deadline = Instant::now() + Duration::from_secs(20);
+    type_into(client, ".bar input[name=q]", "croissants\n").await?;
     loop {
-        type_into(client, ".bar input[name=q]", "croissants\n").await?;
         wait_text(client, "h1", "Search").await?;
+        let boxes = client.find_all(Locator::Css("input[name=q]")).await?;
+        assert_eq!(boxes.len(), 1, "the search page shows one search box");
         let marks = client.find_all(Locator::Css(".results mark")).await?;
         if !marks.is_empty() {
             assert_eq!(marks[0].text().await?.to_lowercase(), "croissants");
@@ -349,6 +392,7 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
             return Err("search never found the new note".into());
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
+        type_into(client, "main input[name=q]", "croissants\n").await?;
     }
     wait_text(client, ".results .title", "Weekend plans").await?;
     shots.take(client, "08-search").await?;
