@@ -10,6 +10,7 @@
 
 pub(crate) mod feed;
 mod files;
+mod freshness;
 pub(crate) mod record;
 mod repair;
 pub(crate) mod site;
@@ -21,6 +22,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 use self::record::{Entry, Record};
+pub(crate) use self::freshness::PublicState;
 pub(crate) use self::repair::RepairReport;
 use super::fsutil;
 use super::{NotePath, Notebook};
