@@ -260,9 +260,12 @@ fn a_note_from_creation_to_deletion_in_a_real_browser() {
         "---\ntitle: Stand-up notes\ntags: [work]\n---\nShip the web interface.\n",
     );
     let server = ws.serve();
-    in_browser(&ws, &server, (&chromium, &chromedriver), async |client, driver| {
-        journey(client, driver, &server.base, &ws).await
-    });
+    in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, driver| journey(client, driver, &server.base, &ws).await,
+    );
 }
 
 /// Runs `flow` in a fresh browser session; a failure panics with a screenshot
@@ -571,9 +574,12 @@ fn the_editor_keeps_unsaved_work_and_public_pages_say_when_they_are_out_of_date(
         "garden.md",
         "---\ntitle: Garden\n---\nPlant the tulips in October, the garlic in November.\n",
     );
-    in_browser(&ws, &server, (&chromium, &chromedriver), async |client, _| {
-        editor_flow(client, &server.base, &ws).await
-    });
+    in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, _| editor_flow(client, &server.base, &ws).await,
+    );
 }
 
 async fn editor_flow(client: &Client, base: &str, ws: &Workspace) -> Result {

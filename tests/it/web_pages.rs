@@ -633,7 +633,10 @@ fn a_note_changed_after_publishing_says_its_public_page_is_out_of_date() {
     );
     assert_eq!(location(&response), "/note/n.md?done=saved");
     let (_, list) = json(server.get("/api/public/list"));
-    let published_at = list["notes"][0]["published_at"].as_str().unwrap().to_string();
+    let published_at = list["notes"][0]["published_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let (status, stale) = page(server.get("/note/n.md"));
     assert_eq!(status, 200);
     let hint = stale
@@ -683,7 +686,11 @@ fn a_note_changed_after_publishing_says_its_public_page_is_out_of_date() {
     ws.write("n.md", "---\ntitle: N\n---\nthird text\n");
     assert!(page(server.get("/note/n.md")).1.contains(OUT_OF_DATE));
     // Unpublished, the note has no public page to be out of date.
-    same_site_post(&server, "/publish", &[("path", "n.md"), ("action", "unpublish")]);
+    same_site_post(
+        &server,
+        "/publish",
+        &[("path", "n.md"), ("action", "unpublish")],
+    );
     assert!(!page(server.get("/note/n.md")).1.contains(OUT_OF_DATE));
 }
 

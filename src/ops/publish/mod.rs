@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use serde::Serialize;
 
-use self::record::{Entry, Record};
 pub(crate) use self::freshness::PublicState;
+use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
 use super::fsutil;
 use super::{NotePath, Notebook};
