@@ -3,14 +3,18 @@
 //! reader of links (backlinks, the check, a move, the pages) goes through here, so a
 //! link means the same note everywhere.
 
+mod check;
+mod keys;
 mod parse;
 mod resolve;
 mod rewrite;
 
 use std::ops::Range;
 
+pub(crate) use check::CheckReport;
+pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
-pub(crate) use resolve::{Resolver, fold};
+pub(crate) use resolve::{Folder, Resolver, fold};
 pub(crate) use rewrite::rewrite;
 
 /// How a link is written.
