@@ -48,7 +48,10 @@ fn generate(dir: &Path) {
             text.push_str("\nBack to [[f00/note-00000]].\n");
         }
         for p in 0..4 {
-            let _ = writeln!(text, "\nParagraph {p} of note {i}, some words to read past.");
+            let _ = writeln!(
+                text,
+                "\nParagraph {p} of note {i}, some words to read past."
+            );
         }
         std::fs::write(path, text).unwrap();
     }

@@ -11,10 +11,11 @@ mod rewrite;
 
 use std::ops::Range;
 
-pub(crate) use check::CheckReport;
 pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
-pub(crate) use resolve::{Folder, Resolver, fold};
+pub(crate) use resolve::{Folder, Resolver};
+// For the move, which rewrites the links to a note it moves.
+#[allow(unused_imports)]
 pub(crate) use rewrite::rewrite;
 
 /// How a link is written.
@@ -68,7 +69,9 @@ impl Link {
 }
 
 /// The `#fragment` a link to heading `heading` uses: the id the renderer gives that
-/// heading, so a link and its target agree.
+/// heading, so a link and its target agree. (For the pages, which turn links into
+/// anchors.)
+#[allow(dead_code)]
 pub(crate) fn heading_anchor(heading: &str) -> String {
     crate::render::heading_id(heading)
 }

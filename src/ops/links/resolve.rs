@@ -72,6 +72,7 @@ impl Resolver {
     }
 
     /// Whether `path` is a note of the folder.
+    #[allow(dead_code)] // for the pages, which tell missing notes apart
     pub(crate) fn contains(&self, path: &NotePath) -> bool {
         self.by_path.contains_key(path.as_str())
     }
@@ -141,13 +142,9 @@ pub(super) fn root_path(bare: &str) -> Option<NotePath> {
     NotePath::parse(&format!("{bare}.md")).ok()
 }
 
-/// `Été à Paris` → `ete a paris`: a title as the title rule compares it.
-pub(crate) fn fold(text: &str) -> String {
-    Folder::default().fold(text)
-}
-
-/// Folds titles (`fold`), keeping its analyzer for many in a row: the whole value as
-/// one token, lowercased and accents folded, like the search index's tag analyzer.
+/// Folds titles as the title rule compares them (`Été à Paris` → `ete a paris`),
+/// keeping its analyzer for many in a row: the whole value as one token, lowercased and
+/// accents folded, like the search index's tag analyzer.
 pub(crate) struct Folder(TextAnalyzer);
 
 impl Default for Folder {
@@ -335,6 +332,10 @@ mod tests {
             Some("photo.md")
         );
         assert_eq!(resolve(&r, "x.md", "![p](photo.png)"), None);
+    }
+
+    fn fold(text: &str) -> String {
+        Folder::default().fold(text)
     }
 
     #[test]

@@ -61,7 +61,8 @@ enum Slot {
     /// indexer, which retries).
     #[default]
     Closed,
-    Ready(NotesIndex),
+    /// Boxed: an index handle is a few hundred bytes, the other states none.
+    Ready(Box<NotesIndex>),
     /// Damaged and being rebuilt by the indexer.
     Rebuilding,
 }
@@ -82,7 +83,7 @@ impl SharedIndex {
     /// The current index, or why there is none.
     pub(crate) fn get(&self) -> Result<NotesIndex> {
         match &*self.0.slot.read().unwrap_or_else(PoisonError::into_inner) {
-            Slot::Ready(index) => Ok(index.clone()),
+            Slot::Ready(index) => Ok(NotesIndex::clone(index)),
             Slot::Rebuilding => Err(Error::IndexRebuilding),
             Slot::Closed => Err(Error::Index(
                 "the search index cannot be opened (the server log says why)".into(),
@@ -91,7 +92,7 @@ impl SharedIndex {
     }
 
     pub(crate) fn set(&self, index: NotesIndex) {
-        self.put(Slot::Ready(index));
+        self.put(Slot::Ready(Box::new(index)));
     }
 
     fn put(&self, slot: Slot) {
