@@ -8,6 +8,7 @@ mod keys;
 mod parse;
 mod resolve;
 mod rewrite;
+mod source;
 
 use std::ops::Range;
 
