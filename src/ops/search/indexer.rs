@@ -538,6 +538,37 @@ mod tests {
     }
 
     #[test]
+    fn settle_returns_once_queued_changes_are_indexed() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::open(notes.path());
+        let indexer = Indexer::start(notes.path(), shared.clone(), || {});
+        shared.settle();
+        let count = || shared.get().unwrap().reader.searcher().num_docs();
+        assert_eq!(count(), 0);
+        let listener = indexer.listener();
+        for i in 0..3 {
+            let name = format!("n{i}.md");
+            std::fs::write(notes.path().join(&name), "x").unwrap();
+            listener(&NotePath::parse(&name).unwrap());
+        }
+        let started = Instant::now();
+        shared.settle();
+        assert_eq!(count(), 3, "settle returned before the pass");
+        assert!(
+            started.elapsed() < SETTLE_WAIT,
+            "settle waited for its bound"
+        );
+        // Nothing queued: answered at once, not after the bound.
+        let started = Instant::now();
+        shared.settle();
+        assert!(
+            started.elapsed() < SETTLE_WAIT / 2,
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
     fn a_damaged_index_reads_as_being_rebuilt_until_replaced() {
         let notes = tempfile::tempdir().unwrap();
         let shared = SharedIndex::default();
