@@ -470,7 +470,7 @@ fn with_heading_ids(
                 .iter()
                 .position(|e| matches!(e, Event::End(TagEnd::Heading(_))))
                 .map_or(events.len(), |offset| i + offset);
-            let id = unique(&mut used, slug(&plain_text(&events[i + 1..end]), "section"));
+            let id = unique(&mut used, heading_id(&plain_text(&events[i + 1..end])));
             if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
                 *slot = Some(CowStr::from(id));
             }
@@ -479,6 +479,12 @@ fn with_heading_ids(
         i += 1;
     }
     events
+}
+
+/// The id a heading of text `text` gets on a page (before `-1`, `-2`… make a repeated
+/// one unique): what a link to that heading puts after `#`.
+pub(crate) fn heading_id(text: &str) -> String {
+    slug(text, "section")
 }
 
 /// `Été à Paris!` → `été-à-paris`: lowercase letters and digits, `-` between words;

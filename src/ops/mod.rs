@@ -4,6 +4,7 @@
 pub(crate) mod clock;
 pub mod front_matter;
 pub(crate) mod fsutil;
+pub(crate) mod links;
 pub(crate) mod locks;
 pub(crate) mod model;
 pub(crate) mod owner;

@@ -26,6 +26,7 @@ fn the_document_is_served_and_covers_every_route() {
         "/api/v1/notes/{path}",
         "/api/v1/openapi.json",
         "/api/v1/search",
+        "/api/v1/links/{path}",
         "/api/public/toggle",
         "/api/public/list",
         "/public/",
