@@ -1,6 +1,10 @@
 //! `notes`: a CLI and an HTTP service over a folder of Markdown notes. Every command and
 //! every route calls the same domain module, `ops`.
 
+// The API's chain of warp filters nests one type per route; proving its futures `Unpin`
+// goes deeper than the default limit of 128.
+#![recursion_limit = "256"]
+
 mod cli;
 mod cmd;
 mod completion;

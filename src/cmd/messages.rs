@@ -17,3 +17,22 @@ pub(super) fn public_heading(count: usize) -> String {
 pub(super) fn index_rebuilt(why: &str, moved_to: &str) -> String {
     format!("notes: the search index was damaged ({why}); moved it to {moved_to} and rebuilt it")
 }
+
+/// `mv` when a note (or anything else) is at the destination already.
+pub(super) const MOVE_DESTINATION_TAKEN: &str =
+    "a note already exists there (choose another path, or move that note first)";
+
+/// What `mv` did: the move, then the notes whose links were rewritten.
+pub(super) fn moved(from: &str, to: &str, rewritten: &[String]) -> String {
+    match rewritten.len() {
+        0 => format!("moved {from} → {to}; no link needed rewriting\n"),
+        1 => format!(
+            "moved {from} → {to}; rewrote links in 1 note: {}\n",
+            rewritten[0]
+        ),
+        n => format!(
+            "moved {from} → {to}; rewrote links in {n} notes: {}\n",
+            rewritten.join(", ")
+        ),
+    }
+}

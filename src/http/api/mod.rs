@@ -6,6 +6,7 @@
 //! note, toggle) come first, and a request only ever fails filters that reject without
 //! allocating (a different first segment, a different method) on its way to its route.
 
+mod moves;
 mod note_request;
 mod notes;
 mod public;
@@ -31,6 +32,7 @@ pub(crate) fn routes(
     let public_list = || warp::path!("api" / "public" / "list");
     let search = || warp::path!("api" / "v1" / "search");
     let openapi = || warp::path!("api" / "v1" / "openapi.json");
+    let move_path = || warp::path!("api" / "v1" / "move");
 
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
@@ -72,9 +74,15 @@ pub(crate) fn routes(
     let search_notes = search()
         .and(method_is(is_get))
         .and(raw_query())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(search::search);
     let openapi_document = openapi().and(method_is(is_get)).map(openapi_json);
+    let move_note = move_path()
+        .and(method_is(is_post))
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state))
+        .and_then(moves::post);
 
     let other_note_method = notes()
         .and(notes::path())
@@ -95,6 +103,10 @@ pub(crate) fn routes(
         .or(toggle()
             .and(method_is(|m| !is_post(m)))
             .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
+        .unify()
+        .or(move_path()
+            .and(method_is(|m| !is_post(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
         .unify();
 
     read_note
@@ -111,6 +123,8 @@ pub(crate) fn routes(
         .or(search_notes)
         .unify()
         .or(openapi_document)
+        .unify()
+        .or(move_note)
         .unify()
         .or(other_note_method)
         .unify()

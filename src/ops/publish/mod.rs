@@ -10,6 +10,7 @@
 
 pub(crate) mod feed;
 mod files;
+mod moved;
 pub(crate) mod record;
 mod repair;
 pub(crate) mod site;
