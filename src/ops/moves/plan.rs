@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::ops::NotePath;
-use crate::ops::links::{Link, LinkKind, Resolver, links_of, rewrite};
+use crate::ops::links::{Link, LinkKind, Resolver, fold, links_of, rewrite};
 use crate::ops::path;
 
 /// Whether an ASCII character is percent-encoded in a rewritten Markdown link's path:
@@ -41,6 +41,8 @@ pub(crate) struct Move {
     after: Resolver,
     /// How many notes have each file name (without `.md`) after the move.
     stems_after: HashMap<String, usize>,
+    /// The moved note's title before and after, folded (`links::fold`).
+    titles: [String; 2],
 }
 
 impl Move {
@@ -63,13 +65,45 @@ impl Move {
         for (p, _) in &after_notes {
             *stems_after.entry(p.stem().to_string()).or_insert(0) += 1;
         }
+        let title_before = notes
+            .iter()
+            .find(|(p, _)| *p == from)
+            .map_or("", |(_, t)| t.as_str());
         Move {
+            titles: [fold(title_before), fold(title_at_to)],
             after: Resolver::new(after_notes),
             before,
             stems_after,
             from,
             to,
         }
+    }
+
+    /// Whether the text of a note other than the moved one may have a link the move
+    /// changes: a quick look that never misses one (a link to the note names its file
+    /// name, or its title, or is percent-encoded), so that only such notes are parsed.
+    pub(crate) fn may_change(&self, text: &str) -> bool {
+        let any_link = text.contains("[[") || text.contains("](") || text.contains("]:");
+        if !any_link {
+            return false;
+        }
+        if text.contains(self.from.stem()) || text.contains(self.to.stem()) || text.contains('%') {
+            return true;
+        }
+        // By title: a wikilink whose text folds to the moved note's title.
+        text.split("[[").skip(1).any(|rest| {
+            let end = rest.find("]]").unwrap_or(rest.len());
+            let inside = &rest[..end];
+            let target = inside.split(['|', '#']).next().unwrap_or_default();
+            let folded = if target.is_ascii() {
+                // What the fold does to ASCII: lowercase, blanks made single spaces.
+                let words: Vec<&str> = target.split_whitespace().collect();
+                words.join(" ").to_ascii_lowercase()
+            } else {
+                fold(target)
+            };
+            self.titles.contains(&folded)
+        })
     }
 
     /// The text of note `path` (its path before the move) with its links retargeted;
@@ -327,6 +361,32 @@ mod tests {
             m.retarget(&p("a/n.md"), "[me](n.md)").unwrap(),
             "[me](m.md)"
         );
+    }
+
+    #[test]
+    fn the_quick_look_finds_every_note_a_move_changes() {
+        let m = plan(
+            &["zeta.md=Été à Paris", "n.md", "x/q.md"],
+            "zeta.md",
+            "k/omega.md",
+        );
+        let texts = [
+            ("[[zeta]]", true),
+            ("[x](zeta.md)", true),
+            ("[x](z%65ta.md)", true),
+            ("[[ETE  A paris|t]]", true),
+            ("[[Été à Paris#H]]", true),
+            ("[[omega]]", true),
+            ("[[q]] and [x](x/q.md)", false),
+            ("zeta, but no link", false),
+        ];
+        for (text, may) in texts {
+            assert_eq!(m.may_change(text), may, "{text}");
+            if !may {
+                assert_eq!(m.retarget(&p("n.md"), text), None, "{text}");
+            }
+        }
+        assert!(m.retarget(&p("n.md"), "[x](z%65ta.md)").is_some());
     }
 
     #[test]
