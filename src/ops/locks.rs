@@ -90,7 +90,7 @@ mod tests {
                     let mut keys = vec!["a", "b", "c", "b"];
                     keys.rotate_left(i);
                     for _ in 0..200 {
-                        locks.with_all(&keys, || std::thread::yield_now());
+                        locks.with_all(&keys, std::thread::yield_now);
                     }
                 })
             })
