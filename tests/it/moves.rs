@@ -481,3 +481,50 @@ fn a_move_stopped_midway_is_finished_by_a_writing_command_and_spares_edited_note
     assert!(ws.read("b.md").contains("[[z|label]]"));
     assert!(!ws.notes().join(".notes/move.json").exists());
 }
+
+#[test]
+fn writes_racing_with_moves_are_never_lost() {
+    let ws = Workspace::new();
+    ws.write("a0.md", "# The note\n");
+    for i in 0..4 {
+        ws.write(&format!("n{i}.md"), "[[a0]] v0\n");
+    }
+    let server = ws.serve();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let last: Vec<u32> = std::thread::scope(|scope| {
+        let writers: Vec<_> = (0..4)
+            .map(|i| {
+                let (server, stop) = (&server, &stop);
+                scope.spawn(move || {
+                    let mut version = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        version += 1;
+                        let r = server.put_markdown(
+                            &format!("/api/v1/notes/n{i}.md"),
+                            &format!("[[a0]] v{version}\n"),
+                        );
+                        assert!(r.status().is_success(), "{}", r.status());
+                    }
+                    version
+                })
+            })
+            .collect();
+        for round in 0..20 {
+            let (from, to) = (format!("a{round}.md"), format!("a{}.md", round + 1));
+            let (status, body) = json(post_move(&server, &move_body(&from, &to), &[]));
+            assert_eq!(status, 200, "{body}");
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        writers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    // Each note holds its last acknowledged write, its link rewritten or not, never an
+    // older text a move read before the write came in.
+    for (i, version) in last.iter().enumerate() {
+        let text = ws.read(&format!("n{i}.md"));
+        let body = text.split("\n---\n").last().unwrap();
+        assert!(body.ends_with(&format!(" v{version}\n")), "n{i}.md: {text}");
+        assert!(body.trim_start().starts_with("[[a"), "n{i}.md: {text}");
+    }
+    assert!(ws.notes().join("a20.md").is_file());
+    assert!(last.iter().all(|&v| v > 0), "{last:?}");
+}
