@@ -44,8 +44,8 @@ pub(crate) struct Moved {
     pub(crate) rewritten: Vec<String>,
 }
 
-/// What finishing an interrupted move did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What finishing an interrupted move did (for the log).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Finished {
     pub(crate) from: String,
     pub(crate) to: String,
