@@ -58,8 +58,14 @@ bench-links:
 bench-http:
     python3 bench/run.py
 
+# Move benchmark: 10k generated notes, 50 linking to one; times POST /api/v1/move of
+# that note (target: 1 s); writes bench/MOVE.md
+bench-move:
+    cargo build --release
+    python3 bench/move.py target/release/notes
+
 # Every benchmark
-bench: bench-http bench-search bench-links
+bench: bench-http bench-search bench-links bench-move
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md

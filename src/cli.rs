@@ -90,6 +90,14 @@ pub(crate) enum Command {
     #[command(after_long_help = "EXAMPLES:\n  notes rm ideas/hi.md")]
     Rm(NoteArgs),
 
+    /// Move or rename a note; every link to it (wikilinks and relative Markdown links)
+    /// is rewritten to lead to its new path, and a public note's page moves with it
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes mv ideas/hi.md hello.md          rename a note\n  \
+        notes mv hello.md archive/2026/hello.md\n  \
+        notes mv a.md b.md --json | jq '.rewritten'")]
+    Mv(MvArgs),
+
     /// List the published notes: title, source note, page file and publication time
     #[command(after_long_help = "EXAMPLES:\n  \
         notes list-public\n  \
@@ -295,6 +303,21 @@ pub(crate) struct NoteArgs {
     #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub(crate) note: String,
     /// Print the result as JSON
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print nothing on success
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MvArgs {
+    /// The note to move, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
+    pub(crate) from: String,
+    /// Its new path (folders are made as needed); no note may be there yet
+    pub(crate) to: String,
+    /// Print the API's JSON (`{"from", "to", "rewritten"}`)
     #[arg(long)]
     pub(crate) json: bool,
     /// Print nothing on success

@@ -66,6 +66,12 @@ pub enum Error {
     FrontMatterTooDeep(usize),
     #[error("Front matter aliases expand to more than {0} values")]
     FrontMatterAliases(usize),
+    #[error("A note cannot be moved onto itself")]
+    MoveOntoItself,
+    #[error("A note already exists at the destination: {0}")]
+    MoveDestinationExists(String),
+    #[error("Failed to move note")]
+    MoveFailed(#[source] std::io::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -84,6 +90,9 @@ impl Error {
             | FrontMatterTooLarge(_)
             | FrontMatterTooDeep(_)
             | FrontMatterAliases(_)
+            | MoveOntoItself
+            | MoveDestinationExists(_)
+            | MoveFailed(_)
             | NotFound
             | NotesDirMissing(_)
             | NotPublic(_)

@@ -35,3 +35,21 @@ pub(super) fn orphans_heading(count: usize) -> String {
 }
 /// `check` when every link resolves.
 pub(super) const NO_BROKEN_LINKS: &str = "No broken links.";
+/// `mv` when a note (or anything else) is at the destination already.
+pub(super) const MOVE_DESTINATION_TAKEN: &str =
+    "a note already exists there (choose another path, or move that note first)";
+
+/// What `mv` did: the move, then the notes whose links were rewritten.
+pub(super) fn moved(from: &str, to: &str, rewritten: &[String]) -> String {
+    match rewritten.len() {
+        0 => format!("moved {from} → {to}; no link needed rewriting\n"),
+        1 => format!(
+            "moved {from} → {to}; rewrote links in 1 note: {}\n",
+            rewritten[0]
+        ),
+        n => format!(
+            "moved {from} → {to}; rewrote links in {n} notes: {}\n",
+            rewritten.join(", ")
+        ),
+    }
+}

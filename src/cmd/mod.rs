@@ -7,6 +7,7 @@ mod list;
 mod list_public;
 mod man;
 mod messages;
+mod mv;
 mod publish;
 mod put;
 mod reindex;
@@ -41,12 +42,21 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         public_dir: cli.public_dir,
         base_url: cli.base_url,
     });
+    // A write starts from a notes folder no crash left a move half-done in (`serve`
+    // finishes it at start-up, `mv` before moving).
+    if matches!(
+        cli.command,
+        Command::Put(_) | Command::Rm(_) | Command::Publish(_) | Command::Unpublish(_)
+    ) {
+        finish_interrupted_move(&notebook);
+    }
     match cli.command {
         Command::Serve(args) => serve::run(notebook, args),
         Command::List(args) => list::run(&notebook, args),
         Command::Show(args) => show::run(&notebook, args),
         Command::Put(args) => put::run(&notebook, args),
         Command::Rm(args) => rm::run(&notebook, args),
+        Command::Mv(args) => mv::run(&notebook, args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
         Command::Reindex => reindex::run(&notebook),
@@ -56,6 +66,19 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ListPublic(args) => list_public::run(notebook, args),
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),
+    }
+}
+
+/// Finishes a move a crash interrupted, saying so in the log; a failure is logged and
+/// left for the next try.
+pub(super) fn finish_interrupted_move(notebook: &Notebook) {
+    match notebook.finish_interrupted_move() {
+        Ok(Some(done)) => crate::log::warn(&done.to_string()),
+        Ok(None) => {}
+        Err(err) => crate::log::error(&format!(
+            "cannot finish the interrupted move: {}",
+            err.detailed()
+        )),
     }
 }
 

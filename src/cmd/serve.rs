@@ -25,6 +25,8 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
             "removed {cleaned} temp file(s) left by an interrupted write"
         ));
     }
+    // The move first: it may move a public note's entry, which the repair then checks.
+    super::finish_interrupted_move(&notebook);
     super::publish::repair_at_start(&notebook);
     let listener = std::net::TcpListener::bind(args.listen)
         .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -7,6 +7,7 @@ pub(crate) mod fsutil;
 pub(crate) mod links;
 pub(crate) mod locks;
 pub(crate) mod model;
+pub(crate) mod moves;
 pub(crate) mod owner;
 pub(crate) mod path;
 pub(crate) mod publish;

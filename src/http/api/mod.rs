@@ -7,6 +7,7 @@
 //! allocating (a different first segment, a different method) on its way to its route.
 
 mod links;
+mod moves;
 mod note_request;
 mod notes;
 mod public;
@@ -33,6 +34,7 @@ pub(crate) fn routes(
     let search = || warp::path!("api" / "v1" / "search");
     let links = || warp::path!("api" / "v1" / "links" / ..);
     let openapi = || warp::path!("api" / "v1" / "openapi.json");
+    let move_path = || warp::path!("api" / "v1" / "move");
 
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
@@ -79,13 +81,19 @@ pub(crate) fn routes(
     let note_links = links()
         .and(method_is(is_get))
         .and(notes::path())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(links::links)
         .or(links()
             .and(method_is(|m| !is_get(m)))
             .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
         .unify();
     let openapi_document = openapi().and(method_is(is_get)).map(openapi_json);
+    let move_note = move_path()
+        .and(method_is(is_post))
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state))
+        .and_then(moves::post);
 
     let other_note_method = notes()
         .and(notes::path())
@@ -106,6 +114,10 @@ pub(crate) fn routes(
         .or(toggle()
             .and(method_is(|m| !is_post(m)))
             .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
+        .unify()
+        .or(move_path()
+            .and(method_is(|m| !is_post(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
         .unify();
 
     read_note
@@ -124,6 +136,8 @@ pub(crate) fn routes(
         .or(note_links)
         .unify()
         .or(openapi_document)
+        .unify()
+        .or(move_note)
         .unify()
         .or(other_note_method)
         .unify()

@@ -176,7 +176,7 @@ fn with_etag_bytes(mut response: Response, etag: bytes::Bytes) -> Response {
 }
 
 /// The write condition of `If-Match` / `If-None-Match: *`; none without those headers.
-fn precondition(headers: &HeaderMap) -> Precondition {
+pub(super) fn precondition(headers: &HeaderMap) -> Precondition {
     let if_match = header_str(headers, header::IF_MATCH).trim();
     if !if_match.is_empty() {
         return Precondition::IfMatch(if_match.split(',').map(|t| t.trim().to_string()).collect());

@@ -97,9 +97,10 @@ pub fn status(err: &Error) -> StatusCode {
         | InvalidLimit(_)
         | FrontMatterTooLarge(_)
         | FrontMatterTooDeep(_)
-        | FrontMatterAliases(_) => StatusCode::BAD_REQUEST,
+        | FrontMatterAliases(_)
+        | MoveOntoItself => StatusCode::BAD_REQUEST,
         NotFound | NotesDirMissing(_) => StatusCode::NOT_FOUND,
-        NotPublic(_) => StatusCode::CONFLICT,
+        NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists => StatusCode::PRECONDITION_FAILED,
         IndexRebuilding => StatusCode::SERVICE_UNAVAILABLE,
         ListFailed(_)
@@ -110,6 +111,7 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterFailed(_)
         | DeleteFailed(_)
         | PublishFailed(_)
+        | MoveFailed(_)
         | PublicRecordUnreadable { .. }
         | Index(_)
         | IndexOwned

@@ -1,12 +1,13 @@
 //! The web interface at `/`: server-rendered pages over the same `ops` as the API.
 //!
 //! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
-//! `/new`, `/search`, `/assets/…` and the POST-only `/save`, `/delete`, `/publish`,
-//! `/preview`), so `/api/…` and `/public/…` are never shadowed; any other path is the
+//! `/new`, `/search`, `/assets/…`, `/move/…` and the POST-only `/save`, `/delete`,
+//! `/publish`, `/preview`, `/move`), so `/api/…` and `/public/…` are never shadowed; any other path is the
 //! API's JSON 404, or this interface's 404 page for a browser. Pages are GET; every change is a same-origin form POST answered
 //! with a 303 redirect.
 
 mod forms;
+mod moves;
 mod pages;
 mod views;
 
@@ -65,6 +66,7 @@ pub(crate) fn routes(
     let assets = warp::path!("assets" / String)
         .and(method_is(is_read))
         .and_then(pages::asset);
+    let move_note = moves::routes(state.clone());
     let posts = actions()
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
@@ -93,6 +95,8 @@ pub(crate) fn routes(
         .or(note_pages)
         .unify()
         .or(assets)
+        .unify()
+        .or(move_note)
         .unify()
         .or(posts)
         .unify()

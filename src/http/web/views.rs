@@ -157,7 +157,7 @@ fn page_href(tag: Option<&str>, n: usize) -> String {
 /// The frame of every page: top bar with search and "New note", then the content.
 /// `query` fills the bar's search box; `None` leaves the box out, for the search page,
 /// which has a larger one of its own.
-fn layout(title: &str, query: Option<&str>, class: &str, content: Markup) -> Markup {
+pub(super) fn layout(title: &str, query: Option<&str>, class: &str, content: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -341,6 +341,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
             div.toolbar {
                 a.button.primary href=(note_url("edit", &note.path)) { "Edit" }
                 a.button href=(note_url("raw", &note.path)) { "Raw Markdown" }
+                a.button href=(note_url("move", &note.path)) { "Move / rename" }
                 @if let Some(public) = page.public {
                     a.button href=(public) { "Public page ↗" }
                     // An out-of-date page has the button in its hint, above.

@@ -14,9 +14,7 @@ use std::ops::Range;
 
 pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
-pub(crate) use resolve::{Folder, Resolver};
-// For the move, which rewrites the links to a note it moves.
-#[allow(unused_imports)]
+pub(crate) use resolve::{Folder, Resolver, fold};
 pub(crate) use rewrite::rewrite;
 
 /// How a link is written.

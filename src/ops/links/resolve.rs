@@ -142,6 +142,11 @@ pub(super) fn root_path(bare: &str) -> Option<NotePath> {
     NotePath::parse(&format!("{bare}.md")).ok()
 }
 
+/// One title folded as the title rule compares it; `Folder` keeps the analyzer for many.
+pub(crate) fn fold(text: &str) -> String {
+    Folder::default().fold(text)
+}
+
 /// Folds titles as the title rule compares them (`Été à Paris` → `ete a paris`),
 /// keeping its analyzer for many in a row: the whole value as one token, lowercased and
 /// accents folded, like the search index's tag analyzer.

@@ -11,6 +11,7 @@
 pub(crate) mod feed;
 mod files;
 mod freshness;
+mod moved;
 pub(crate) mod record;
 mod repair;
 pub(crate) mod site;

@@ -194,6 +194,14 @@ impl Record {
         self.entries.insert(entry.path.clone(), entry);
     }
 
+    /// Replaces the entry of `from` with `entry`, the same note under its new path,
+    /// marking the record changed at `at`.
+    pub(crate) fn moved(&mut self, from: &str, entry: Entry, at: DateTime<Utc>) {
+        self.entries.remove(from);
+        self.entries.insert(entry.path.clone(), entry);
+        self.updated = Some(at);
+    }
+
     /// Removes an entry, marking the record changed at `at`.
     pub(crate) fn remove(&mut self, path: &str, at: DateTime<Utc>) -> Option<Entry> {
         let removed = self.entries.remove(path);

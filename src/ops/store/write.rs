@@ -65,7 +65,7 @@ impl Notebook {
 
     /// The note's current bytes and permission bits; `None` when there is no note yet
     /// (or something that is not a note holds the name: the write then finds it taken).
-    fn current_for_write(&self, path: &NotePath) -> Result<Option<(Vec<u8>, u32)>> {
+    pub(crate) fn current_for_write(&self, path: &NotePath) -> Result<Option<(Vec<u8>, u32)>> {
         use std::io::Read;
         let (mut file, meta) = match self.root.open_note(path) {
             Ok(opened) => opened,
@@ -81,7 +81,13 @@ impl Notebook {
     /// note's folder, opened from the notes dir's handle (missing folders made on the
     /// way), so neither the note nor its temp file can land outside.
     #[cfg(target_os = "linux")]
-    fn store(&self, path: &NotePath, bytes: &[u8], mode: u32, create: bool) -> Result<()> {
+    pub(crate) fn store(
+        &self,
+        path: &NotePath,
+        bytes: &[u8],
+        mode: u32,
+        create: bool,
+    ) -> Result<()> {
         let dir = self
             .root
             .open_beneath(path.parent(), rustix::fs::OFlags::RDONLY, true)
@@ -111,7 +117,13 @@ impl Notebook {
     /// Stores `bytes` as the note, durably: folders made, then the path checked for
     /// symlinks leading outside and written.
     #[cfg(not(target_os = "linux"))]
-    fn store(&self, path: &NotePath, bytes: &[u8], _mode: u32, _create: bool) -> Result<()> {
+    pub(crate) fn store(
+        &self,
+        path: &NotePath,
+        bytes: &[u8],
+        _mode: u32,
+        _create: bool,
+    ) -> Result<()> {
         let full = crate::ops::root::resolve(self.notes_dir(), path)?;
         if let Some(parent) = full.parent() {
             fs::create_dir_all(parent).map_err(|e| path_error(e, Error::CreateDirFailed))?;

@@ -1,0 +1,36 @@
+//! `notes mv`: move or rename a note, rewriting the links to it.
+
+use std::process::ExitCode;
+
+use crate::cli::MvArgs;
+use crate::error::Error;
+use crate::ops::model::Precondition;
+use crate::ops::{NotePath, Notebook};
+
+pub(super) fn run(notebook: &Notebook, args: MvArgs) -> anyhow::Result<ExitCode> {
+    let at_from = |err| super::at_note(notebook, &args.from, err);
+    let from = NotePath::parse(&args.from).map_err(at_from)?;
+    let to = NotePath::parse(&args.to).map_err(|err| super::at_note(notebook, &args.to, err))?;
+    let moved = notebook
+        .move_note(&from, &to, &Precondition::None)
+        .map_err(|err| match err {
+            Error::MoveDestinationExists(_) => {
+                anyhow::anyhow!("{}: {}", args.to, super::messages::MOVE_DESTINATION_TAKEN)
+            }
+            Error::InvalidPath | Error::NotMarkdown if to.check_writable().is_err() => {
+                super::at_note(notebook, &args.to, err)
+            }
+            err => at_from(err),
+        })?;
+    if args.json {
+        return super::print_json(&moved);
+    }
+    if args.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    super::print(&super::messages::moved(
+        &moved.from,
+        &moved.to,
+        &moved.rewritten,
+    ))
+}
