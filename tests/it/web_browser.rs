@@ -456,8 +456,29 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
     wait_text(client, "h1", "All notes").await?;
     shots.take(client, "13-dark-home").await?;
 
-    // Delete, after confirming.
+    // Move / rename: the public note keeps its page, under its new name.
     client.goto(note_url.as_str()).await?;
+    wait_text(client, "article h1", "Weekend plans").await?;
+    click(client, "a[href^='/move/']").await?;
+    wait_text(client, "h1", "Move").await?;
+    let to = client.find(Locator::Css("input[name=to]")).await?;
+    to.clear().await?;
+    to.send_keys("life/weekend.md").await?;
+    shots.take(client, "13a-move").await?;
+    click(client, "form.editor button[type=submit]").await?;
+    wait_text(client, "article h1", "Weekend plans").await?;
+    let moved_url = client.current_url().await?;
+    assert!(
+        moved_url.path().ends_with("/note/life/weekend.md"),
+        "after the move the browser is at {moved_url}"
+    );
+    assert!(ws.notes().join("life/weekend.md").is_file());
+    assert!(!ws.notes().join("life/weekend-plans.md").exists());
+    assert!(ws.public().join("weekend.html").is_file());
+    assert!(!ws.public().join("weekend-plans.html").exists());
+
+    // Delete, after confirming.
+    client.goto(moved_url.as_str()).await?;
     wait_text(client, "article h1", "Weekend plans").await?;
     click(client, "details.delete summary").await?;
     wait_text(client, "form.confirm", "cannot be undone").await?;
@@ -466,8 +487,8 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
     wait_text(client, ".notice", "Note deleted.").await?;
     wait_text(client, "h1", "All notes").await?;
     shots.take(client, "15-after-delete").await?;
-    assert!(!ws.notes().join("life/weekend-plans.md").exists());
-    assert!(!ws.public().join("weekend-plans.html").exists());
+    assert!(!ws.notes().join("life/weekend.md").exists());
+    assert!(!ws.public().join("weekend.html").exists());
     Ok(())
 }
 
