@@ -7,6 +7,7 @@ use std::sync::Arc;
 use warp::http::StatusCode;
 use warp::path::FullPath;
 
+use super::links::WebPlaces;
 use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
 use super::{PageError, Reply, failed, html, path_after};
 use crate::error::{Error, Result};
@@ -164,19 +165,26 @@ pub(super) async fn search(raw: String, state: Arc<State>) -> Reply {
     Ok(page)
 }
 
-/// `/new[?folder=…]`: an empty editor, its path field prefilled with the folder.
+/// `/new[?folder=…|?path=…]`: an empty editor, its path field prefilled with the
+/// folder, or with the whole path (a link to a missing note leads here with it).
 pub(super) async fn new_note(raw: String) -> Reply {
-    let folder = params(&raw)
+    let mut params = params(&raw);
+    let folder = params
         .remove("folder")
         .map(|f| f.trim_matches('/').to_string())
         .filter(|f| !f.is_empty())
-        .map(|f| format!("{f}/"))
+        .map(|f| format!("{f}/"));
+    let path = params
+        .remove("path")
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .or(folder)
         .unwrap_or_default();
     Ok(html(
         StatusCode::OK,
         views::editor(&Editor {
             mode: Mode::New,
-            path: folder,
+            path,
             title: String::new(),
             tags: String::new(),
             body: String::new(),
@@ -207,10 +215,13 @@ pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) ->
 }
 
 async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
-    let (note, public) = blocking(state, move |s| {
-        let note = s.notebook.read(&path)?;
+    let at = path.clone();
+    let (note, public, targets, incoming) = blocking(state, move |s| {
+        let note = s.notebook.read(&at)?;
         let public = public_pages(&s.notebook)?.map(|mut pages| pages.remove(&note.path));
-        Ok::<_, Error>((note, public))
+        let targets = s.notebook.link_targets()?;
+        let incoming = s.notebook.incoming_links(&at)?;
+        Ok::<_, Error>((note, public, targets, incoming))
     })
     .await
     .map_err(failed)?;
@@ -221,6 +232,8 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             public: public.as_ref().and_then(|p| p.as_deref()),
             public_unknown: public.is_none(),
             notice: notice(params),
+            places: &WebPlaces::new(&targets, &path),
+            incoming: &incoming,
         }),
     ))
 }

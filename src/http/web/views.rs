@@ -48,6 +48,10 @@ pub(super) struct NoteView<'a> {
     /// neither, as both would fail.
     pub public_unknown: bool,
     pub notice: Option<&'static str>,
+    /// Where the note's links go.
+    pub places: &'a dyn crate::render::LinkPlaces,
+    /// The notes linking to this one.
+    pub incoming: &'a [crate::ops::links::Incoming],
 }
 
 pub(super) struct Editor {
@@ -283,7 +287,7 @@ pub(super) fn index(page: &Listing) -> Markup {
 pub(super) fn note(page: &NoteView) -> Markup {
     let note = page.note;
     let fields = note.front_matter.clone().unwrap_or_default();
-    let rendered = crate::render::to_html(&note.body, Some(&note.title));
+    let rendered = crate::render::to_html(&note.body, Some(&note.title), page.places);
     let folder = note.path.rsplit_once('/').map(|(dir, _)| dir);
     let content = html! {
         nav.crumbs {
@@ -347,6 +351,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
             }
             div.content { (PreEscaped(rendered)) }
         }
+        (super::links::backlinks(page.incoming))
     };
     layout(&note.title, Some(""), "note", content)
 }

@@ -1,17 +1,22 @@
 //! Links between notes: the one place that says what a link is (`parse`), which note it
-//! points to (`resolve`), and how its target is changed in place (`rewrite`). Every
+//! points to (`resolve`), and how its target is changed in place (`rewrite`); where a
+//! link shown on a page leads (`targets`) and which notes link to a note (`incoming`). Every
 //! reader of links (backlinks, the check, a move, the pages) goes through here, so a
 //! link means the same note everywhere.
 
+mod incoming;
 mod parse;
 mod resolve;
 mod rewrite;
+mod targets;
 
 use std::ops::Range;
 
+pub(crate) use incoming::Incoming;
 pub(crate) use parse::links_of;
 pub(crate) use resolve::{Resolver, fold};
 pub(crate) use rewrite::rewrite;
+pub(crate) use targets::{Destination, LinkTargets, fragment};
 
 /// How a link is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +81,8 @@ mod tests {
     #[test]
     fn heading_anchors_are_the_renderers_ids() {
         assert_eq!(heading_anchor("Été à Paris!"), "été-à-paris");
-        let html = crate::render::to_html("## Set up, then *run*\n", None);
+        let html =
+            crate::render::to_html("## Set up, then *run*\n", None, &crate::render::Unlinked);
         assert!(
             html.contains(&format!("id=\"{}\"", heading_anchor("Set up, then run"))),
             "{html}"

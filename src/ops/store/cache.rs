@@ -18,6 +18,7 @@ use std::sync::{Mutex, PoisonError};
 use std::sync::Arc;
 
 use crate::ops::front_matter::FrontMatter;
+use crate::ops::links::Resolver;
 use crate::ops::model::{Note, NoteList, NoteMeta};
 use crate::ops::path::NotePath;
 
@@ -163,6 +164,8 @@ pub(crate) struct ListSnapshot {
     /// Where a caller keeps what it made of this list (the API keeps its JSON), made
     /// once per list.
     pub(crate) rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
+    /// The wikilink resolver of these notes, made once per list (`ops::links`).
+    pub(crate) resolver: Arc<std::sync::OnceLock<Arc<Resolver>>>,
 }
 
 impl ListSnapshot {
@@ -170,6 +173,7 @@ impl ListSnapshot {
         ListSnapshot {
             list: Arc::new(list),
             rendered: Arc::default(),
+            resolver: Arc::default(),
         }
     }
 }
