@@ -1,6 +1,9 @@
 //! The notes that link to a note (backlinks), each link with its line. Found by reading
-//! every note and resolving its links, the one way `links` resolves them; an index of
-//! links answers the same question from a lookup, behind this same signature.
+//! every note and resolving its links, the one way `links` resolves them, once per list
+//! of the notes (a change to any note makes a new list); an index of links answers the
+//! same question from a lookup, behind this same signature.
+
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -11,6 +14,9 @@ use crate::ops::{NotePath, Notebook};
 
 /// Characters of a linking line quoted with a backlink.
 const LINE_CHARS: usize = 160;
+
+/// Note path → the links to it.
+pub(crate) type IncomingMap = HashMap<String, Vec<Incoming>>;
 
 /// A link to a note, from another note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,42 +36,39 @@ impl Notebook {
     /// since the list, unreadable) links to nothing.
     pub(crate) fn incoming_links(&self, path: &NotePath) -> Result<Vec<Incoming>> {
         let targets = self.link_targets()?;
-        Ok(incoming(&targets, path, |from| {
-            self.read_raw(from)
-                .ok()
-                .map(|raw| text_of(raw.bytes()).into_owned())
-        }))
+        let all = targets.incoming(|| {
+            incoming(&targets, |from| {
+                self.read_raw(from)
+                    .ok()
+                    .map(|raw| text_of(raw.bytes()).into_owned())
+            })
+        });
+        Ok(all.get(path.as_str()).cloned().unwrap_or_default())
     }
 }
 
-/// The links to `to` among `targets`' notes, whose texts `read` gives.
-fn incoming(
-    targets: &LinkTargets,
-    to: &NotePath,
-    read: impl Fn(&NotePath) -> Option<String>,
-) -> Vec<Incoming> {
-    let mut found = Vec::new();
+/// The links between `targets`' notes, whose texts `read` gives, by target.
+fn incoming(targets: &LinkTargets, read: impl Fn(&NotePath) -> Option<String>) -> IncomingMap {
+    let mut found = IncomingMap::new();
     for note in &targets.notes().notes {
         let Ok(from) = NotePath::parse(&note.path) else {
             continue;
         };
-        if from == *to {
-            continue;
-        }
         let Some(text) = read(&from) else { continue };
-        let mut last_line = 0;
+        let lines: Vec<&str> = text.lines().collect();
+        let mut seen: HashSet<(NotePath, u32)> = HashSet::new();
         for link in links_of(&text) {
-            if link.line == last_line
-                || targets.resolver().resolve(&from, &link).as_ref() != Some(to)
-            {
+            let Some(to) = targets.resolver().resolve(&from, &link) else {
+                continue;
+            };
+            if to == from || !seen.insert((to.clone(), link.line)) {
                 continue;
             }
-            last_line = link.line;
-            let line = text
-                .lines()
-                .nth(link.line.saturating_sub(1) as usize)
+            let line = lines
+                .get(link.line.saturating_sub(1) as usize)
+                .copied()
                 .unwrap_or_default();
-            found.push(Incoming {
+            found.entry(to.to_string()).or_default().push(Incoming {
                 path: note.path.clone(),
                 title: note.title.clone(),
                 line: link.line,
@@ -112,10 +115,8 @@ mod tests {
             total: notes.len(),
             notes,
         });
-        let to = NotePath::parse("recipes/bread.md").unwrap();
-        let found = incoming(&targets, &to, |p| {
-            texts.get(p.as_str()).map(|t| t.to_string())
-        });
+        let all = incoming(&targets, |p| texts.get(p.as_str()).map(|t| t.to_string()));
+        let found = &all["recipes/bread.md"];
         let seen: Vec<(&str, u32, &str)> = found
             .iter()
             .map(|i| (i.path.as_str(), i.line, i.text.as_str()))
@@ -129,5 +130,7 @@ mod tests {
             ]
         );
         assert_eq!(found[0].title, "a");
+        // Links of a note to itself are no backlinks; `soup` is missing.
+        assert_eq!(all.len(), 1, "{all:?}");
     }
 }

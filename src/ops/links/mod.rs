@@ -16,7 +16,7 @@ pub(crate) use incoming::Incoming;
 pub(crate) use parse::links_of;
 pub(crate) use resolve::{Resolver, fold};
 pub(crate) use rewrite::rewrite;
-pub(crate) use targets::{Destination, LinkTargets, fragment};
+pub(crate) use targets::{Destination, LinkCache, LinkTargets, fragment};
 
 /// How a link is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

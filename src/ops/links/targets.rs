@@ -3,8 +3,9 @@
 //! between notes at all, against the notes of one list snapshot. The pages (the web
 //! interface, the public pages) only turn the answer into their own URLs.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use super::incoming::IncomingMap;
 use super::{Link, LinkKind, Resolver, heading_anchor, parse};
 use crate::error::Result;
 use crate::ops::model::NoteList;
@@ -29,11 +30,19 @@ pub(crate) enum Destination {
     Elsewhere,
 }
 
+/// What the links of one list of the notes make, each made once, when first asked for.
+#[derive(Debug, Default)]
+pub(crate) struct LinkCache {
+    resolver: OnceLock<Arc<Resolver>>,
+    incoming: OnceLock<Arc<IncomingMap>>,
+}
+
 /// The notes links are resolved against: one list of the notes and its resolver.
 #[derive(Debug, Clone)]
 pub(crate) struct LinkTargets {
     notes: Arc<NoteList>,
     resolver: Arc<Resolver>,
+    cache: Arc<LinkCache>,
 }
 
 impl Notebook {
@@ -42,14 +51,7 @@ impl Notebook {
     /// changes share it.
     pub(crate) fn link_targets(&self) -> Result<LinkTargets> {
         let snapshot = self.list_snapshot()?;
-        let resolver = snapshot
-            .resolver
-            .get_or_init(|| Arc::new(resolver_of(&snapshot.list)))
-            .clone();
-        Ok(LinkTargets {
-            notes: snapshot.list,
-            resolver,
-        })
+        Ok(LinkTargets::with_cache(snapshot.list, snapshot.links))
     }
 }
 
@@ -63,12 +65,26 @@ fn resolver_of(list: &NoteList) -> Resolver {
 }
 
 impl LinkTargets {
+    fn with_cache(notes: Arc<NoteList>, cache: Arc<LinkCache>) -> Self {
+        let resolver = cache
+            .resolver
+            .get_or_init(|| Arc::new(resolver_of(&notes)))
+            .clone();
+        LinkTargets {
+            notes,
+            resolver,
+            cache,
+        }
+    }
+
     #[cfg(test)]
     pub(crate) fn of(list: NoteList) -> Self {
-        LinkTargets {
-            resolver: Arc::new(resolver_of(&list)),
-            notes: Arc::new(list),
-        }
+        LinkTargets::with_cache(Arc::new(list), Arc::default())
+    }
+
+    /// The links between these notes by target, made by `make` the first time.
+    pub(crate) fn incoming(&self, make: impl FnOnce() -> IncomingMap) -> Arc<IncomingMap> {
+        self.cache.incoming.get_or_init(|| Arc::new(make())).clone()
     }
 
     pub(crate) fn resolver(&self) -> &Resolver {

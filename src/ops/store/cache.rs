@@ -18,7 +18,7 @@ use std::sync::{Mutex, PoisonError};
 use std::sync::Arc;
 
 use crate::ops::front_matter::FrontMatter;
-use crate::ops::links::Resolver;
+use crate::ops::links::LinkCache;
 use crate::ops::model::{Note, NoteList, NoteMeta};
 use crate::ops::path::NotePath;
 
@@ -164,8 +164,9 @@ pub(crate) struct ListSnapshot {
     /// Where a caller keeps what it made of this list (the API keeps its JSON), made
     /// once per list.
     pub(crate) rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
-    /// The wikilink resolver of these notes, made once per list (`ops::links`).
-    pub(crate) resolver: Arc<std::sync::OnceLock<Arc<Resolver>>>,
+    /// What the links of these notes make (resolver, backlinks), each made once per
+    /// list, when first asked for (`ops::links`).
+    pub(crate) links: Arc<LinkCache>,
 }
 
 impl ListSnapshot {
@@ -173,7 +174,7 @@ impl ListSnapshot {
         ListSnapshot {
             list: Arc::new(list),
             rendered: Arc::default(),
-            resolver: Arc::default(),
+            links: Arc::default(),
         }
     }
 }
