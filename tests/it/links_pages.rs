@@ -81,7 +81,7 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
             ("/note/recipes/bread.md".into(), "Sourdough BREAD".into()),
             ("/note/recipes/bread.md#the-dough".into(), "rel".into()),
             ("/note/recipes/bread.md".into(), "Sourdough Bread".into()),
-            ("/note/a.md#notes".into(), "Notes".into()),
+            ("#notes".into(), "Notes".into()),
         ],
         "{alpha}"
     );
@@ -179,6 +179,7 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
             "/note/recipes/bread.md#the-dough",
         ),
         ("", "[[Nowhere yet]]", "/new?path=Nowhere%20yet.md"),
+        ("", "[[#A part]]\n\n## A part\n", "#a-part"),
     ] {
         let form =
             serde_urlencoded::to_string([("title", "T"), ("body", body), ("path", path)]).unwrap();

@@ -24,17 +24,22 @@ impl<'a> WebPlaces<'a> {
 impl LinkPlaces for WebPlaces<'_> {
     fn place(&self, form: LinkForm, dest: &str) -> Place {
         match self.targets.destination(self.from, form, dest) {
+            // A heading of the note itself is on the page already (the editor's preview
+            // included, whatever the note's path will be).
+            Destination::Note {
+                path,
+                heading: Some(heading),
+            } if path == *self.from => Place::Note {
+                href: fragment(Some(&heading)),
+                title: self.title_of(&path),
+            },
             Destination::Note { path, heading } => Place::Note {
                 href: format!(
                     "{}{}",
                     note_url("note", path.as_str()),
                     fragment(heading.as_deref())
                 ),
-                title: self
-                    .targets
-                    .title_of(&path)
-                    .unwrap_or(path.stem())
-                    .to_string(),
+                title: self.title_of(&path),
             },
             Destination::Missing { path } => Place::Missing {
                 href: Some(new_note_url(path.as_ref())),
@@ -42,6 +47,15 @@ impl LinkPlaces for WebPlaces<'_> {
             Destination::File { href: Some(href) } => Place::File { href },
             Destination::File { href: None } | Destination::Elsewhere => Place::AsWritten,
         }
+    }
+}
+
+impl WebPlaces<'_> {
+    fn title_of(&self, path: &NotePath) -> String {
+        self.targets
+            .title_of(path)
+            .unwrap_or(path.stem())
+            .to_string()
     }
 }
 
