@@ -15,6 +15,9 @@ use pulldown_cmark::{
 };
 
 use self::links::NoteLinks;
+#[cfg(test)]
+pub(crate) use self::links::Unlinked;
+pub(crate) use self::links::{LinkForm, LinkPlaces, Place, wiki_label};
 
 /// Tables, footnotes, strikethrough, task lists and wikilinks (`[[note]]`, `![[note]]`:
 /// what a link between notes is, everywhere a note is read). Heading attributes
@@ -27,68 +30,6 @@ pub(crate) fn options() -> Options {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_WIKILINKS
-}
-
-/// How a link is written in a note, as the page asks where it goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LinkForm {
-    /// `[[target]]`, `[[target|label]]`, `[[target#Heading]]`.
-    Wiki,
-    /// `![[target]]`.
-    Embed,
-    /// `[label](url)`, inline or by reference.
-    Link,
-    /// `![alt](url)`.
-    Image,
-}
-
-/// Where a link goes on the page being rendered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// A note that may be linked to from this page: the link goes to `href`; an embed
-    /// shows `title` in its card.
-    Note { href: String, title: String },
-    /// No note this page may link to (missing, or private on a public page): with
-    /// `href`, a link of class `missing` (to where the note can be made); without, the
-    /// link's text alone, plain.
-    Missing { href: Option<String> },
-    /// A file that is not a note (an attachment): a plain link to `href`.
-    File { href: String },
-    /// Not a link between notes (an external URL, a `#anchor`): a Markdown link or image
-    /// is kept as written (its URL checked like any), a wikilink is its text.
-    AsWritten,
-}
-
-/// What a page answers for each link between notes it shows. The web interface and the
-/// public pages each have theirs; the renderer only asks.
-pub(crate) trait LinkPlaces {
-    /// Where a link written as `form` with destination `dest` goes: `dest` is what the
-    /// parser hands (a wikilink's text before `|`, a Markdown link's URL).
-    fn place(&self, form: LinkForm, dest: &str) -> Place;
-}
-
-/// A page where no link between notes leads anywhere: wikilinks show as their text,
-/// Markdown links stay as written.
-#[cfg(test)]
-pub(crate) struct Unlinked;
-
-#[cfg(test)]
-impl LinkPlaces for Unlinked {
-    fn place(&self, _: LinkForm, _: &str) -> Place {
-        Place::AsWritten
-    }
-}
-
-/// `Rust async` → `Rust async`, `Rust async#Setup` → `Rust async > Setup`, `#Setup` →
-/// `Setup`: the text a wikilink without `|label` shows (the author's own words, never
-/// a path or title found by resolving it).
-pub(crate) fn wiki_label(dest: &str) -> String {
-    match dest.split_once('#') {
-        Some((note, heading)) if note.trim().is_empty() => heading.trim().to_string(),
-        Some((note, heading)) if heading.trim().is_empty() => note.trim().to_string(),
-        Some((note, heading)) => format!("{} > {}", note.trim(), heading.trim()),
-        None => dest.trim().to_string(),
-    }
 }
 
 /// Renders a note body to an HTML fragment.

@@ -1,12 +1,75 @@
 //! Links between notes in the renderer's stream of events: each link and image asks the
-//! page's `LinkPlaces` where it goes, and becomes a link, a link styled as missing, plain
-//! text or an embed card. The markup made here carries only our classes and an `href`
+//! page's `LinkPlaces` where it goes (the question, `LinkForm`, and the answer, `Place`,
+//! are defined here), and becomes a link, a link styled as missing, plain text or an
+//! embed card. The markup made here carries only our classes and an `href`
 //! that passed the scheme check; every text in it is escaped.
 
 use pulldown_cmark::{CowStr, Event, LinkType, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
-use super::{LinkForm, LinkPlaces, Place, safe_url, wiki_label};
+use super::safe_url;
+
+/// How a link is written in a note, as the page asks where it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkForm {
+    /// `[[target]]`, `[[target|label]]`, `[[target#Heading]]`.
+    Wiki,
+    /// `![[target]]`.
+    Embed,
+    /// `[label](url)`, inline or by reference.
+    Link,
+    /// `![alt](url)`.
+    Image,
+}
+
+/// Where a link goes on the page being rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A note that may be linked to from this page: the link goes to `href`; an embed
+    /// shows `title` in its card.
+    Note { href: String, title: String },
+    /// No note this page may link to (missing, or private on a public page): with
+    /// `href`, a link of class `missing` (to where the note can be made); without, the
+    /// link's text alone, plain.
+    Missing { href: Option<String> },
+    /// A file that is not a note (an attachment): a plain link to `href`.
+    File { href: String },
+    /// Not a link between notes (an external URL, a `#anchor`): a Markdown link or image
+    /// is kept as written (its URL checked like any), a wikilink is its text.
+    AsWritten,
+}
+
+/// What a page answers for each link between notes it shows. The web interface and the
+/// public pages each have theirs; the renderer only asks.
+pub(crate) trait LinkPlaces {
+    /// Where a link written as `form` with destination `dest` goes: `dest` is what the
+    /// parser hands (a wikilink's text before `|`, a Markdown link's URL).
+    fn place(&self, form: LinkForm, dest: &str) -> Place;
+}
+
+/// A page where no link between notes leads anywhere: wikilinks show as their text,
+/// Markdown links stay as written.
+#[cfg(test)]
+pub(crate) struct Unlinked;
+
+#[cfg(test)]
+impl LinkPlaces for Unlinked {
+    fn place(&self, _: LinkForm, _: &str) -> Place {
+        Place::AsWritten
+    }
+}
+
+/// `Rust async` → `Rust async`, `Rust async#Setup` → `Rust async > Setup`, `#Setup` →
+/// `Setup`: the text a wikilink without `|label` shows (the author's own words, never
+/// a path or title found by resolving it).
+pub(crate) fn wiki_label(dest: &str) -> String {
+    match dest.split_once('#') {
+        Some((note, heading)) if note.trim().is_empty() => heading.trim().to_string(),
+        Some((note, heading)) if heading.trim().is_empty() => note.trim().to_string(),
+        Some((note, heading)) => format!("{} > {}", note.trim(), heading.trim()),
+        None => dest.trim().to_string(),
+    }
+}
 
 /// Links open in the text being rendered, and the page's answers.
 pub(super) struct NoteLinks<'p> {

@@ -4,7 +4,8 @@
 //! the public notes that link to it are rendered again.
 
 use super::record::{Entry, Record};
-use super::site;
+use super::{failed, files, site};
+use crate::error::Result;
 use crate::ops::links::{Destination, LinkTargets, fragment, links_of};
 use crate::ops::store::text_of;
 use crate::ops::{NotePath, Notebook};
@@ -110,4 +111,26 @@ impl Notebook {
         }
         pages
     }
+
+    /// Writes the pages of the public notes that link to a note just published or
+    /// unpublished; a page whose HTML is the same is not written again.
+    pub(super) fn write_linking(&self, linking: &[(String, String)]) -> Result<()> {
+        for (file, html) in linking {
+            files::write_if_changed(&self.public_dir().join(file), html.as_bytes())
+                .map_err(failed)?;
+        }
+        Ok(())
+    }
+}
+
+/// The page names a change marks as in progress: a shared page, and the pages of the
+/// notes linking to the note.
+pub(super) fn pending_pages<'a>(
+    shared: Option<&'a str>,
+    linking: &'a [(String, String)],
+) -> Vec<&'a str> {
+    shared
+        .into_iter()
+        .chain(linking.iter().map(|(file, _)| file.as_str()))
+        .collect()
 }

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use serde::Serialize;
 
+pub(crate) use self::files::PublicFile;
 use self::linked::PublicPlaces;
 use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
@@ -201,16 +202,6 @@ impl Notebook {
         touched
     }
 
-    /// Writes the pages of the public notes that link to a note just published or
-    /// unpublished; a page whose HTML is the same is not written again.
-    fn write_linking(&self, linking: &[(String, String)]) -> Result<()> {
-        for (file, html) in linking {
-            files::write_if_changed(&self.public_dir().join(file), html.as_bytes())
-                .map_err(failed)?;
-        }
-        Ok(())
-    }
-
     /// Runs the steps of a change to the public files. When a step fails, every file in
     /// `touched` is put back as it was, so the record, the pages, the index and the feed
     /// keep agreeing and the answer (a failure) claims nothing the files show.
@@ -281,7 +272,7 @@ impl Notebook {
         let page = self.public_dir().join(&file);
         let record_file = Record::path(self.notes_dir());
         let shared = record.shares_page(&file, path.as_str());
-        let pending = pending_pages(shared.then_some(file.as_str()), &linking);
+        let pending = linked::pending_pages(shared.then_some(file.as_str()), &linking);
         self.change(&self.touched_by_change(&page, &linking), &pending, || {
             // The record exists before any page does, so that the repair knows the
             // public dir is this notebook's from the first publication on.
@@ -321,7 +312,8 @@ impl Notebook {
         let successor = self.successor(&mut after, &entry.file, at, &targets)?;
         let affected = linked::affected(record, path);
         let linking = self.linking_pages(&after, &targets, &affected, path);
-        let pending = pending_pages(successor.as_ref().map(|_| entry.file.as_str()), &linking);
+        let pending =
+            linked::pending_pages(successor.as_ref().map(|_| entry.file.as_str()), &linking);
         self.change(&self.touched_by_change(&page, &linking), &pending, || {
             self.write_listing(&after)?;
             self.save_record(&after)?;
@@ -391,51 +383,12 @@ impl Notebook {
     }
 }
 
-/// The page names a change marks as in progress: a shared page, and the pages of the
-/// notes linking to the note.
-fn pending_pages<'a>(shared: Option<&'a str>, linking: &'a [(String, String)]) -> Vec<&'a str> {
-    shared
-        .into_iter()
-        .chain(linking.iter().map(|(file, _)| file.as_str()))
-        .collect()
-}
-
 /// Whether a failure to read an entry's note means the note can no longer be shown.
 fn note_is_gone(err: &Error) -> bool {
     matches!(
         err,
         Error::NotFound | Error::InvalidPath | Error::NotMarkdown
     )
-}
-
-/// A file of the public dir, as read for serving.
-#[derive(Debug, Clone)]
-pub(crate) struct PublicFile {
-    /// The file name, for its content type.
-    pub(crate) name: String,
-    pub(crate) bytes: Vec<u8>,
-}
-
-impl Notebook {
-    /// The file at `rel` (a path relative to the public dir, `/`-separated; empty
-    /// means the index), `None` when there is none to serve. Only regular files inside
-    /// the public dir are served: `..`, hidden names, backslashes, NUL bytes and
-    /// symlinks leading out are all absent.
-    pub(crate) fn public_file(&self, rel: &str) -> Option<PublicFile> {
-        let rel = if rel.is_empty() {
-            site::INDEX_FILE
-        } else {
-            rel
-        };
-        let segments: Vec<&str> = rel.split('/').collect();
-        let refused = |s: &&str| s.is_empty() || s.starts_with('.') || s.contains(['\\', '\0']);
-        if segments.iter().any(refused) {
-            return None;
-        }
-        let bytes = files::read_beneath(self.public_dir(), &segments.join("/")).ok()?;
-        let name = segments.last().copied().unwrap_or_default().to_string();
-        Some(PublicFile { name, bytes })
-    }
 }
 
 #[cfg(test)]
