@@ -50,12 +50,16 @@ fuzz SECONDS="60":
 bench-search:
     cargo bench --bench search
 
+# Links benchmark: GET /api/v1/links/{path} at 10k generated notes; writes bench/LINKS.md
+bench-links:
+    cargo bench --bench links
+
 # HTTP benchmark against nginx on the same files (1k and 10k notes); writes bench/RESULTS.md
 bench-http:
     python3 bench/run.py
 
 # Every benchmark
-bench: bench-http bench-search
+bench: bench-http bench-search bench-links
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md

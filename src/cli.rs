@@ -121,6 +121,17 @@ pub(crate) enum Command {
         notes search ete --limit 5 --json")]
     Search(SearchArgs),
 
+    /// Show a note's links to other notes (resolved) and the notes linking to it
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes links ideas/hi.md\n  \
+        notes links ideas/hi.md --json | jq '.incoming[].path'")]
+    Links(LinksArgs),
+
+    /// Check every link of every note: list broken links and the notes nothing links
+    /// to; exit 1 when a link is broken
+    #[command(after_long_help = "EXAMPLES:\n  notes check\n  notes check --json | jq '.broken'")]
+    Check(CheckArgs),
+
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
         echo 'source <(notes completions bash)' >> ~/.bashrc\n  \
@@ -318,6 +329,23 @@ pub(crate) struct SearchArgs {
     #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
     pub(crate) limit: u16,
     /// Print the API's JSON (the body of GET /api/v1/search)
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LinksArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
+    pub(crate) note: String,
+    /// Print the API's JSON (the body of GET /api/v1/links/{path})
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// Print the result as JSON (`{"broken": [...], "orphans": [...]}`)
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -17,3 +17,21 @@ pub(super) fn public_heading(count: usize) -> String {
 pub(super) fn index_rebuilt(why: &str, moved_to: &str) -> String {
     format!("notes: the search index was damaged ({why}); moved it to {moved_to} and rebuilt it")
 }
+
+/// `links`: the headings of a note's links and of the notes linking to it.
+pub(super) const LINKS_OUT: &str = "Links to:";
+pub(super) const LINKS_IN: &str = "Linked from:";
+/// `links`: under a heading with nothing to show.
+pub(super) const NONE: &str = "  (none)";
+/// `links`: a link that resolves to no note.
+pub(super) const NO_SUCH_NOTE: &str = "no such note";
+
+/// `check`: the headings, with their counts.
+pub(super) fn broken_heading(count: usize) -> String {
+    format!("Broken links ({count}):")
+}
+pub(super) fn orphans_heading(count: usize) -> String {
+    format!("Notes nothing links to ({count}):")
+}
+/// `check` when every link resolves.
+pub(super) const NO_BROKEN_LINKS: &str = "No broken links.";

@@ -1,6 +1,8 @@
 //! One module per subcommand: convert the arguments, call `ops`, print the result.
 
+mod check;
 mod completions;
+mod links;
 mod list;
 mod list_public;
 mod man;
@@ -49,6 +51,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(args) => man::run(args),
         Command::Reindex => reindex::run(&notebook),
         Command::Search(args) => search::run(&notebook, args),
+        Command::Links(args) => links::run(&notebook, args),
+        Command::Check(args) => check::run(&notebook, args),
         Command::ListPublic(args) => list_public::run(notebook, args),
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),

@@ -17,10 +17,7 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
     let query = Query::parse(&args.query.join(" "))?;
     let limit =
         Limit::new(args.limit.into()).ok_or_else(|| Error::InvalidLimit(args.limit.to_string()))?;
-    let local = Local {
-        notebook,
-        index: fresh_index(notebook)?,
-    };
+    let local = Local::new(notebook)?;
     let results = notebook.search(&local, &query, limit)?;
     if args.json {
         return super::print_json(&results);
@@ -67,9 +64,19 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
 
 /// The index as this process reads it. Damage seen only by a query is repaired here:
 /// the index is moved aside and rebuilt, then asked once more.
-struct Local<'a> {
+pub(super) struct Local<'a> {
     notebook: &'a Notebook,
     index: NotesIndex,
+}
+
+impl<'a> Local<'a> {
+    /// The index of `notebook`, brought up to date first (see `fresh_index`).
+    pub(super) fn new(notebook: &'a Notebook) -> Result<Self> {
+        Ok(Local {
+            notebook,
+            index: fresh_index(notebook)?,
+        })
+    }
 }
 
 impl IndexSource for Local<'_> {

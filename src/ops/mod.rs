@@ -4,8 +4,6 @@
 pub(crate) mod clock;
 pub mod front_matter;
 pub(crate) mod fsutil;
-// Backlinks, the check and the move are its callers; until they land, parts are unused.
-#[allow(dead_code, unused_imports)]
 pub(crate) mod links;
 pub(crate) mod locks;
 pub(crate) mod model;

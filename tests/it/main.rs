@@ -12,6 +12,7 @@ mod completion_shells;
 mod connections;
 mod guard;
 mod hostile;
+mod links;
 mod links_pages;
 mod notes_bodies;
 mod notes_delete;

@@ -1,9 +1,11 @@
 //! The OpenAPI document: served as committed, and every live response matches it
 //! (schemathesis, bounded, against the real server on loopback).
 
-use std::process::Command;
+use std::hash::{BuildHasher, Hasher, RandomState};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use crate::support::{Workspace, json};
+use crate::support::{Server, Workspace, json, note};
 
 const COMMITTED: &str = include_str!("../../assets/openapi.json");
 
@@ -24,6 +26,7 @@ fn the_document_is_served_and_covers_every_route() {
         "/api/v1/notes/{path}",
         "/api/v1/openapi.json",
         "/api/v1/search",
+        "/api/v1/links/{path}",
         "/api/public/toggle",
         "/api/public/list",
         "/public/",
@@ -51,49 +54,169 @@ fn the_document_is_served_and_covers_every_route() {
     assert_eq!(r.headers()["allow"], "GET");
 }
 
-#[test]
-fn live_responses_match_the_document() {
-    let found = Command::new("schemathesis")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+/// The schemathesis version `.ci/run` installs; other versions may generate differently.
+const SCHEMATHESIS: &str = "4.32.5";
+
+/// Longest one schemathesis run may take: each takes a few seconds here, so the three
+/// together stay far below the suite's budget even on a loaded machine.
+const RUN_CAP: Duration = Duration::from_secs(60);
+
+/// Whether schemathesis can run here; it must under `CI=true`.
+fn schemathesis_found() -> bool {
+    let version = Command::new("schemathesis").arg("--version").output();
+    let found = version.as_ref().is_ok_and(|o| o.status.success());
     if !found {
         assert!(
             std::env::var("CI").is_err(),
-            "schemathesis is required in CI (pip install schemathesis)"
+            "schemathesis is required in CI (pip install schemathesis=={SCHEMATHESIS})"
         );
-        eprintln!("SKIPPED: schemathesis is not installed (pip install schemathesis)");
-        return;
+        eprintln!(
+            "SKIPPED: schemathesis is not installed (pip install schemathesis=={SCHEMATHESIS})"
+        );
+    } else if let Ok(o) = version {
+        let text = String::from_utf8_lossy(&o.stdout);
+        if !text.contains(SCHEMATHESIS) {
+            eprintln!("schemathesis {SCHEMATHESIS} is the tested version; found {text}");
+        }
     }
-    let ws = Workspace::new();
-    let server = ws.serve();
-    // Every check but positive_data_acceptance: a well-formed If-Match that names an
-    // old version is rightly refused with 412, and a valid path may name no note (404).
-    let out = Command::new("schemathesis")
+    found
+}
+
+/// The seed of the random pass: `NOTES_FUZZ_SEED` replays a failed one, else a new one
+/// from the standard library's randomly keyed hasher.
+fn fuzz_seed() -> u64 {
+    std::env::var("NOTES_FUZZ_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| RandomState::new().build_hasher().finish())
+}
+
+/// Runs schemathesis against the live document with every check but
+/// positive_data_acceptance (a well-formed If-Match that names an old version is rightly
+/// refused with 412, and a valid path may name no note: 404), at most 50 examples per
+/// operation, killed after `RUN_CAP`. Fails the test with the report on any failure;
+/// `what` names the run in that message (with its seed, to replay it).
+fn schemathesis(ws: &Workspace, server: &Server, what: &str, phase_args: &[&str]) {
+    let out_path = ws.root.path().join("schemathesis.out");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let mut child = Command::new("schemathesis")
         .args(["run", &server.url("/api/v1/openapi.json")])
         .args([
             "--checks",
             "all",
             "--exclude-checks",
             "positive_data_acceptance",
-        ])
-        .args([
             "--max-examples",
-            "100",
-            "--generation-deterministic",
+            "50",
             "--request-timeout",
             "10",
         ])
+        .args(phase_args)
         .env("SCHEMATHESIS_HOOKS", "")
         .env("NO_COLOR", "1")
         .current_dir(ws.root.path())
-        .output()
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
         .unwrap();
-    let report = String::from_utf8_lossy(&out.stdout);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > RUN_CAP {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let report = std::fs::read_to_string(&out_path).unwrap();
+    let Some(status) = status else {
+        panic!("schemathesis ({what}) ran past {RUN_CAP:?}:\n{report}");
+    };
     assert!(
-        out.status.success(),
-        "schemathesis found failures:\n{report}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        status.success(),
+        "schemathesis ({what}) found failures:\n{report}"
     );
-    assert!(report.contains("passed"), "{report}");
+    assert!(
+        report.contains("passed"),
+        "schemathesis ({what}):\n{report}"
+    );
+}
+
+#[test]
+fn live_responses_match_the_document() {
+    if !schemathesis_found() {
+        return;
+    }
+    let ws = Workspace::new();
+    let server = ws.serve();
+    schemathesis(
+        &ws,
+        &server,
+        "deterministic",
+        &[
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--generation-deterministic",
+        ],
+    );
+}
+
+#[test]
+fn live_responses_match_the_document_for_a_random_seed() {
+    if !schemathesis_found() {
+        return;
+    }
+    let seed = fuzz_seed();
+    // Printed as well as in the failure message, so any run can be replayed.
+    eprintln!("schemathesis random pass: NOTES_FUZZ_SEED={seed}");
+    let ws = Workspace::new();
+    let server = ws.serve();
+    schemathesis(
+        &ws,
+        &server,
+        &format!("random pass, replay with NOTES_FUZZ_SEED={seed}"),
+        &[
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--seed",
+            &seed.to_string(),
+            "--generation-database",
+            "none",
+        ],
+    );
+}
+
+#[test]
+fn sequences_along_the_documented_links_match_the_document() {
+    if !schemathesis_found() {
+        return;
+    }
+    let seed = fuzz_seed();
+    eprintln!("schemathesis stateful phase: NOTES_FUZZ_SEED={seed}");
+    let ws = Workspace::new();
+    // Notes to start from: the links from the list and from search lead to them.
+    ws.write("alpha.md", &note("Alpha", &["words"], "alpha words\n"));
+    ws.write("ideas/beta.md", &note("Beta", &[], "beta words\n"));
+    ws.write(
+        "ideas/gamma.md",
+        &note("Gamma", &["words"], "gamma words\n"),
+    );
+    let server = ws.serve();
+    schemathesis(
+        &ws,
+        &server,
+        &format!("stateful phase, replay with NOTES_FUZZ_SEED={seed}"),
+        &[
+            "--phases",
+            "stateful",
+            "--seed",
+            &seed.to_string(),
+            "--generation-database",
+            "none",
+        ],
+    );
 }

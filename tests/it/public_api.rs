@@ -344,3 +344,75 @@ fn toggle_takes_the_path_from_a_form_the_query_or_a_json_body() {
         "Path is required",
     );
 }
+
+#[test]
+fn toggle_refuses_a_json_body_the_document_does_not_allow() {
+    let ws = Workspace::new();
+    ws.write("n3.md", &note("N3", &[], "x\n"));
+    let server = ws.serve();
+    let before = ws.snapshot();
+    // Each names an existing note in the query string, which a refused body must not
+    // fall back to.
+    for (body, message) in [
+        ("true", "Invalid JSON: expected an object, found a boolean"),
+        (
+            "[\"n3.md\"]",
+            "Invalid JSON: expected an object, found an array",
+        ),
+        (
+            "\"n3.md\"",
+            "Invalid JSON: expected an object, found a string",
+        ),
+        ("3", "Invalid JSON: expected an object, found a number"),
+        ("null", "Invalid JSON: expected an object, found null"),
+        (r#"{"path": 1}"#, "Invalid JSON: path must be a string"),
+        (r#"{"path": null}"#, "Invalid JSON: path must be a string"),
+        (
+            r#"{"path": ["n3.md"]}"#,
+            "Invalid JSON: path must be a string",
+        ),
+    ] {
+        let response = server
+            .request("POST", "/api/public/toggle?path=n3.md")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .unwrap();
+        assert_error(response, 400, message);
+    }
+    let response = server
+        .request("POST", "/api/public/toggle?path=n3.md")
+        .header("Content-Type", "application/json")
+        .body("{")
+        .send()
+        .unwrap();
+    let (status, body) = json(response);
+    assert_eq!(status, 400);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid JSON: "),
+        "{body}"
+    );
+    assert_eq!(ws.snapshot(), before, "a refused toggle writes nothing");
+    assert!(!ws.public().exists());
+    // What the document allows still toggles: an empty body or an object without
+    // `path` leaves the query string to name the note.
+    for (body, status) in [
+        ("", "public"),
+        ("{}", "private"),
+        (r#"{"other": 1}"#, "public"),
+    ] {
+        let response = server
+            .request("POST", "/api/public/toggle?path=n3.md")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .unwrap();
+        assert_eq!(
+            json(response),
+            (200, json!({"status": status, "path": "n3.md"}))
+        );
+    }
+}

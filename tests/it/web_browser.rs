@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
-use crate::support::Workspace;
+use crate::support::{Server, Workspace};
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -105,6 +106,14 @@ impl Drop for Driver {
 /// container), a fresh profile, no network beyond loopback.
 async fn session(driver: &Driver, chromium: &Path, profile: &Path) -> Result<Client> {
     let mut caps = serde_json::Map::new();
+    // WebDriver Classic accepts the dialog a page raises before it is left, unseen; with
+    // BiDi on (`webSocketUrl`), a session may keep it open for the test to see, as the
+    // editor's is tested. Any other dialog still fails the next command.
+    caps.insert("webSocketUrl".into(), json!(true));
+    caps.insert(
+        "unhandledPromptBehavior".into(),
+        json!({"beforeUnload": "ignore", "default": "dismiss and notify"}),
+    );
     caps.insert(
         "goog:chromeOptions".into(),
         json!({
@@ -253,26 +262,43 @@ fn a_note_from_creation_to_deletion_in_a_real_browser() {
          Cake: [[Tarte Tatin]] for the party, costs in [[Party budget]].\n",
     );
     let server = ws.serve();
-    let driver = Driver::start(&chromedriver, &ws.root.path().join("chromedriver.log"));
+    in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, driver| journey(client, driver, &server.base, &ws).await,
+    );
+}
+
+/// Runs `flow` in a fresh browser session; a failure panics with a screenshot
+/// (`failure.png`), the server's log and the end of chromedriver's.
+fn in_browser(
+    ws: &Workspace,
+    server: &Server,
+    (chromium, chromedriver): (&Path, &Path),
+    flow: impl AsyncFnOnce(&Client, &Driver) -> Result,
+) {
+    let log = ws.root.path().join("chromedriver.log");
+    let driver = Driver::start(chromedriver, &log);
     let profile = ws.root.path().join("chromium-profile");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     let outcome = runtime.block_on(async {
-        let client = session(&driver, &chromium, &profile).await?;
-        let flow = journey(&client, &driver, &server.base, &ws).await;
-        if flow.is_err() {
+        let client = session(&driver, chromium, &profile).await?;
+        let outcome = flow(&client, &driver).await;
+        if outcome.is_err() {
             let _ = Shots::new().take(&client, "failure").await;
         }
         let _ = client.close().await;
-        flow
+        outcome
     });
     if let Err(err) = outcome {
         panic!(
             "browser flow failed: {err}\nserver log:\n{}\nchromedriver log tail:\n{}",
             server.log(),
-            std::fs::read_to_string(ws.root.path().join("chromedriver.log"))
+            std::fs::read_to_string(&log)
                 .unwrap_or_default()
                 .lines()
                 .rev()
@@ -475,5 +501,185 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
     shots.take(client, "15-after-delete").await?;
     assert!(!ws.notes().join("life/weekend-plans.md").exists());
     assert!(!ws.public().join("weekend-plans.html").exists());
+    Ok(())
+}
+
+/// Where the editor's Save button is, against the window: `[top, bottom, window height,
+/// page height]` in CSS pixels.
+async fn save_button_box(client: &Client) -> Result<Vec<f64>> {
+    let answer = client
+        .execute(
+            "const b = document.querySelector('form.editor .actions button[type=submit]') \
+                 .getBoundingClientRect(); \
+             return [b.top, b.bottom, window.innerHeight, \
+                 document.documentElement.scrollHeight]",
+            vec![],
+        )
+        .await?;
+    let numbers = answer
+        .as_array()
+        .map(|a| a.iter().filter_map(|n| n.as_f64()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    if numbers.len() != 4 {
+        return Err(format!("no Save button box: {answer}").into());
+    }
+    Ok(numbers)
+}
+
+/// The Save button is inside the window, at the top of the editor's page and halfway
+/// down, although the page is longer than the window.
+async fn assert_save_in_view(client: &Client, size: &str) -> Result {
+    for scroll in ["0", "document.documentElement.scrollHeight / 2"] {
+        client
+            .execute(&format!("window.scrollTo(0, {scroll})"), vec![])
+            .await?;
+        let [top, bottom, window, page] = save_button_box(client).await?[..] else {
+            unreachable!("four numbers");
+        };
+        assert!(
+            page > window * 1.5,
+            "{size}: the page ({page}px) is not longer than the window ({window}px)"
+        );
+        assert!(
+            top >= 0.0 && bottom <= window,
+            "{size}, scrolled to {scroll}: Save at {top}..{bottom}px, window {window}px"
+        );
+    }
+    client.execute("window.scrollTo(0, 0)", vec![]).await?;
+    Ok(())
+}
+
+/// Waits for the dialog a page raises before it is left, and returns its text.
+async fn wait_leave_dialog(client: &Client) -> Result<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match client.get_alert_text().await {
+            Ok(text) => return Ok(text),
+            Err(_) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(err) => return Err(format!("no dialog before leaving: {err}").into()),
+        }
+    }
+}
+
+/// The text of the editor's body field.
+async fn body_text(client: &Client) -> Result<String> {
+    let value = client
+        .find(Locator::Css("textarea[name=body]"))
+        .await?
+        .prop("value")
+        .await?;
+    Ok(value.unwrap_or_default())
+}
+
+/// A note of 200 lines, with a heading every 20.
+fn long_note() -> String {
+    let mut text = String::from("---\ntitle: A long note\n---\n");
+    for n in 1..=200 {
+        if n % 20 == 1 {
+            text.push_str(&format!("## Part {}\n\n", n / 20 + 1));
+        }
+        text.push_str(&format!("Line {n}: notes on what happened that day.\n\n"));
+    }
+    text
+}
+
+/// The editor keeps Save in view on a long note, saves on Ctrl+S, asks before
+/// unsaved changes are left (and not when saving), and a note changed after its
+/// publication says so, with the button that updates its public page.
+#[test]
+fn the_editor_keeps_unsaved_work_and_public_pages_say_when_they_are_out_of_date() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let ws = Workspace::new();
+    ws.write("long.md", &long_note());
+    ws.write(
+        "garden.md",
+        "---\ntitle: Garden\n---\nPlant the tulips in October.\n",
+    );
+    let server = ws.serve();
+    assert_eq!(server.toggle("garden.md").0, 200);
+    // Past the file system clock's tick (it may lag the system's), the note changes.
+    std::thread::sleep(Duration::from_millis(50));
+    ws.write(
+        "garden.md",
+        "---\ntitle: Garden\n---\nPlant the tulips in October, the garlic in November.\n",
+    );
+    in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, _| editor_flow(client, &server.base, &ws).await,
+    );
+}
+
+async fn editor_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
+    let shots = Shots::new();
+    let url = |path: &str| format!("{}{path}", base.trim_end_matches('/'));
+    let original = ws.read("long.md");
+
+    // Save stays in view on a long note, at desktop and at phone size.
+    client.goto(&url("/edit/long.md")).await?;
+    wait_text(client, "h1", "Edit").await?;
+    wait_text(client, ".preview .content", "Line 200").await?;
+    assert_save_in_view(client, "1280x900").await?;
+
+    // Unsaved text: leaving asks; staying keeps the text.
+    let body = client.find(Locator::Css("textarea[name=body]")).await?;
+    body.send_keys("A line not saved yet.").await?;
+    wait_text(client, ".preview .content", "not saved yet").await?;
+    shots.take(client, "16-editor-unsaved").await?;
+    click(client, "nav.crumbs a").await?;
+    let question = wait_leave_dialog(client).await?;
+    client.dismiss_alert().await?;
+    assert!(
+        client.current_url().await?.path().starts_with("/edit/"),
+        "dismissed ({question:?}), yet the editor was left"
+    );
+    assert!(body_text(client).await?.ends_with("A line not saved yet."));
+    assert_eq!(ws.read("long.md"), original);
+
+    // Ctrl+S saves it, without asking.
+    body.send_keys(&(Key::Control + "s")).await?;
+    wait_text(client, ".notice", "Changes saved.").await?;
+    wait_text(client, "article h1", "A long note").await?;
+    assert!(ws.read("long.md").contains("A line not saved yet."));
+
+    // Nothing changed: leaving asks nothing.
+    client.goto(&url("/edit/long.md")).await?;
+    wait_text(client, "h1", "Edit").await?;
+    click(client, "nav.crumbs a").await?;
+    wait_text(client, "article h1", "A long note").await?;
+
+    // A changed title asks too; accepting leaves and drops the change.
+    let saved = ws.read("long.md");
+    client.goto(&url("/edit/long.md")).await?;
+    wait_text(client, "h1", "Edit").await?;
+    type_into(client, "input[name=title]", "A title not kept").await?;
+    click(client, ".actions a.button").await?;
+    wait_leave_dialog(client).await?;
+    client.accept_alert().await?;
+    wait_text(client, "article h1", "A long note").await?;
+    assert_eq!(ws.read("long.md"), saved);
+
+    // At phone size too.
+    client.set_window_size(390, 844).await?;
+    client.goto(&url("/edit/long.md")).await?;
+    wait_text(client, "h1", "Edit").await?;
+    assert_save_in_view(client, "390x844").await?;
+    client.set_window_size(1280, 900).await?;
+
+    // A public note changed since its publication says so; the button updates the page.
+    client.goto(&url("/note/garden.md")).await?;
+    let hint = wait_text(client, ".stale", "The public page is out of date").await?;
+    assert!(hint.contains("published on"), "{hint}");
+    shots.take(client, "17-note-public-out-of-date").await?;
+    assert!(!ws.public_text("garden.html").contains("garlic"));
+    click(client, ".stale button[value=republish]").await?;
+    wait_text(client, ".notice", "Public page updated.").await?;
+    assert!(client.find_all(Locator::Css(".stale")).await?.is_empty());
+    assert!(ws.public_text("garden.html").contains("garlic"));
     Ok(())
 }

@@ -593,3 +593,130 @@ fn the_search_page_has_one_search_box() {
     let (_, home) = page(server.get("/"));
     assert_eq!(home.matches("name=\"q\"").count(), 1, "{home}");
 }
+
+/// The hint of a public note whose page is out of date, as the note page shows it.
+const OUT_OF_DATE: &str = "The public page is out of date";
+
+/// A public note edited after its publication says its public page is out of date, with
+/// the publication time and an "Update public page" button; the button's post (behind
+/// the cross-site checks) writes the page again and the hint goes. An up-to-date or
+/// private note shows no hint.
+#[test]
+fn a_note_changed_after_publishing_says_its_public_page_is_out_of_date() {
+    let ws = Workspace::new();
+    ws.write("n.md", "---\ntitle: N\n---\nfirst text\n");
+    ws.write("private.md", "---\ntitle: P\n---\nprivate\n");
+    let server = ws.serve();
+    let republish: Pairs = &[("path", "n.md"), ("action", "republish")];
+
+    let (_, private) = page(server.get("/note/private.md"));
+    assert!(!private.contains(OUT_OF_DATE), "{private}");
+    let response = same_site_post(&server, "/publish", &[("path", "n.md")]);
+    assert_eq!(location(&response), "/note/n.md?done=published");
+    let (status, fresh) = page(server.get("/note/n.md"));
+    assert_eq!(status, 200);
+    assert!(!fresh.contains(OUT_OF_DATE), "{fresh}");
+    assert!(!fresh.contains("class=\"stale\""), "{fresh}");
+    assert_eq!(fresh.matches("value=\"republish\"").count(), 1, "{fresh}");
+
+    // Edit in the editor, past the file system clock's tick (it may lag the system's).
+    std::thread::sleep(Duration::from_millis(50));
+    let response = same_site_post(
+        &server,
+        "/save",
+        &[
+            ("mode", "edit"),
+            ("path", "n.md"),
+            ("title", "N"),
+            ("body", "second text"),
+        ],
+    );
+    assert_eq!(location(&response), "/note/n.md?done=saved");
+    let (_, list) = json(server.get("/api/public/list"));
+    let published_at = list["notes"][0]["published_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, stale) = page(server.get("/note/n.md"));
+    assert_eq!(status, 200);
+    let hint = stale
+        .split("<div class=\"stale\" role=\"status\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</div>").next())
+        .unwrap_or_else(|| panic!("no hint: {stale}"));
+    assert!(hint.contains(OUT_OF_DATE), "{hint}");
+    assert!(
+        hint.contains(&format!("<time datetime=\"{published_at}\">")),
+        "{published_at}: {hint}"
+    );
+    assert!(hint.contains("action=\"/publish\""), "{hint}");
+    assert!(hint.contains("name=\"path\" value=\"n.md\""), "{hint}");
+    assert!(
+        hint.contains("name=\"action\" value=\"republish\"") && hint.contains("Update public page"),
+        "{hint}"
+    );
+    // One "Update public page" button on the page: the hint's.
+    assert_eq!(stale.matches("value=\"republish\"").count(), 1, "{stale}");
+    assert!(ws.public_text("n.html").contains("first text"));
+
+    // The button's post from another site changes nothing.
+    let before = ws.public_files();
+    let (status, body) = json(post(
+        &server,
+        "/publish",
+        republish,
+        &[("Origin", "http://evil.example")],
+    ));
+    assert_cross_site_refused(status, &body, "republish");
+    assert_eq!(ws.public_files(), before);
+    assert!(page(server.get("/note/n.md")).1.contains(OUT_OF_DATE));
+
+    // From the page itself it writes the page again, and the hint goes.
+    let response = same_site_post(&server, "/publish", republish);
+    assert_eq!(response.status(), 303);
+    assert_eq!(location(&response), "/note/n.md?done=republished");
+    let (status, updated) = page(server.get(&location(&response)));
+    assert_eq!(status, 200);
+    assert!(updated.contains("Public page updated."), "{updated}");
+    assert!(!updated.contains(OUT_OF_DATE), "{updated}");
+    assert!(ws.public_text("n.html").contains("second text"));
+
+    // A change made outside the service counts as well.
+    std::thread::sleep(Duration::from_millis(50));
+    ws.write("n.md", "---\ntitle: N\n---\nthird text\n");
+    assert!(page(server.get("/note/n.md")).1.contains(OUT_OF_DATE));
+    // Unpublished, the note has no public page to be out of date.
+    same_site_post(
+        &server,
+        "/publish",
+        &[("path", "n.md"), ("action", "unpublish")],
+    );
+    assert!(!page(server.get("/note/n.md")).1.contains(OUT_OF_DATE));
+}
+
+/// The editor's Save button names its shortcut, and an editor shown again after a
+/// refused save marks its text as not saved (the script then asks before leaving).
+#[test]
+fn the_editor_names_its_shortcut_and_marks_refused_text_as_unsaved() {
+    let ws = Workspace::new();
+    ws.write("n.md", "---\ntitle: N\n---\ntext\n");
+    let server = ws.serve();
+    let (_, editor) = page(server.get("/edit/n.md"));
+    assert!(
+        editor.contains("aria-keyshortcuts=\"Control+S Meta+S\""),
+        "{editor}"
+    );
+    assert!(!editor.contains("data-unsaved"), "{editor}");
+    let before = ws.snapshot();
+    let (status, refused) = page(same_site_post(
+        &server,
+        "/save",
+        &[("mode", "new"), ("path", "n.md"), ("title", "Again")],
+    ));
+    assert_eq!(status, 409);
+    assert!(
+        refused.contains("<form class=\"editor\" method=\"post\" action=\"/save\" data-unsaved>"),
+        "{refused}"
+    );
+    assert_eq!(ws.snapshot(), before);
+}

@@ -6,6 +6,7 @@
 //! note, toggle) come first, and a request only ever fails filters that reject without
 //! allocating (a different first segment, a different method) on its way to its route.
 
+mod links;
 mod note_request;
 mod notes;
 mod public;
@@ -30,6 +31,7 @@ pub(crate) fn routes(
     let toggle = || warp::path!("api" / "public" / "toggle");
     let public_list = || warp::path!("api" / "public" / "list");
     let search = || warp::path!("api" / "v1" / "search");
+    let links = || warp::path!("api" / "v1" / "links" / ..);
     let openapi = || warp::path!("api" / "v1" / "openapi.json");
 
     // The method is matched before the note path is checked, so a request of another
@@ -72,8 +74,17 @@ pub(crate) fn routes(
     let search_notes = search()
         .and(method_is(is_get))
         .and(raw_query())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(search::search);
+    let note_links = links()
+        .and(method_is(is_get))
+        .and(notes::path())
+        .and(with_state(state))
+        .and_then(links::links)
+        .or(links()
+            .and(method_is(|m| !is_get(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
+        .unify();
     let openapi_document = openapi().and(method_is(is_get)).map(openapi_json);
 
     let other_note_method = notes()
@@ -109,6 +120,8 @@ pub(crate) fn routes(
         .or(list_public)
         .unify()
         .or(search_notes)
+        .unify()
+        .or(note_links)
         .unify()
         .or(openapi_document)
         .unify()

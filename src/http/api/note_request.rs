@@ -1,5 +1,6 @@
-//! The body of a note PUT turned into the typed input of `ops`: a JSON NoteRequest
-//! into `NoteFields`, a Markdown body into its text.
+//! Request bodies turned into the typed input of `ops`: a note PUT's JSON NoteRequest
+//! into `NoteFields`, its Markdown body into its text; and the one rule every JSON
+//! body of the API follows (an object, else 400 `Invalid JSON: …`).
 
 use serde::Deserialize;
 
@@ -44,22 +45,8 @@ pub fn input(json: bool, body: bytes::Bytes) -> Result<NoteInput, HttpError> {
 
 /// A NoteRequest body: a JSON object (serde alone would also take an array of fields).
 pub fn fields(body: &[u8]) -> Result<NoteFields, HttpError> {
-    let invalid = |e: serde_json::Error| HttpError::InvalidJson(e.to_string());
-    let request: NoteRequest = match serde_json::from_slice(body).map_err(invalid)? {
-        object @ serde_json::Value::Object(_) => serde_json::from_value(object).map_err(invalid)?,
-        other => {
-            return Err(HttpError::InvalidJson(format!(
-                "expected an object, found {}",
-                match other {
-                    serde_json::Value::Array(_) => "an array",
-                    serde_json::Value::String(_) => "a string",
-                    serde_json::Value::Number(_) => "a number",
-                    serde_json::Value::Bool(_) => "a boolean",
-                    _ => "null",
-                }
-            )));
-        }
-    };
+    let request: NoteRequest = serde_json::from_value(object(body)?.into())
+        .map_err(|e| HttpError::InvalidJson(e.to_string()))?;
     let front_matter = match request.front_matter {
         None => None,
         Some(supplied) => {
@@ -84,6 +71,25 @@ pub fn fields(body: &[u8]) -> Result<NoteFields, HttpError> {
         body: request.body,
         front_matter,
     })
+}
+
+/// A JSON body that must be an object: any other JSON value is refused by name, as
+/// the OpenAPI document allows objects only.
+pub(super) fn object(body: &[u8]) -> Result<serde_json::Map<String, serde_json::Value>, HttpError> {
+    use serde_json::Value;
+    match serde_json::from_slice(body).map_err(|e| HttpError::InvalidJson(e.to_string()))? {
+        Value::Object(object) => Ok(object),
+        other => Err(HttpError::InvalidJson(format!(
+            "expected an object, found {}",
+            match other {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            }
+        ))),
+    }
 }
 
 /// A Markdown body as text: it must be UTF-8.

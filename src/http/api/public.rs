@@ -6,6 +6,7 @@ use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
+use super::note_request;
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
@@ -41,9 +42,7 @@ fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, 
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.to_ascii_lowercase().contains("application/json"));
     let from_body = if is_json {
-        serde_json::from_slice::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| v.get("path")?.as_str().map(str::to_string))
+        json_path(body)?
     } else {
         field(body, "path")
     };
@@ -53,6 +52,21 @@ fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, 
         .filter(|value| !value.is_empty())
         .ok_or(HttpError::PathRequired)?;
     Ok(NotePath::parse(&raw)?)
+}
+
+/// The `path` of a JSON body. An empty body leaves the query string to name the note;
+/// anything else must be what the OpenAPI document allows, an object whose `path`, if
+/// present, is a string, so `true` or `{"path": 1}` is a 400 rather than a toggle of
+/// the note the query names.
+fn json_path(body: &[u8]) -> Result<Option<String>, HttpError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    match note_request::object(body)?.remove("path") {
+        None => Ok(None),
+        Some(serde_json::Value::String(path)) => Ok(Some(path)),
+        Some(_) => Err(HttpError::InvalidJson("path must be a string".to_string())),
+    }
 }
 
 /// A field of a URL-encoded form or query string.

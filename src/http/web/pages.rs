@@ -13,7 +13,7 @@ use super::{PageError, Reply, failed, html, path_after};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::blocking;
-use crate::ops::publish::site;
+use crate::ops::publish::{PublicState, site};
 use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
 use crate::ops::{NoteMeta, NotePath, Notebook};
 
@@ -48,13 +48,21 @@ pub(super) fn public_pages(notebook: &Notebook) -> Result<Option<HashMap<String,
     Ok(Some(
         pages
             .into_iter()
-            .filter_map(|p| {
-                let file = p.page.file_name()?.to_str()?.to_string();
-                Some((p.note.path, format!("/public/{}", site::href(&file))))
-            })
+            .filter_map(|p| Some((p.note.path, public_href(&p.page)?)))
             .collect(),
     ))
 }
+
+/// The URL of a page file of the public dir.
+fn public_href(page: &std::path::Path) -> Option<String> {
+    let file = page.file_name()?.to_str()?;
+    Some(format!("/public/{}", site::href(file)))
+}
+
+/// A note's publication as its page shows it: `Ok(None)` when the note is private,
+/// `Err(())` when the record of public notes cannot be read (the page then says the
+/// publish state is unknown, as the list does).
+type Publication = std::result::Result<Option<PublicState>, ()>;
 
 /// Sort key of a `DD-MM-YYYY:HH:MM` stamp: newest first; unreadable stamps last.
 fn recency(note: &NoteMeta) -> std::cmp::Reverse<Option<chrono::NaiveDateTime>> {
@@ -218,19 +226,26 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
     let at = path.clone();
     let (note, public, targets, incoming) = blocking(state, move |s| {
         let note = s.notebook.read(&at)?;
-        let public = public_pages(&s.notebook)?.map(|mut pages| pages.remove(&note.path));
+        let public: Publication = match s.notebook.public_state(&at) {
+            Ok(public) => Ok(public),
+            Err(Error::PublicRecordUnreadable { .. }) => Err(()),
+            Err(err) => return Err(err),
+        };
         let targets = s.notebook.link_targets()?;
         let incoming = s.notebook.incoming_links(&at)?;
         Ok::<_, Error>((note, public, targets, incoming))
     })
     .await
     .map_err(failed)?;
+    let page = public.as_ref().ok().and_then(Option::as_ref);
+    let href = page.and_then(|p| public_href(&p.page));
     Ok(html(
         StatusCode::OK,
         views::note(&NoteView {
             note: &note,
-            public: public.as_ref().and_then(|p| p.as_deref()),
-            public_unknown: public.is_none(),
+            public: href.as_deref(),
+            public_unknown: public.is_err(),
+            out_of_date_since: page.filter(|p| p.out_of_date()).map(|p| p.published_at),
             notice: notice(params),
             places: &WebPlaces::new(&targets, &path),
             incoming: &incoming,

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use chrono::{DateTime, Local, SecondsFormat, Utc};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use warp::http::StatusCode;
 
@@ -47,6 +48,9 @@ pub(super) struct NoteView<'a> {
     /// The record of public notes cannot be read: publish and unpublish are offered
     /// neither, as both would fail.
     pub public_unknown: bool,
+    /// When the public page was written, if the note changed since: the page is out of
+    /// date.
+    pub out_of_date_since: Option<DateTime<Utc>>,
     pub notice: Option<&'static str>,
     /// Where the note's links go.
     pub places: &'a dyn crate::render::LinkPlaces,
@@ -121,6 +125,13 @@ fn day(date: &str) -> String {
     chrono::NaiveDate::parse_from_str(date, "%d-%m-%Y")
         .map(|d| d.format("%-d %b %Y").to_string())
         .unwrap_or_else(|_| date.to_string())
+}
+
+/// A UTC instant in the service's local time, read like `when`.
+fn local(at: DateTime<Utc>) -> String {
+    at.with_timezone(&Local)
+        .format("%-d %b %Y, %H:%M")
+        .to_string()
 }
 
 fn size(bytes: u64) -> String {
@@ -298,6 +309,17 @@ pub(super) fn note(page: &NoteView) -> Markup {
             }
         }
         (notice(page.notice))
+        @if let Some(published) = page.out_of_date_since {
+            div.stale role="status" {
+                p {
+                    strong { "The public page is out of date" }
+                    ": the note changed after it was published on "
+                    time datetime=(published.to_rfc3339_opts(SecondsFormat::Secs, true)) { (local(published)) }
+                    "."
+                }
+                (republish_form(&note.path, "button primary"))
+            }
+        }
         article {
             header.post {
                 h1 { (note.title) }
@@ -325,10 +347,9 @@ pub(super) fn note(page: &NoteView) -> Markup {
                 a.button href=(note_url("raw", &note.path)) { "Raw Markdown" }
                 @if let Some(public) = page.public {
                     a.button href=(public) { "Public page ↗" }
-                    form method="post" action="/publish" {
-                        input type="hidden" name="path" value=(note.path);
-                        button.button type="submit" name="action" value="republish"
-                            title="Regenerate the public page from the current text" { "Update public page" }
+                    // An out-of-date page has the button in its hint, above.
+                    @if page.out_of_date_since.is_none() {
+                        (republish_form(&note.path, "button"))
                     }
                     form method="post" action="/publish" {
                         input type="hidden" name="path" value=(note.path);
@@ -356,6 +377,17 @@ pub(super) fn note(page: &NoteView) -> Markup {
     layout(&note.title, Some(""), "note", content)
 }
 
+/// The form that writes a public note's page again from its current text.
+fn republish_form(path: &str, class: &str) -> Markup {
+    html! {
+        form method="post" action="/publish" {
+            input type="hidden" name="path" value=(path);
+            button class=(class) type="submit" name="action" value="republish"
+                title="Regenerate the public page from the current text" { "Update public page" }
+        }
+    }
+}
+
 /// The editor: title, path (new notes only), tags, body, live preview.
 pub(super) fn editor(page: &Editor) -> Markup {
     let heading = match page.mode {
@@ -372,7 +404,8 @@ pub(super) fn editor(page: &Editor) -> Markup {
         @if let Some(error) = &page.error {
             p.error role="alert" { (error) }
         }
-        form.editor method="post" action="/save" {
+        // A form shown again after a refused save holds text that is not saved yet.
+        form.editor method="post" action="/save" data-unsaved[page.error.is_some()] {
             input type="hidden" name="mode" value=(match page.mode { Mode::New => "new", Mode::Edit => "edit" });
             input type="hidden" name="etag" value=(page.etag);
             input type="hidden" name="date" value=(page.date);
@@ -408,7 +441,8 @@ pub(super) fn editor(page: &Editor) -> Markup {
                 }
             }
             div.actions {
-                button.button.primary type="submit" { "Save" }
+                button.button.primary type="submit" title="Save (Ctrl+S, ⌘S)"
+                    aria-keyshortcuts="Control+S Meta+S" { "Save" }
                 a.button href=(cancel) { "Cancel" }
             }
         }

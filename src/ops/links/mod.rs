@@ -4,17 +4,23 @@
 //! reader of links (backlinks, the check, a move, the pages) goes through here, so a
 //! link means the same note everywhere.
 
+mod check;
 mod incoming;
+mod keys;
 mod parse;
 mod resolve;
 mod rewrite;
+mod source;
 mod targets;
 
 use std::ops::Range;
 
 pub(crate) use incoming::Incoming;
+pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
-pub(crate) use resolve::{Resolver, fold};
+pub(crate) use resolve::{Folder, Resolver};
+// For the move, which rewrites the links to a note it moves.
+#[allow(unused_imports)]
 pub(crate) use rewrite::rewrite;
 pub(crate) use targets::{Destination, LinkCache, LinkTargets, fragment};
 
@@ -69,7 +75,9 @@ impl Link {
 }
 
 /// The `#fragment` a link to heading `heading` uses: the id the renderer gives that
-/// heading, so a link and its target agree.
+/// heading, so a link and its target agree. (For the pages, which turn links into
+/// anchors.)
+#[allow(dead_code)]
 pub(crate) fn heading_anchor(heading: &str) -> String {
     crate::render::heading_id(heading)
 }

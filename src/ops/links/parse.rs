@@ -8,6 +8,7 @@ use std::ops::Range;
 use percent_encoding::percent_decode_str;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::source::{LineIndex, definition_dest, inline_dest};
 use super::{Link, LinkKind};
 use crate::ops::front_matter;
 
@@ -268,70 +269,6 @@ fn extension(note: &str) -> Option<&str> {
         && ext.chars().all(|c| c.is_ascii_alphanumeric())
         && ext.chars().any(|c| c.is_ascii_alphabetic());
     plain.then_some(ext)
-}
-
-/// The target of an inline link `[label](target "title")`: it follows the first `](`
-/// after the label, which ends at `label_end`. The parser gives the target's text but
-/// not where it is, and a move must replace exactly those bytes.
-fn inline_dest(body: &str, label_end: usize, link_end: usize) -> Option<Range<usize>> {
-    let window = body.get(label_end..link_end)?;
-    let open = label_end + window.find("](")? + 2;
-    destination_at(body, open, link_end)
-}
-
-/// The target of a reference definition `[label]: target "title"` spanning `span`.
-fn definition_dest(body: &str, span: Range<usize>) -> Option<Range<usize>> {
-    let window = body.get(span.clone())?;
-    let colon = span.start + window.find("]:")? + 2;
-    destination_at(body, colon, span.end)
-}
-
-/// A CommonMark link destination starting after blanks at `from`: `<…>` (its inside) or
-/// a run of non-blank characters with balanced parentheses.
-fn destination_at(body: &str, from: usize, limit: usize) -> Option<Range<usize>> {
-    let bytes = body.as_bytes();
-    let limit = limit.min(bytes.len());
-    let mut i = from;
-    while i < limit && bytes[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    if bytes.get(i) == Some(&b'<') {
-        let inside = i + 1;
-        let close = body.get(inside..limit)?.find('>')?;
-        return Some(inside..inside + close);
-    }
-    let start = i;
-    let mut depth = 0usize;
-    while i < limit {
-        match bytes[i] {
-            b'\\' if bytes.get(i + 1).is_some_and(u8::is_ascii_punctuation) => i += 1,
-            b'(' => depth += 1,
-            b')' if depth == 0 => break,
-            b')' => depth -= 1,
-            byte if byte.is_ascii_whitespace() || byte.is_ascii_control() => break,
-            _ => {}
-        }
-        i += 1;
-    }
-    (i > start).then_some(start..i)
-}
-
-/// Byte offset → 1-based line number.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    fn line_of(&self, offset: usize) -> u32 {
-        let line = self.starts.partition_point(|&start| start <= offset);
-        u32::try_from(line).unwrap_or(u32::MAX)
-    }
 }
 
 #[cfg(test)]

@@ -5,12 +5,11 @@
 
 use std::collections::HashMap;
 
-use tantivy::tokenizer::TextAnalyzer;
+use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer};
 
 use super::Link;
 use crate::ops::NotePath;
 use crate::ops::path;
-use crate::ops::search::schema;
 
 /// What every note is called, indexed for the three wikilink rules. Built once per
 /// version of the notes folder and shared.
@@ -73,6 +72,7 @@ impl Resolver {
     }
 
     /// Whether `path` is a note of the folder.
+    #[allow(dead_code)] // for the pages, which tell missing notes apart
     pub(crate) fn contains(&self, path: &NotePath) -> bool {
         self.by_path.contains_key(path.as_str())
     }
@@ -82,23 +82,14 @@ impl Resolver {
     }
 
     fn relative(&self, from: &NotePath, note: &str) -> Option<NotePath> {
-        let joined = match from.parent() {
-            "." => note.to_string(),
-            folder => format!("{folder}/{note}"),
-        };
-        let cleaned = path::clean(&joined);
-        if cleaned.starts_with("..") || cleaned.starts_with('/') {
-            return None;
-        }
-        self.get(&cleaned)
+        self.get(&relative_path(from, note)?)
     }
 
     fn wiki(&self, from: &NotePath, note: &str) -> Option<NotePath> {
         if note.is_empty() {
             return Some(from.clone());
         }
-        let note = note.trim_start_matches('/');
-        let bare = note.strip_suffix(".md").unwrap_or(note);
+        let bare = bare_name(note);
         self.by_root_path(bare)
             .or_else(|| self.by_file_name(bare))
             .or_else(|| {
@@ -109,8 +100,7 @@ impl Resolver {
 
     /// Rule 1: `dir/name` or `dir/name.md` from the root.
     fn by_root_path(&self, bare: &str) -> Option<NotePath> {
-        let path = NotePath::parse(&format!("{bare}.md")).ok()?;
-        self.get(path.as_str())
+        self.get(root_path(bare)?.as_str())
     }
 
     /// Rule 2: `name` is a note's file name without `.md`, `dir/name` the end of its path.
@@ -127,25 +117,58 @@ impl Resolver {
     }
 }
 
-/// `Été à Paris` → `ete a paris`: a title as the title rule compares it, with the
-/// search index's own whole-value analyzer (lowercase, accents folded).
-pub(crate) fn fold(text: &str) -> String {
-    Folder::default().fold(text)
+/// The path a Markdown link's (decoded) `note` part names, relative to the folder of
+/// `from`; `None` above the root.
+pub(super) fn relative_path(from: &NotePath, note: &str) -> Option<String> {
+    let joined = match from.parent() {
+        "." => note.to_string(),
+        folder => format!("{folder}/{note}"),
+    };
+    let cleaned = path::clean(&joined);
+    if cleaned.starts_with("..") || cleaned.starts_with('/') {
+        return None;
+    }
+    Some(cleaned)
 }
 
-/// The analyzer, kept for folding many titles in a row.
-struct Folder(TextAnalyzer);
+/// A wikilink's note part without a leading `/` or a closing `.md`.
+pub(super) fn bare_name(note: &str) -> &str {
+    let note = note.trim_start_matches('/');
+    note.strip_suffix(".md").unwrap_or(note)
+}
+
+/// The note path a bare wikilink name would have from the root.
+pub(super) fn root_path(bare: &str) -> Option<NotePath> {
+    NotePath::parse(&format!("{bare}.md")).ok()
+}
+
+/// Folds titles as the title rule compares them (`Été à Paris` → `ete a paris`),
+/// keeping its analyzer for many in a row: the whole value as one token, lowercased and
+/// accents folded, like the search index's tag analyzer.
+pub(crate) struct Folder(TextAnalyzer);
 
 impl Default for Folder {
     fn default() -> Self {
-        Folder(schema::tag_analyzer())
+        Folder(
+            TextAnalyzer::builder(RawTokenizer::default())
+                .filter(LowerCaser)
+                .filter(AsciiFoldingFilter)
+                .build(),
+        )
     }
 }
 
 impl Folder {
-    fn fold(&mut self, text: &str) -> String {
+    /// Blanks are folded too: runs of them become one space, none at the ends.
+    pub(crate) fn fold(&mut self, text: &str) -> String {
         let words: Vec<&str> = text.split_whitespace().collect();
-        schema::tokens(&mut self.0, &words.join(" ")).concat()
+        let joined = words.join(" ");
+        let mut stream = self.0.token_stream(&joined);
+        let mut out = String::new();
+        while let Some(token) = stream.next() {
+            out.push_str(&token.text);
+        }
+        out
     }
 }
 
@@ -311,8 +334,18 @@ mod tests {
         assert_eq!(resolve(&r, "x.md", "![p](photo.png)"), None);
     }
 
+    fn fold(text: &str) -> String {
+        Folder::default().fold(text)
+    }
+
     #[test]
-    fn folding_uses_the_search_analyzer() {
+    fn folding_is_the_search_tag_analyzers() {
+        let mut tags = crate::ops::search::schema::tag_analyzer();
+        let title = "Rust  Été À l'ÎLE";
+        assert_eq!(
+            fold(title),
+            crate::ops::search::schema::tokens(&mut tags, "Rust Été À l'ÎLE").concat()
+        );
         assert_eq!(fold("  Été   à l'Île "), "ete a l'ile");
         assert_eq!(fold("ÇA VA"), "ca va");
     }

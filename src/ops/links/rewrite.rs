@@ -7,6 +7,7 @@ use super::Link;
 /// `links_of(text)`. Uses of one reference definition share its target's bytes, which are
 /// replaced once (by the first new target given for them); a range that overlaps one
 /// already replaced is left alone.
+#[allow(dead_code)] // the move is its caller
 pub(crate) fn rewrite(text: &str, links_to_change: &[(&Link, String)]) -> String {
     let mut changes: Vec<(std::ops::Range<usize>, &str)> = links_to_change
         .iter()

@@ -10,6 +10,7 @@
 
 pub(crate) mod feed;
 mod files;
+mod freshness;
 mod linked;
 pub(crate) mod record;
 mod repair;
@@ -22,6 +23,7 @@ use chrono::Utc;
 use serde::Serialize;
 
 pub(crate) use self::files::PublicFile;
+pub(crate) use self::freshness::PublicState;
 use self::linked::PublicPlaces;
 use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;

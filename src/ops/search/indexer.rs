@@ -25,6 +25,8 @@ use crate::ops::path::INTERNAL_DIR;
 const QUIET: Duration = Duration::from_millis(25);
 /// …or this long after the first change of a burst, whichever comes first.
 const MAX_DELAY: Duration = Duration::from_millis(250);
+/// The longest a reader waits for the indexer to apply the writes made before it.
+const SETTLE_WAIT: Duration = Duration::from_secs(2);
 /// Wait before retrying a failed index, doubled on each failure up to `MAX_RETRY`.
 const FIRST_RETRY: Duration = Duration::from_secs(2);
 const MAX_RETRY: Duration = Duration::from_secs(60);
@@ -36,6 +38,8 @@ enum Message {
     CatchUp,
     /// A search found the index damaged (why): move it aside and rebuild it.
     Heal(String),
+    /// A reader waits for what was queued before this to be applied: answer once it is.
+    Flush(Sender<()>),
     Stop,
 }
 
@@ -57,7 +61,8 @@ enum Slot {
     /// indexer, which retries).
     #[default]
     Closed,
-    Ready(NotesIndex),
+    /// Boxed: an index handle is a few hundred bytes, the other states none.
+    Ready(Box<NotesIndex>),
     /// Damaged and being rebuilt by the indexer.
     Rebuilding,
 }
@@ -78,7 +83,7 @@ impl SharedIndex {
     /// The current index, or why there is none.
     pub(crate) fn get(&self) -> Result<NotesIndex> {
         match &*self.0.slot.read().unwrap_or_else(PoisonError::into_inner) {
-            Slot::Ready(index) => Ok(index.clone()),
+            Slot::Ready(index) => Ok(NotesIndex::clone(index)),
             Slot::Rebuilding => Err(Error::IndexRebuilding),
             Slot::Closed => Err(Error::Index(
                 "the search index cannot be opened (the server log says why)".into(),
@@ -87,7 +92,7 @@ impl SharedIndex {
     }
 
     pub(crate) fn set(&self, index: NotesIndex) {
-        self.put(Slot::Ready(index));
+        self.put(Slot::Ready(Box::new(index)));
     }
 
     fn put(&self, slot: Slot) {
@@ -125,6 +130,25 @@ impl IndexSource for SharedIndex {
     fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex> {
         self.mark_damaged(index, why);
         Err(Error::IndexRebuilding)
+    }
+
+    /// Asks the indexer to apply what it was told before now, and waits for its answer
+    /// for at most `SETTLE_WAIT` (a failing or busy indexer does not hold a request up
+    /// longer; the answer is then what the index holds).
+    fn settle(&self) {
+        let (reply, answer) = mpsc::channel();
+        {
+            let queue = self
+                .0
+                .indexer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let Some(queue) = queue.as_ref() else { return };
+            if queue.send(Message::Flush(reply)).is_err() {
+                return;
+            }
+        }
+        let _ = answer.recv_timeout(SETTLE_WAIT);
     }
 }
 
@@ -199,11 +223,20 @@ struct Pending {
     catch_up: bool,
     /// Why the index must be moved aside and rebuilt, when it must.
     heal: Option<String>,
+    /// Readers waiting for this work to be applied.
+    waiting: Vec<Sender<()>>,
 }
 
 impl Pending {
+    /// No work to do (readers may be waiting).
     fn is_empty(&self) -> bool {
         self.paths.is_empty() && !self.catch_up && self.heal.is_none()
+    }
+
+    fn answer_waiting(&mut self) {
+        for reader in self.waiting.drain(..) {
+            let _ = reader.send(());
+        }
     }
 }
 
@@ -230,15 +263,23 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_
                     Err(_) => return,
                 }
             };
+            let flush = matches!(first, Some(Message::Flush(_)));
             if let Some(message) = first
                 && !take(message, &mut pending)
             {
                 return;
             }
+            if flush && (pending.is_empty() || failing) {
+                // A reader, and nothing queued before it (or a failing index that a
+                // retry now would not help): it reads the index as it is.
+                pending.answer_waiting();
+                continue;
+            }
         }
-        // Let the burst finish: the pass covers everything that came meanwhile.
+        // Let the burst finish: the pass covers everything that came meanwhile. A reader
+        // waiting cuts the wait short.
         let started = Instant::now();
-        loop {
+        while pending.waiting.is_empty() {
             let left = MAX_DELAY.saturating_sub(started.elapsed());
             match inbox.recv_timeout(QUIET.min(left)) {
                 Ok(message) => {
@@ -253,11 +294,13 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_
                 break;
             }
         }
-        let work = std::mem::take(&mut pending);
+        let mut work = std::mem::take(&mut pending);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             pass(notes_dir, shared, &mut updater, &work)
         }))
         .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
+        // Answered even after a failure: the readers then read the index as it is.
+        work.answer_waiting();
         after_pass();
         match outcome {
             Ok(()) => {
@@ -297,6 +340,7 @@ fn take(message: Message, pending: &mut Pending) -> bool {
         }
         Message::CatchUp => pending.catch_up = true,
         Message::Heal(why) => pending.heal = Some(why),
+        Message::Flush(reader) => pending.waiting.push(reader),
         Message::Stop => return false,
     }
     true
@@ -491,6 +535,37 @@ mod tests {
             classify(root, Path::new("/n/gone-folder")),
             Seen::Other
         ));
+    }
+
+    #[test]
+    fn settle_returns_once_queued_changes_are_indexed() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::open(notes.path());
+        let indexer = Indexer::start(notes.path(), shared.clone(), || {});
+        shared.settle();
+        let count = || shared.get().unwrap().reader.searcher().num_docs();
+        assert_eq!(count(), 0);
+        let listener = indexer.listener();
+        for i in 0..3 {
+            let name = format!("n{i}.md");
+            std::fs::write(notes.path().join(&name), "x").unwrap();
+            listener(&NotePath::parse(&name).unwrap());
+        }
+        let started = Instant::now();
+        shared.settle();
+        assert_eq!(count(), 3, "settle returned before the pass");
+        assert!(
+            started.elapsed() < SETTLE_WAIT,
+            "settle waited for its bound"
+        );
+        // Nothing queued: answered at once, not after the bound.
+        let started = Instant::now();
+        shared.settle();
+        assert!(
+            started.elapsed() < SETTLE_WAIT / 2,
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]

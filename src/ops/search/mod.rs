@@ -2,6 +2,7 @@
 //! ranked queries with snippets, and the ways to keep the index equal to the files
 //! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`).
 
+pub(crate) mod backlinks;
 pub(crate) mod heal;
 pub(crate) mod indexer;
 pub(crate) mod query;
@@ -86,6 +87,8 @@ pub struct NotesIndex {
     /// Which opening of the index this is: a failure seen through an index opened
     /// before a rebuild must not start another rebuild.
     pub(crate) id: u64,
+    /// What every note is called, for resolving links, per version of the index.
+    pub(crate) resolvers: std::sync::Arc<backlinks::ResolverCache>,
 }
 
 /// Numbers the openings of indexes.
@@ -123,6 +126,7 @@ impl NotesIndex {
             reader,
             fields,
             id: OPENINGS.fetch_add(1, Ordering::Relaxed),
+            resolvers: Default::default(),
         })
     }
 
@@ -371,6 +375,10 @@ pub(crate) trait IndexSource {
     /// `index` turned out damaged (`why`): the index to ask once more, or the error
     /// the search answers.
     fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex>;
+
+    /// Waits (briefly) until the index holds the writes made so far, for a reader that
+    /// must see its own writes. An index caught up by its reader has nothing to wait for.
+    fn settle(&self) {}
 }
 
 impl Notebook {

@@ -12,8 +12,8 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, TantivyDocument};
 
-use crate::ops::NotePath;
 use crate::ops::store;
+use crate::ops::{NotePath, links};
 use crate::render;
 
 /// Analyzer of the searchable text fields (title, tags, body).
@@ -36,6 +36,12 @@ pub(crate) struct Fields {
     pub(crate) last_modified: Field,
     /// Modification time and size of the file indexed, to find stale documents.
     pub(crate) stamp: Field,
+    /// What the note's links may point to, as lookup keys (`links::keys`): backlinks
+    /// are a term query on a note's own keys.
+    pub(crate) links: Field,
+    /// The title folded as the wikilink title rule compares it, a column: every note's
+    /// name is read from two columns to resolve links.
+    pub(crate) title_key: Field,
 }
 
 /// The schema and its fields.
@@ -62,6 +68,8 @@ pub(crate) fn schema() -> (Schema, Fields) {
         date: builder.add_text_field("date", STRING | STORED),
         last_modified: builder.add_text_field("last_modified", STRING | STORED),
         stamp: builder.add_text_field("stamp", STRING | STORED | FAST),
+        links: builder.add_text_field("links", STRING),
+        title_key: builder.add_text_field("title_key", STRING | FAST),
     };
     (builder.build(), fields)
 }
@@ -138,6 +146,11 @@ pub(crate) fn document(
     doc.add_text(fields.date, &front.date);
     doc.add_text(fields.last_modified, &front.last_modified);
     doc.add_text(fields.stamp, stamp);
+    let mut folder = links::Folder::default();
+    for key in links::keys_of_links(path, text, &mut folder) {
+        doc.add_text(fields.links, &key);
+    }
+    doc.add_text(fields.title_key, folder.fold(&note.title));
     doc
 }
 

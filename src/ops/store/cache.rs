@@ -104,6 +104,18 @@ impl FileId {
         false
     }
 
+    /// When the file's content last changed; `None` when the file system gives no
+    /// time the clock can represent.
+    pub(crate) fn modified(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        #[cfg(unix)]
+        {
+            let (secs, nanos) = self.modified;
+            chrono::DateTime::from_timestamp(secs, u32::try_from(nanos).ok()?)
+        }
+        #[cfg(not(unix))]
+        self.modified.map(chrono::DateTime::from)
+    }
+
     pub(crate) fn of(meta: &Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;

@@ -31,6 +31,11 @@ impl RawNote {
         self.version.etag.clone()
     }
 
+    /// When the file of this version was last modified.
+    pub(crate) fn modified(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.version.id.modified()
+    }
+
     /// Where a caller keeps what it made of this version (the API keeps its JSON), for
     /// as long as the version is kept.
     pub(crate) fn rendered(&self) -> &std::sync::OnceLock<bytes::Bytes> {

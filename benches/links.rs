@@ -1,0 +1,162 @@
+//! Links benchmark (`just bench-links`): 10k generated notes linking to each other (a
+//! wikilink by file name, one by title, a relative Markdown link each, and one note
+//! linked from 50 others), served by a real `notes serve` on loopback. Measures
+//! `GET /api/v1/links/{path}` against `GET /api/v1/notes/{path}` of the same notes in
+//! the same run. The table is printed and written to `bench/LINKS.md`.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const NOTES: usize = 10_000;
+const REQUESTS: usize = 1_000;
+/// Notes linking to the hub note `f00/note-00000.md`.
+const HUB_LINKS: usize = 50;
+
+/// A small deterministic generator (64-bit LCG), so every run has the same links.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+fn path_of(i: usize) -> String {
+    format!("f{:02}/note-{i:05}.md", i % 50)
+}
+
+fn generate(dir: &Path) {
+    let mut rng = Rng(11);
+    for i in 0..NOTES {
+        let path = dir.join(path_of(i));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let (a, b, c) = (rng.below(NOTES), rng.below(NOTES), rng.below(NOTES));
+        let mut text = format!(
+            "---\ntitle: Topic {i} notes\n---\n# Topic {i}\n\nSee [[note-{a:05}]] and \
+             [[Topic {b} notes|that one]].\n\nAlso [the other](../{}).\n",
+            path_of(c)
+        );
+        if i % (NOTES / HUB_LINKS) == 1 {
+            text.push_str("\nBack to [[f00/note-00000]].\n");
+        }
+        for p in 0..4 {
+            let _ = writeln!(
+                text,
+                "\nParagraph {p} of note {i}, some words to read past."
+            );
+        }
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    eprintln!("generating {NOTES} notes in {}", dir.display());
+    generate(&dir);
+    let (mut server, base) = common::start_server(&dir, &tmp.path().join("public"), Stdio::null());
+    let client = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let get_json = |path: &str| -> serde_json::Value {
+        client
+            .get(format!("{base}{path}"))
+            .send()
+            .and_then(|r| r.json())
+            .unwrap_or_default()
+    };
+    // The start-up catch-up indexes every note; wait for it (bounded).
+    let started = Instant::now();
+    loop {
+        let hub = get_json("/api/v1/links/f00/note-00000.md");
+        let count = hub["incoming"].as_array().map_or(0, Vec::len);
+        if count >= HUB_LINKS {
+            eprintln!("indexed in {:.1} s", started.elapsed().as_secs_f64());
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "not indexed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let mut rng = Rng(5);
+    let picks: Vec<String> = (0..REQUESTS).map(|_| path_of(rng.below(NOTES))).collect();
+    let timed = |route: &str, path: &str| {
+        let t = Instant::now();
+        let response = client.get(format!("{base}{route}{path}")).send().unwrap();
+        assert!(response.status().is_success(), "{route}{path}");
+        std::hint::black_box(response.bytes().unwrap());
+        t.elapsed()
+    };
+    // Warm both routes once over every note picked (the file caches, the resolver).
+    for path in &picks {
+        timed("/api/v1/links/", path);
+        timed("/api/v1/notes/", path);
+    }
+    let mut links = Vec::with_capacity(REQUESTS);
+    let mut reads = Vec::with_capacity(REQUESTS);
+    for path in &picks {
+        links.push(timed("/api/v1/links/", path));
+        reads.push(timed("/api/v1/notes/", path));
+    }
+    let mut hub = (0..100)
+        .map(|_| timed("/api/v1/links/", "f00/note-00000.md"))
+        .collect::<Vec<_>>();
+    let _ = server.kill();
+    let _ = server.wait();
+    links.sort();
+    reads.sort();
+    hub.sort();
+    let read_p50 = percentile(&reads, 0.5);
+    let mut rows: Vec<[String; 5]> = Vec::new();
+    for (name, sorted, p, target) in [
+        ("links p50", &links, 0.5, "≤ 5 ms"),
+        ("links p99", &links, 0.99, ""),
+        ("links of the hub note (≥ 50 backlinks) p50", &hub, 0.5, ""),
+    ] {
+        let value = percentile(sorted, p);
+        rows.push([
+            format!("GET /api/v1/links/{{path}}, {name}"),
+            ms(value),
+            target.into(),
+            format!("GET /api/v1/notes/{{path}} p50: {}", ms(read_p50)),
+            format!("{:.1}×", value.as_secs_f64() / read_p50.as_secs_f64()),
+        ]);
+    }
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mut table = String::new();
+    let _ = writeln!(table, "# Links benchmark\n");
+    let _ = writeln!(
+        table,
+        "Generated by `just bench-links` (`benches/links.rs`): {NOTES} generated notes with \
+         three links each (file name, title, relative path) and one note linked from \
+         {HUB_LINKS} others; {REQUESTS} requests for random notes, one at a time, over \
+         loopback; {cores} CPU core(s), release build.\n"
+    );
+    let _ = writeln!(table, "| measure | value | target | reference | ratio |");
+    let _ = writeln!(table, "|---|---|---|---|---|");
+    for row in &rows {
+        let _ = writeln!(table, "| {} |", row.join(" | "));
+    }
+    print!("{table}");
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/LINKS.md");
+    std::fs::write(&out, table).unwrap();
+    eprintln!("written to {}", out.display());
+}

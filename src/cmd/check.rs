@@ -1,0 +1,42 @@
+//! `notes check`: broken links and the notes nothing links to; exit 1 when a link is
+//! broken, so a script or a CI job can stop on it.
+
+use std::fmt::Write;
+use std::process::ExitCode;
+
+use console::style;
+
+use super::messages;
+use crate::cli::CheckArgs;
+use crate::ops::Notebook;
+
+pub(super) fn run(notebook: &Notebook, args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let report = notebook
+        .check()
+        .map_err(|e| super::at_folder(notebook.notes_dir(), e))?;
+    let printed = if args.json {
+        super::print_json(&report)?
+    } else {
+        let mut out = String::new();
+        if report.broken.is_empty() {
+            let _ = writeln!(out, "{}", messages::NO_BROKEN_LINKS);
+        } else {
+            let heading = messages::broken_heading(report.broken.len());
+            let _ = writeln!(out, "{}", style(heading).bold());
+            for link in &report.broken {
+                let at = format!("{}:{}", link.path, link.line);
+                let _ = writeln!(out, "  {}  {}", style(at).bold(), style(&link.target).red());
+            }
+        }
+        let heading = messages::orphans_heading(report.orphans.len());
+        let _ = writeln!(out, "{}", style(heading).bold());
+        for note in &report.orphans {
+            let _ = writeln!(out, "  {}  {}", style(&note.path).bold(), note.title);
+        }
+        super::print(&out)?
+    };
+    if !report.broken.is_empty() {
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(printed)
+}

@@ -1,0 +1,43 @@
+//! `notes links`: a note's links (resolved) and its backlinks, from the search index,
+//! brought up to date first like `notes search` does.
+
+use std::fmt::Write;
+use std::process::ExitCode;
+
+use console::style;
+
+use super::messages;
+use super::search::Local;
+use crate::cli::LinksArgs;
+use crate::ops::{NotePath, Notebook};
+
+pub(super) fn run(notebook: &Notebook, args: LinksArgs) -> anyhow::Result<ExitCode> {
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
+    let local = Local::new(notebook).map_err(|e| super::at_folder(notebook.notes_dir(), e))?;
+    let links = notebook.links(&local, &path).map_err(at)?;
+    if args.json {
+        return super::print_json(&links);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", style(messages::LINKS_OUT).bold());
+    for link in &links.outgoing {
+        let to = match &link.path {
+            Some(path) => path.clone(),
+            None => style(messages::NO_SUCH_NOTE).red().to_string(),
+        };
+        let _ = writeln!(out, "  {:>4}  {} → {to}", link.line, link.target);
+    }
+    if links.outgoing.is_empty() {
+        let _ = writeln!(out, "{}", messages::NONE);
+    }
+    let _ = writeln!(out, "{}", style(messages::LINKS_IN).bold());
+    for link in &links.incoming {
+        let at = format!("{}:{}", link.path, link.line);
+        let _ = writeln!(out, "  {}  {}", style(at).bold(), link.title);
+    }
+    if links.incoming.is_empty() {
+        let _ = writeln!(out, "{}", messages::NONE);
+    }
+    super::print(&out)
+}

@@ -1,0 +1,19 @@
+//! `GET /api/v1/links/{path}`: a note's links to other notes, resolved, and the links of
+//! other notes to it (backlinks). 404 when the note does not exist, 400 for a path
+//! that is not a note's.
+
+use std::sync::Arc;
+
+use warp::http::StatusCode;
+use warp::reject::Rejection;
+use warp::reply::Response;
+
+use crate::http::State;
+use crate::http::support::{blocking, reply};
+use crate::ops::NotePath;
+
+/// `GET /api/v1/links/{path}`.
+pub(super) async fn links(path: NotePath, state: Arc<State>) -> Result<Response, Rejection> {
+    let links = blocking(&state, move |s| s.notebook.links(&s.search, &path)).await?;
+    Ok(reply::json(StatusCode::OK, &links))
+}

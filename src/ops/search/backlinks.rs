@@ -1,0 +1,336 @@
+//! The links of a note, from the index: what every note is called (two columns, read
+//! once per index version into a `Resolver`), and which notes may link to a note (a
+//! term query on its lookup keys). Candidates are re-read and their links resolved, so
+//! the answer is what the files say, never a stale key.
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use tantivy::collector::DocSetCollector;
+use tantivy::query::{BooleanQuery, Occur, Query as IndexQuery, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, Term};
+
+use super::{IndexSource, NotesIndex, heal};
+use crate::error::{Error, Result};
+use crate::ops::links::{self, Folder, Resolver};
+use crate::ops::{NotePath, Notebook};
+
+/// The links of one note, with the API's field names.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct NoteLinks {
+    pub(crate) path: String,
+    /// Its links to notes, in the order of the text.
+    pub(crate) outgoing: Vec<Outgoing>,
+    /// The links of other notes to it, by path then line.
+    pub(crate) incoming: Vec<Incoming>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct Outgoing {
+    /// As written.
+    pub(crate) target: String,
+    /// The note it resolves to; `None` when it resolves to none (a broken link).
+    pub(crate) path: Option<String>,
+    pub(crate) line: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct Incoming {
+    pub(crate) path: String,
+    pub(crate) title: String,
+    pub(crate) line: u32,
+}
+
+/// The resolver of the index version last asked for, shared by the clones of an index.
+#[derive(Default)]
+pub(crate) struct ResolverCache(Mutex<Option<(u64, Arc<Resolver>)>>);
+
+impl Notebook {
+    /// The links of note `path`: its own (resolved) and those of the notes linking to
+    /// it. `source` is asked to apply the writes made so far first. `NotFound` when the
+    /// note does not exist.
+    pub(crate) fn links(&self, source: &impl IndexSource, path: &NotePath) -> Result<NoteLinks> {
+        source.settle();
+        let note = self.read(path)?;
+        let index = source.current()?;
+        let attempt = |index: &NotesIndex| {
+            catch_unwind(AssertUnwindSafe(|| {
+                let resolver = index.resolver()?;
+                let candidates = index.linking_candidates(path, &note.title)?;
+                Ok((resolver, candidates))
+            }))
+            .unwrap_or_else(|_| Err(Error::IndexBroken("reading links panicked".into())))
+        };
+        let (resolver, candidates) = match attempt(&index) {
+            Err(Error::IndexBroken(why)) => attempt(&source.damaged(&index, why)?)?,
+            other => other?,
+        };
+        let outgoing = links::links_of(&note.content)
+            .into_iter()
+            .filter(links::Link::is_note)
+            .map(|link| Outgoing {
+                path: resolver.resolve(path, &link).map(|p| p.to_string()),
+                target: link.target,
+                line: link.line,
+            })
+            .collect();
+        let mut incoming = Vec::new();
+        for from in candidates.iter().filter(|from| *from != path) {
+            // Deleted or unreadable since it was indexed: it links to nothing now.
+            let Ok(linking) = self.read(from) else {
+                continue;
+            };
+            let lines: BTreeSet<u32> = links::links_of(&linking.content)
+                .iter()
+                .filter(|link| resolver.resolve(from, link).as_ref() == Some(path))
+                .map(|link| link.line)
+                .collect();
+            incoming.extend(lines.into_iter().map(|line| Incoming {
+                path: from.to_string(),
+                title: linking.title.clone(),
+                line,
+            }));
+        }
+        Ok(NoteLinks {
+            path: path.to_string(),
+            outgoing,
+            incoming,
+        })
+    }
+}
+
+impl NotesIndex {
+    /// What every note indexed is called, built once per version of the index.
+    pub(crate) fn resolver(&self) -> Result<Arc<Resolver>> {
+        let searcher = self.reader.searcher();
+        let generation = searcher.generation().generation_id();
+        let mut cache = self
+            .resolvers
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((built_for, resolver)) = cache.as_ref()
+            && *built_for == generation
+        {
+            return Ok(resolver.clone());
+        }
+        let mut names = Vec::with_capacity(searcher.num_docs() as usize);
+        for segment in searcher.segment_readers() {
+            let fast = segment.fast_fields();
+            let (Some(paths), Some(titles)) = (
+                fast.str("path").map_err(read_error)?,
+                fast.str("title_key").map_err(read_error)?,
+            ) else {
+                continue;
+            };
+            for doc in segment.doc_ids_alive() {
+                let Ok(path) = NotePath::parse(&column_text(&paths, doc)?) else {
+                    continue;
+                };
+                names.push((path, column_text(&titles, doc)?));
+            }
+        }
+        let resolver = Arc::new(Resolver::with_folded_titles(names));
+        *cache = Some((generation, resolver.clone()));
+        Ok(resolver)
+    }
+
+    /// The notes whose links carry one of the keys of note `path` (title `title`): the
+    /// only ones that may link to it. Sorted by path.
+    pub(crate) fn linking_candidates(&self, path: &NotePath, title: &str) -> Result<Vec<NotePath>> {
+        let keys = links::keys_of_note(path, title, &mut Folder::default());
+        let query = BooleanQuery::new(
+            keys.iter()
+                .map(|key| {
+                    let term = Term::from_field_text(self.fields.links, key);
+                    let query: Box<dyn IndexQuery> =
+                        Box::new(TermQuery::new(term, IndexRecordOption::Basic));
+                    (Occur::Should, query)
+                })
+                .collect(),
+        );
+        let searcher = self.reader.searcher();
+        let found = searcher
+            .search(&query, &DocSetCollector)
+            .map_err(read_error)?;
+        let mut by_segment: Vec<DocAddress> = found.into_iter().collect();
+        by_segment.sort();
+        let mut paths = BTreeSet::new();
+        let mut column = None;
+        for address in by_segment {
+            if column
+                .as_ref()
+                .is_none_or(|(ord, _)| *ord != address.segment_ord)
+            {
+                let segment = searcher.segment_reader(address.segment_ord);
+                let paths = segment.fast_fields().str("path").map_err(read_error)?;
+                column = Some((address.segment_ord, paths));
+            }
+            if let Some((_, Some(paths_column))) = &column
+                && let Ok(path) = NotePath::parse(&column_text(paths_column, address.doc_id)?)
+            {
+                paths.insert(path);
+            }
+        }
+        Ok(paths.into_iter().collect())
+    }
+}
+
+fn read_error(e: tantivy::TantivyError) -> Error {
+    if heal::is_damage(&e) {
+        Error::IndexBroken(format!("cannot read links: {e}"))
+    } else {
+        Error::Index(format!("cannot read links: {e}"))
+    }
+}
+
+fn column_text(column: &tantivy::columnar::StrColumn, doc: u32) -> Result<String> {
+    let mut out = String::new();
+    if let Some(ord) = column.ords().first(doc) {
+        column
+            .ord_to_str(ord, &mut out)
+            .map_err(|e| Error::IndexBroken(format!("cannot read the index: {e}")))?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::ops::Config;
+    use crate::ops::search::updater::IndexUpdater;
+
+    struct Ready(NotesIndex);
+
+    impl IndexSource for Ready {
+        fn current(&self) -> Result<NotesIndex> {
+            Ok(self.0.clone())
+        }
+
+        fn damaged(&self, _: &NotesIndex, why: String) -> Result<NotesIndex> {
+            Err(Error::IndexBroken(why))
+        }
+    }
+
+    fn write(dir: &Path, path: &str, text: &str) {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+
+    fn setup() -> (tempfile::TempDir, Notebook, IndexUpdater) {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "kitchen/bread.md",
+            "---\ntitle: Pain de mie\n---\nSee [[soup]].\n[[nowhere]]\n",
+        );
+        write(dir.path(), "soup.md", "# Soup\n\n[[bread]] and [[Bread]]\n");
+        write(
+            dir.path(),
+            "z/menu.md",
+            "[b](../kitchen/bread.md#crust)\n\n[[PAIN DE MIE]] [[PAIN DE MIE|x]]\n",
+        );
+        write(
+            dir.path(),
+            "elsewhere/bread.md",
+            "Not the one: a longer path.\n",
+        );
+        write(dir.path(), "unrelated.md", "[[soup]] `[[bread]]`\n");
+        let index = NotesIndex::open_or_create(dir.path()).unwrap();
+        let mut updater = IndexUpdater::new(index, dir.path()).unwrap();
+        updater.catch_up(&mut |_, _| {}).unwrap();
+        let book = Notebook::new(Config {
+            notes_dir: dir.path().to_path_buf(),
+            public_dir: dir.path().join("public"),
+            base_url: None,
+        });
+        (dir, book, updater)
+    }
+
+    #[test]
+    fn outgoing_and_incoming_links_of_a_note() {
+        let (_dir, book, updater) = setup();
+        let source = Ready(updater.index().clone());
+        let bread = NotePath::parse("kitchen/bread.md").unwrap();
+        let links = book.links(&source, &bread).unwrap();
+        assert_eq!(links.path, "kitchen/bread.md");
+        assert_eq!(
+            links.outgoing,
+            [
+                Outgoing {
+                    target: "soup".into(),
+                    path: Some("soup.md".into()),
+                    line: 4
+                },
+                Outgoing {
+                    target: "nowhere".into(),
+                    path: None,
+                    line: 5
+                },
+            ]
+        );
+        let incoming: Vec<(&str, &str, u32)> = links
+            .incoming
+            .iter()
+            .map(|i| (i.path.as_str(), i.title.as_str(), i.line))
+            .collect();
+        // `[[bread]]` is the shortest path of that name; `[[Bread]]` (the title of
+        // elsewhere/bread.md) is not: line 3 once. Two lines from the menu.
+        assert_eq!(
+            incoming,
+            [
+                ("soup.md", "soup", 3),
+                ("z/menu.md", "menu", 1),
+                ("z/menu.md", "menu", 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn an_edit_changes_backlinks_once_indexed() {
+        let (dir, book, mut updater) = setup();
+        let source = Ready(updater.index().clone());
+        let soup = NotePath::parse("soup.md").unwrap();
+        let before = book.links(&source, &soup).unwrap();
+        assert_eq!(before.incoming.len(), 2, "{before:?}");
+        write(dir.path(), "unrelated.md", "nothing now\n");
+        write(dir.path(), "new.md", "\n\n[[Soup]]\n");
+        updater.catch_up(&mut |_, _| {}).unwrap();
+        let after = book.links(&source, &soup).unwrap();
+        let from: Vec<(&str, u32)> = after
+            .incoming
+            .iter()
+            .map(|i| (i.path.as_str(), i.line))
+            .collect();
+        assert_eq!(from, [("kitchen/bread.md", 4), ("new.md", 3)]);
+    }
+
+    #[test]
+    fn a_missing_note_is_not_found() {
+        let (_dir, book, updater) = setup();
+        let source = Ready(updater.index().clone());
+        let err = book
+            .links(&source, &NotePath::parse("nope.md").unwrap())
+            .unwrap_err();
+        assert!(matches!(err, Error::NotFound), "{err:?}");
+    }
+
+    #[test]
+    fn the_resolver_is_built_once_per_index_version() {
+        let (dir, _book, mut updater) = setup();
+        let index = updater.index().clone();
+        let first = index.resolver().unwrap();
+        assert!(Arc::ptr_eq(&first, &index.resolver().unwrap()));
+        write(dir.path(), "added.md", "x");
+        updater.catch_up(&mut |_, _| {}).unwrap();
+        let second = index.resolver().unwrap();
+        assert!(!Arc::ptr_eq(&first, &second));
+        assert!(second.contains(&NotePath::parse("added.md").unwrap()));
+    }
+}
