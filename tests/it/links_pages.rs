@@ -170,6 +170,27 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
     );
     assert!(!seen.contains("<b>today"), "{seen}");
 
+    // The service's own writes show on the next view, with no wait.
+    let put = server.put_markdown(
+        "/api/v1/notes/own.md",
+        "---\ntitle: Own\n---\nMine: [[Sourdough Bread#The dough]]\n",
+    );
+    assert_eq!(put.status(), 201);
+    let own = page(&server, "/note/recipes/bread.md");
+    // By path: a.md's three lines, own.md, z/late.md.
+    assert_eq!(
+        links(&own, "section.backlinks li a.title")[3],
+        ("/note/own.md".to_string(), "Own".to_string()),
+        "{own}"
+    );
+    assert_eq!(
+        texts(&own, "section.backlinks li p.line")[3..],
+        [
+            "Mine: Sourdough Bread > The dough",
+            "bake bread <b>today</b>"
+        ]
+    );
+
     // The editor's preview renders links the same way, from the note's folder.
     for (path, body, expected) in [
         ("a.md", "[[bread]]", "/note/recipes/bread.md"),
@@ -192,6 +213,46 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
             "{path} {body}: {fragment}"
         );
     }
+}
+
+#[test]
+fn note_pages_show_while_the_index_is_rebuilt_and_backlinks_return() {
+    let ws = Workspace::new();
+    ws.write("a.md", &note("Alpha", &[], "See [[b]].\n"));
+    ws.write("b.md", &note("Bee", &[], "Plain.\n"));
+    assert!(ws.run(&["reindex"]).status.success());
+    crate::search_api::damage_index(&ws);
+    // Another process holds the index's writer: the server cannot rebuild the index
+    // while this lock is held, so it stays "being rebuilt".
+    let dir = tantivy::directory::MmapDirectory::open(ws.notes().join(".notes/index")).unwrap();
+    let lock =
+        tantivy::directory::Directory::acquire_lock(&dir, &tantivy::directory::INDEX_WRITER_LOCK)
+            .unwrap();
+    let server = ws.serve();
+    assert_eq!(server.get("/api/v1/links/b.md").status(), 503);
+    let waiting = page(&server, "/note/b.md");
+    assert_eq!(texts(&waiting, "div.content p"), ["Plain."], "{waiting}");
+    assert_eq!(
+        texts(&waiting, "section.backlinks p"),
+        ["Backlinks are being indexed; reload in a moment to see them."]
+    );
+    assert!(select(&waiting, "section.backlinks li").is_empty());
+
+    drop(lock);
+    let mut seen = String::new();
+    assert!(
+        eventually(Duration::from_secs(20), || {
+            seen = page(&server, "/note/b.md");
+            !links(&seen, "section.backlinks li a.title").is_empty()
+        }),
+        "{seen}\n{}",
+        server.log()
+    );
+    assert_eq!(
+        links(&seen, "section.backlinks li a.title"),
+        [("/note/a.md".to_string(), "Alpha".to_string())]
+    );
+    assert_eq!(texts(&seen, "section.backlinks li p.line"), ["See b."]);
 }
 
 /// The notes of the public-page tests: a public note linking to a public one, a

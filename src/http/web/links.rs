@@ -6,7 +6,8 @@ use maud::{Markup, html};
 
 use super::{note_url, query_value};
 use crate::ops::NotePath;
-use crate::ops::links::{Destination, Incoming, LinkTargets, fragment};
+use crate::ops::links::{Destination, LinkTargets, fragment};
+use crate::ops::search::backlinks::Incoming;
 use crate::render::{LinkForm, LinkPlaces, Place};
 
 /// Where the links of a note shown in the interface go.
@@ -67,22 +68,41 @@ fn new_note_url(path: Option<&NotePath>) -> String {
     }
 }
 
+/// The notes linking to a note, as the search index answers them.
+pub(super) enum Backlinks {
+    /// Each link, by linking note then line.
+    Found(Vec<Incoming>),
+    /// The index is being rebuilt (the API answers 503): they show again shortly.
+    Indexing,
+    /// The index cannot be opened or read.
+    Unavailable,
+}
+
 /// "Linked from": each note linking here, with the line of its link.
-pub(super) fn backlinks(incoming: &[Incoming]) -> Markup {
+pub(super) fn backlinks(backlinks: &Backlinks) -> Markup {
     html! {
         section.backlinks aria-label="Linked from" {
             h2 { "Linked from" }
-            @if incoming.is_empty() {
-                p.meta { "No other note links here." }
-            } @else {
-                ol {
-                    @for link in incoming {
-                        li {
-                            a.title href=(note_url("note", &link.path)) { (link.title) }
-                            " "
-                            span.meta { span.path { (link.path) } " · line " (link.line) }
-                            @if !link.text.is_empty() {
-                                p.line { (link.text) }
+            @match backlinks {
+                Backlinks::Indexing => {
+                    p.meta { "Backlinks are being indexed; reload in a moment to see them." }
+                }
+                Backlinks::Unavailable => {
+                    p.meta { "Backlinks cannot be shown: the search index cannot be read." }
+                }
+                Backlinks::Found(incoming) if incoming.is_empty() => {
+                    p.meta { "No other note links here." }
+                }
+                Backlinks::Found(incoming) => {
+                    ol {
+                        @for link in incoming {
+                            li {
+                                a.title href=(note_url("note", &link.path)) { (link.title) }
+                                " "
+                                span.meta { span.path { (link.path) } " · line " (link.line) }
+                                @if !link.text.is_empty() {
+                                    p.line { (link.text) }
+                                }
                             }
                         }
                     }

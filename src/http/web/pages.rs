@@ -7,7 +7,7 @@ use std::sync::Arc;
 use warp::http::StatusCode;
 use warp::path::FullPath;
 
-use super::links::WebPlaces;
+use super::links::{Backlinks, WebPlaces};
 use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
 use super::{PageError, Reply, failed, html, path_after};
 use crate::error::{Error, Result};
@@ -224,7 +224,7 @@ pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) ->
 
 async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
     let at = path.clone();
-    let (note, public, targets, incoming) = blocking(state, move |s| {
+    let (note, public, targets, backlinks) = blocking(state, move |s| {
         let note = s.notebook.read(&at)?;
         let public: Publication = match s.notebook.public_state(&at) {
             Ok(public) => Ok(public),
@@ -232,8 +232,14 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             Err(err) => return Err(err),
         };
         let targets = s.notebook.link_targets()?;
-        let incoming = s.notebook.incoming_links(&at)?;
-        Ok::<_, Error>((note, public, targets, incoming))
+        // The index answers backlinks; while it is rebuilt the note still shows.
+        let backlinks = match s.notebook.links(&s.search, &at) {
+            Ok(links) => Backlinks::Found(links.incoming),
+            Err(Error::IndexRebuilding) => Backlinks::Indexing,
+            Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,
+            Err(err) => return Err(err),
+        };
+        Ok::<_, Error>((note, public, targets, backlinks))
     })
     .await
     .map_err(failed)?;
@@ -248,7 +254,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             out_of_date_since: page.filter(|p| p.out_of_date()).map(|p| p.published_at),
             notice: notice(params),
             places: &WebPlaces::new(&targets, &path),
-            incoming: &incoming,
+            backlinks: &backlinks,
         }),
     ))
 }

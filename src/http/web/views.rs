@@ -55,7 +55,7 @@ pub(super) struct NoteView<'a> {
     /// Where the note's links go.
     pub places: &'a dyn crate::render::LinkPlaces,
     /// The notes linking to this one.
-    pub incoming: &'a [crate::ops::links::Incoming],
+    pub backlinks: &'a super::links::Backlinks,
 }
 
 pub(super) struct Editor {
@@ -372,7 +372,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
             }
             div.content { (PreEscaped(rendered)) }
         }
-        (super::links::backlinks(page.incoming))
+        (super::links::backlinks(page.backlinks))
     };
     layout(&note.title, Some(""), "note", content)
 }

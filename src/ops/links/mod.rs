@@ -1,11 +1,10 @@
 //! Links between notes: the one place that says what a link is (`parse`), which note it
 //! points to (`resolve`), and how its target is changed in place (`rewrite`); where a
-//! link shown on a page leads (`targets`) and which notes link to a note (`incoming`). Every
-//! reader of links (backlinks, the check, a move, the pages) goes through here, so a
-//! link means the same note everywhere.
+//! link shown on a page leads (`targets`) and the keys the index finds backlinks by
+//! (`keys`). Every reader of links (backlinks, the check, a move, the pages) goes
+//! through here, so a link means the same note everywhere.
 
 mod check;
-mod incoming;
 mod keys;
 mod parse;
 mod resolve;
@@ -15,7 +14,6 @@ mod targets;
 
 use std::ops::Range;
 
-pub(crate) use incoming::Incoming;
 pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
 pub(crate) use resolve::{Folder, Resolver};

@@ -5,7 +5,6 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::incoming::IncomingMap;
 use super::{Link, LinkKind, Resolver, heading_anchor, parse};
 use crate::error::Result;
 use crate::ops::model::NoteList;
@@ -30,11 +29,11 @@ pub(crate) enum Destination {
     Elsewhere,
 }
 
-/// What the links of one list of the notes make, each made once, when first asked for.
+/// What the links of one list of the notes make: their resolver, made once, when first
+/// asked for.
 #[derive(Debug, Default)]
 pub(crate) struct LinkCache {
     resolver: OnceLock<Arc<Resolver>>,
-    incoming: OnceLock<Arc<IncomingMap>>,
 }
 
 /// The notes links are resolved against: one list of the notes and its resolver.
@@ -42,7 +41,6 @@ pub(crate) struct LinkCache {
 pub(crate) struct LinkTargets {
     notes: Arc<NoteList>,
     resolver: Arc<Resolver>,
-    cache: Arc<LinkCache>,
 }
 
 impl Notebook {
@@ -70,11 +68,7 @@ impl LinkTargets {
             .resolver
             .get_or_init(|| Arc::new(resolver_of(&notes)))
             .clone();
-        LinkTargets {
-            notes,
-            resolver,
-            cache,
-        }
+        LinkTargets { notes, resolver }
     }
 
     #[cfg(test)]
@@ -82,18 +76,8 @@ impl LinkTargets {
         LinkTargets::with_cache(Arc::new(list), Arc::default())
     }
 
-    /// The links between these notes by target, made by `make` the first time.
-    pub(crate) fn incoming(&self, make: impl FnOnce() -> IncomingMap) -> Arc<IncomingMap> {
-        self.cache.incoming.get_or_init(|| Arc::new(make())).clone()
-    }
-
     pub(crate) fn resolver(&self) -> &Resolver {
         &self.resolver
-    }
-
-    /// Every note, sorted by path.
-    pub(crate) fn notes(&self) -> &NoteList {
-        &self.notes
     }
 
     /// The title of note `path`, when it is one of these notes.

@@ -176,8 +176,8 @@ pub(crate) struct ListSnapshot {
     /// Where a caller keeps what it made of this list (the API keeps its JSON), made
     /// once per list.
     pub(crate) rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
-    /// What the links of these notes make (resolver, backlinks), each made once per
-    /// list, when first asked for (`ops::links`).
+    /// What the links of these notes make (their resolver), made once per list, when
+    /// first asked for (`ops::links`).
     pub(crate) links: Arc<LinkCache>,
 }
 
