@@ -144,11 +144,14 @@ impl NotesIndex {
             ) else {
                 continue;
             };
+            // Each column's words read once, in order: a lookup per note would search
+            // the column's dictionary for each one (~0.3 s at 10k notes).
+            let (path_words, title_words) = (words_of(&paths)?, words_of(&titles)?);
             for doc in segment.doc_ids_alive() {
-                let Ok(path) = NotePath::parse(&column_text(&paths, doc)?) else {
+                let Ok(path) = NotePath::parse(word_at(&paths, &path_words, doc)?) else {
                     continue;
                 };
-                names.push((path, column_text(&titles, doc)?));
+                names.push((path, word_at(&titles, &title_words, doc)?.to_string()));
             }
         }
         let resolver = Arc::new(Resolver::with_folded_titles(names));
@@ -202,6 +205,36 @@ fn read_error(e: tantivy::TantivyError) -> Error {
         Error::IndexBroken(format!("cannot read links: {e}"))
     } else {
         Error::Index(format!("cannot read links: {e}"))
+    }
+}
+
+/// Every word of a column's dictionary, by ordinal.
+fn words_of(column: &tantivy::columnar::StrColumn) -> Result<Vec<String>> {
+    let mut stream = column
+        .dictionary()
+        .stream()
+        .map_err(|e| Error::IndexBroken(format!("cannot read the index: {e}")))?;
+    let mut words = Vec::with_capacity(column.num_terms());
+    while stream.advance() {
+        words.push(String::from_utf8_lossy(stream.key()).into_owned());
+    }
+    Ok(words)
+}
+
+/// The word of document `doc` in a column whose `words_of` are `words`; empty when it
+/// has none.
+fn word_at<'w>(
+    column: &tantivy::columnar::StrColumn,
+    words: &'w [String],
+    doc: u32,
+) -> Result<&'w str> {
+    match column.ords().first(doc) {
+        None => Ok(""),
+        Some(ord) => usize::try_from(ord)
+            .ok()
+            .and_then(|ord| words.get(ord))
+            .map(String::as_str)
+            .ok_or_else(|| Error::IndexBroken("cannot read the index: no such word".into())),
     }
 }
 
