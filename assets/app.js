@@ -63,6 +63,7 @@
   function preview(form) {
     var body = form.querySelector("textarea[name=body]");
     var title = form.querySelector("input[name=title]");
+    var path = form.querySelector("input[name=path]");
     var pane = form.querySelector(".preview");
     if (!body || !pane || !window.fetch) return;
     var out = pane.querySelector(".content");
@@ -73,6 +74,8 @@
       var data = new URLSearchParams();
       data.set("title", title ? title.value : "");
       data.set("body", body.value);
+      // Relative links in the preview are read from the note's folder.
+      data.set("path", path ? path.value : "");
       fetch("/preview", { method: "POST", body: data, credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
         .then(function (html) {

@@ -2,14 +2,25 @@
 //! public pages all turn a note's body into HTML here, and nowhere else. The output can
 //! carry no script: raw HTML is shown as text, no attribute comes from the note's author
 //! (ids and classes are made here), and links and images keep only navigating schemes.
+//! Links between notes (`[[wikilinks]]`, embeds, relative Markdown links) go where the
+//! page's `LinkPlaces` says; the markup around them is still written here.
+
+mod links;
 
 use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{
-    Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd, html,
+    Alignment, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+    html,
 };
 
-/// Tables, footnotes, strikethrough and task lists. Heading attributes
+use self::links::NoteLinks;
+#[cfg(test)]
+pub(crate) use self::links::Unlinked;
+pub(crate) use self::links::{LinkForm, LinkPlaces, Place, wiki_label};
+
+/// Tables, footnotes, strikethrough, task lists and wikilinks (`[[note]]`, `![[note]]`:
+/// what a link between notes is, everywhere a note is read). Heading attributes
 /// (`# Title {#id .class key=value}`) stay off: they would let a note put any attribute,
 /// an event handler included, on a page that shares its origin with the API. Such a block
 /// is shown as the text it is.
@@ -18,6 +29,7 @@ pub(crate) fn options() -> Options {
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_WIKILINKS
 }
 
 /// Renders a note body to an HTML fragment.
@@ -33,12 +45,22 @@ pub(crate) fn options() -> Options {
 /// `ftp`; an image may also show a `data:` PNG, GIF, JPEG or WebP.
 /// When `skip_title` is given and the body opens with a level-1 heading of exactly that
 /// text, the heading is left out (the page already shows the title above the body).
-pub(crate) fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
+///
+/// Links between notes go where `places` says (see [`Place`]): a wikilink shows its
+/// `|label`, else its target (`note > Heading` for a heading); an embedded note is a
+/// card (`a.embed`) with its title; a missing note is a link of class `missing` or
+/// plain text. Whatever `places` answers, its `href` passes the same scheme check as any
+/// link, and every text is escaped.
+pub(crate) fn to_html(markdown: &str, skip_title: Option<&str>, places: &dyn LinkPlaces) -> String {
     let mut footnotes = FootnoteIds::default();
     let mut table = TableCells::default();
-    let events: Vec<Event> = Parser::new_ext(markdown, options())
-        .map(|event| safe_event(event, &mut footnotes, &mut table))
-        .collect();
+    let mut links = NoteLinks::new(places);
+    let mut events: Vec<Event> = Vec::new();
+    for event in Parser::new_ext(markdown, options()) {
+        links.route(event, &mut events, |event| {
+            safe_event(event, &mut footnotes, &mut table)
+        });
+    }
     let events = drop_title(events, skip_title);
     let events = with_heading_ids(events, footnotes.used);
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
@@ -321,7 +343,18 @@ pub(crate) fn url_opaque(text: &str) -> String {
 /// and raw HTML are left out; blocks (paragraphs, list items, table cells, quotes) are
 /// kept apart by a space, so list items never run together.
 pub(crate) fn summary(markdown: &str, max: usize) -> String {
-    let text = reader_text(markdown, Reading::Summary, max);
+    cut_words(&reader_text(markdown, Reading::Summary, max), max)
+}
+
+/// A line of a note as a reader sees it (Markdown marks left out, a wikilink as its
+/// label, a heading or list item as its text), at most `max` characters cut at a word:
+/// what a list of the notes linking here quotes of each link's line.
+pub(crate) fn line_text(line: &str, max: usize) -> String {
+    cut_words(&reader_text(line, Reading::Page, max), max)
+}
+
+/// The words of `text` on one line, at most `max` characters, cut at a word with `…`.
+fn cut_words(text: &str, max: usize) -> String {
     let mut out = String::new();
     for word in text.split_whitespace() {
         let extra = usize::from(!out.is_empty());
@@ -363,9 +396,29 @@ fn reader_text(markdown: &str, reading: Reading, max: usize) -> String {
     let mut text = String::new();
     let mut chars = 0usize;
     let mut skip = 0usize;
+    // Inside a wikilink without `|label`: its text (the target as written) reads as
+    // the label a page shows for it.
+    let mut bare_wiki = false;
     for event in Parser::new_ext(markdown, options()) {
         let before = text.len();
         match event {
+            Event::Start(
+                Tag::Link {
+                    link_type: LinkType::WikiLink { has_pothole: false },
+                    dest_url,
+                    ..
+                }
+                | Tag::Image {
+                    link_type: LinkType::WikiLink { has_pothole: false },
+                    dest_url,
+                    ..
+                },
+            ) if skip == 0 => {
+                text.push_str(&wiki_label(&dest_url));
+                bare_wiki = true;
+            }
+            Event::End(TagEnd::Link | TagEnd::Image) => bare_wiki = false,
+            _ if bare_wiki => {}
             Event::Start(Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock) if summary => {
                 skip += 1;
                 new_line(&mut text);
@@ -526,6 +579,163 @@ fn unique(used: &mut HashMap<String, usize>, base: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body rendered on a page where no link between notes leads anywhere.
+    fn to_html(markdown: &str, skip_title: Option<&str>) -> String {
+        super::to_html(markdown, skip_title, &Unlinked)
+    }
+
+    /// A page that knows a few notes: `note` (with a heading), a missing `gone` that can
+    /// be made, a `private` one that may not be linked to, a file `pic.png`.
+    struct Fixed;
+
+    impl LinkPlaces for Fixed {
+        fn place(&self, _: LinkForm, dest: &str) -> Place {
+            match dest {
+                "note" | "note.md" => Place::Note {
+                    href: "/note/note.md".into(),
+                    title: "The <Note>".into(),
+                },
+                "note#Part two" => Place::Note {
+                    href: "/note/note.md#part-two".into(),
+                    title: "The <Note>".into(),
+                },
+                "gone" => Place::Missing {
+                    href: Some("/new?path=gone.md".into()),
+                },
+                "private" | "private.md" => Place::Missing { href: None },
+                "pic.png" => Place::File {
+                    href: "pic.png".into(),
+                },
+                _ => Place::AsWritten,
+            }
+        }
+    }
+
+    /// A page whose answers are made of the link's own destination, as a careless page
+    /// might: whatever it answers, the output keeps to the allow-list.
+    struct Echo;
+
+    impl LinkPlaces for Echo {
+        fn place(&self, _: LinkForm, dest: &str) -> Place {
+            match dest.len() % 5 {
+                0 => Place::Note {
+                    href: dest.to_string(),
+                    title: dest.to_string(),
+                },
+                1 => Place::Missing {
+                    href: Some(dest.to_string()),
+                },
+                2 => Place::Missing { href: None },
+                3 => Place::File {
+                    href: dest.to_string(),
+                },
+                _ => Place::AsWritten,
+            }
+        }
+    }
+
+    #[test]
+    fn wikilinks_show_their_label_and_go_where_the_page_says() {
+        let html = super::to_html(
+            "[[note]], [[note|the *label*]], [[note#Part two]] and [[#Part two]].\n",
+            None,
+            &Fixed,
+        );
+        assert_eq!(
+            html,
+            "<p><a href=\"/note/note.md\">note</a>, \
+             <a href=\"/note/note.md\">the <em>label</em></a>, \
+             <a href=\"/note/note.md#part-two\">note &gt; Part two</a> and Part two.</p>\n"
+        );
+        assert!(violations(&html).is_empty(), "{html}");
+    }
+
+    #[test]
+    fn missing_notes_are_styled_or_plain_text() {
+        let html = super::to_html(
+            "[[gone]] [[gone|make *it*]] [[private]] [[private|a label]] [p](private.md) [n](note.md \"T\")\n",
+            None,
+            &Fixed,
+        );
+        assert_eq!(
+            html,
+            "<p><a class=\"missing\" href=\"/new?path=gone.md\">gone</a> \
+             <a class=\"missing\" href=\"/new?path=gone.md\">make <em>it</em></a> \
+             private a label p <a href=\"/note/note.md\" title=\"T\">n</a></p>\n"
+        );
+        assert!(violations(&html).is_empty(), "{html}");
+    }
+
+    #[test]
+    fn embeds_are_cards_for_notes_and_links_for_files() {
+        let html = super::to_html(
+            "![[note]]\n\n![[pic.png]] ![[gone]] ![[private]] ![alt](note.md) ![kept](x.png)\n",
+            None,
+            &Fixed,
+        );
+        assert_eq!(
+            html,
+            "<p><a class=\"embed\" href=\"/note/note.md\"><span class=\"embed-title\">The &lt;Note&gt;</span></a></p>\n\
+             <p><a href=\"pic.png\">pic.png</a> <a class=\"missing\" href=\"/new?path=gone.md\">gone</a> \
+             private <a class=\"embed\" href=\"/note/note.md\"><span class=\"embed-title\">The &lt;Note&gt;</span></a> \
+             <img src=\"x.png\" alt=\"kept\" /></p>\n"
+        );
+        assert!(violations(&html).is_empty(), "{html}");
+    }
+
+    #[test]
+    fn hostile_link_targets_stay_text_or_neutral() {
+        // A wikilink to a URL is no link between notes: its text, never a link.
+        let html = super::to_html(
+            "[[javascript:alert(1)]] [[x\" onclick=\"y]] ![[javascript:alert(1)|a]]\n",
+            None,
+            &Fixed,
+        );
+        assert_eq!(html, "<p>javascript:alert(1) x\" onclick=\"y a</p>\n");
+        // A page that hands the destination back as it is gets no script and no
+        // attribute of the author's: the scheme check and the escaping still hold.
+        for md in [
+            "[[javascript:alert(1)]]",
+            "[[x\" onclick=\"y]]",
+            "![[javascript:alert(1)]]",
+            "![[x\" onclick=\"y]]",
+            "[[JAVA\tSCRIPT:x|l]]",
+            "[[ javascript:alert(1)]]",
+            "[[x'><script>alert(1)</script>]]",
+        ] {
+            for places in [&Echo as &dyn LinkPlaces, &Fixed, &Unlinked] {
+                let html = super::to_html(md, None, places);
+                // Parsed as a browser parses it: no attribute but ours, whatever the
+                // text says (`x" onclick="y` stays text).
+                assert!(violations(&html).is_empty(), "{md}: {html}");
+                assert!(!html.contains("<script"), "{md}: {html}");
+            }
+        }
+        // A page that answers a scripting URL as a note's place gets `#`.
+        let html = super::to_html("[[javascript:alert(12)]]", None, &Echo);
+        assert_eq!(
+            html, "<p><a href=\"#\">javascript:alert(12)</a></p>\n",
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn wikilinks_read_as_their_label() {
+        assert_eq!(
+            summary("See [[a|the label]], [[b#Part]] and ![[c]].", 100),
+            "See the label, b > Part and c."
+        );
+        assert_eq!(visible_text("[[Rust async]]"), "Rust async");
+        assert_eq!(
+            line_text("- [ ] ask **Ann** about [[bread|the loaf]]", 100),
+            "ask Ann about the loaf"
+        );
+        assert_eq!(line_text("## Heading [[x]]", 8), "Heading…");
+        assert_eq!(wiki_label(" a # b "), "a > b");
+        assert_eq!(wiki_label("#b"), "b");
+        assert_eq!(wiki_label("a#"), "a");
+    }
 
     #[test]
     fn extensions_are_on() {
@@ -830,6 +1040,18 @@ mod tests {
             })
         }
 
+        fn wikilink() -> impl Strategy<Value = String> {
+            (url(), select(INLINE), select(INLINE), 0..5u8).prop_map(
+                |(url, text, heading, form)| match form {
+                    0 => format!("[[{url}]]"),
+                    1 => format!("[[{url}|{text}]]"),
+                    2 => format!("[[{url}#{heading}]]"),
+                    3 => format!("![[{url}]]"),
+                    _ => format!("![[{url}|{text}]]"),
+                },
+            )
+        }
+
         fn heading() -> impl Strategy<Value = String> {
             (
                 1..7usize,
@@ -885,6 +1107,7 @@ mod tests {
                 heading(),
                 select(RAW_HTML).prop_map(str::to_string),
                 link(),
+                wikilink(),
                 table(),
                 footnote(),
                 code(),
@@ -926,7 +1149,8 @@ mod tests {
                 "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => &["id"],
                 "code" => &["class"],
                 "ol" => &["start"],
-                "a" => &["href", "title"],
+                "a" => &["href", "title", "class"],
+                "span" => &["class"],
                 "img" => &["src", "alt", "title"],
                 "input" => &["disabled", "type", "checked"],
                 "th" | "td" => &["class"],
@@ -962,6 +1186,8 @@ mod tests {
                         ["align-left", "align-center", "align-right"].contains(&value)
                     }
                     ("div", "class") => value == "footnote-definition",
+                    ("a", "class") => ["missing", "embed"].contains(&value),
+                    ("span", "class") => value == "embed-title",
                     ("sup", "class") => {
                         ["footnote-reference", "footnote-definition-label"].contains(&value)
                     }
@@ -1020,6 +1246,17 @@ mod tests {
             let html = to_html(&markdown, skip.then_some("text"));
             let found = violations(&html);
             proptest::prop_assert!(found.is_empty(), "{found:?}\nmarkdown: {markdown:?}\nhtml: {html}");
+        }
+
+        #[test]
+        fn hostile_links_render_only_allowed_html_whatever_the_page_answers(
+            markdown in hostile::markdown(),
+        ) {
+            for places in [&Echo as &dyn LinkPlaces, &Fixed] {
+                let html = super::to_html(&markdown, None, places);
+                let found = violations(&html);
+                proptest::prop_assert!(found.is_empty(), "{found:?}\nmarkdown: {markdown:?}\nhtml: {html}");
+            }
         }
     }
 

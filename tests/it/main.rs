@@ -13,6 +13,7 @@ mod connections;
 mod guard;
 mod hostile;
 mod links;
+mod links_pages;
 mod moves;
 mod notes_bodies;
 mod notes_delete;

@@ -251,6 +251,9 @@ fn a_public_note_moves_with_its_page_and_entry() {
     assert_eq!(server.toggle("a.md").0, 200);
     let published_at = ws.record()["notes"]["a.md"]["published_at"].clone();
     assert!(ws.public().join("a.html").is_file());
+    // A public note that links to it: its page follows the move.
+    assert_eq!(server.toggle("b.md").0, 200);
+    assert!(ws.public_text("b.html").contains("href=\"a.html"));
     let (status, body) = json(post_move(&server, &move_body("a.md", "k/first.md"), &[]));
     assert_eq!(status, 200, "{body}");
     let record = ws.record();
@@ -265,7 +268,16 @@ fn a_public_note_moves_with_its_page_and_entry() {
         "{index}"
     );
     assert!(ws.public_text("feed.xml").contains("first.html"));
-    assert_eq!(crate::support::public_paths(&server), ["k/first.md"]);
+    let linking = ws.public_text("b.html");
+    assert!(
+        linking.contains("href=\"first.html\"")
+            && linking.contains("href=\"first.html#heading\"")
+            && !linking.contains("a.html"),
+        "{linking}"
+    );
+    let mut public = crate::support::public_paths(&server);
+    public.sort();
+    assert_eq!(public, ["b.md", "k/first.md"]);
 
     // A private note's move touches nothing public.
     let public = ws.public_files();

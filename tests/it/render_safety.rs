@@ -16,7 +16,9 @@ const HOSTILE: &str = "# Hi {autofocus onfocus=alert(document.domain)}\n\n\
 Footnote[^\"><img src=x onerror=alert(10)>].\n\n[^\"><img src=x onerror=alert(10)>]: Said.\n\n\
 ```\"><svg onload=alert(11)>\ncode\n```\n\n\
 <div onclick=\"alert(12)\" style=\"position:fixed\">raw</div>\n\n\
-- [x] done <a href=\"javascript:alert(13)\">raw link</a>\n";
+- [x] done <a href=\"javascript:alert(13)\">raw link</a>\n\n\
+[[javascript:alert(14)]] [[x\" onclick=\"alert(15)]] ![[y\" onerror=\"alert(16)]] \
+[[Attack#\"><b onclick=alert(17)>]] ![[javascript:alert(18)|z]]\n";
 
 /// The public policy every generated page carries in `<meta>` (the spec of item 4).
 const PUBLIC_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; form-action 'none'";
@@ -90,6 +92,8 @@ fn violations(html: &str, scope: &str) -> Vec<String> {
                     ("th" | "td", "class") => value.starts_with("align-"),
                     ("code", "class") => value.starts_with("language-"),
                     ("div" | "sup", "class") => value.starts_with("footnote-"),
+                    ("a", "class") => value == "missing" || value == "embed",
+                    ("span", "class") => value == "embed-title",
                     ("input", "type" | "disabled" | "checked") => true,
                     _ => false,
                 };

@@ -270,7 +270,7 @@ fn moved_aside(ws: &Workspace) -> Vec<std::path::PathBuf> {
 
 /// Overwrites `meta.json` and every segment file of the index with garbage of the same
 /// length (a shorter file would fault the server's mappings, which no check can catch).
-fn damage_index(ws: &Workspace) {
+pub(crate) fn damage_index(ws: &Workspace) {
     let index = ws.notes().join(".notes/index");
     for entry in std::fs::read_dir(&index).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();

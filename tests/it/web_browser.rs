@@ -1,7 +1,7 @@
 //! The web interface in a real browser: headless Chromium driven through chromedriver
-//! (WebDriver, with fantoccini) from the empty public index and the 404 page through
-//! create → edit → view rendered → publish → open the public page → search → delete,
-//! saving a screenshot of each page under
+//! (WebDriver, with fantoccini) from the empty public index and the 404 page, along a
+//! wikilink to a note with backlinks, through create → edit → view rendered → publish →
+//! open the public page → search → delete, saving a screenshot of each page under
 //! `tests/artifacts/web/` (desktop, phone width, and dark).
 //!
 //! Outside CI the test is skipped, loudly, when Chromium or chromedriver is missing;
@@ -253,11 +253,13 @@ fn a_note_from_creation_to_deletion_in_a_real_browser() {
     let ws = Workspace::new();
     ws.write(
         "recipes/tarte-tatin.md",
-        "---\ntitle: Tarte Tatin\ntags: [recipes, baking]\n---\nCaramelise the apples first.\n",
+        "---\ntitle: Tarte Tatin\ntags: [recipes, baking]\n---\nCaramelise the apples first.\n\n\
+         For [[work/standup|the team]]: ![[Stand-up notes]]\n",
     );
     ws.write(
         "work/standup.md",
-        "---\ntitle: Stand-up notes\ntags: [work]\n---\nShip the web interface.\n",
+        "---\ntitle: Stand-up notes\ntags: [work]\n---\nShip the web interface.\n\n\
+         Cake: [[Tarte Tatin]] for the party, costs in [[Party budget]].\n",
     );
     let server = ws.serve();
     in_browser(
@@ -343,6 +345,37 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
         "the 404 page's body differs from the list's (a tinted strip?)"
     );
     shots.take(client, "01-home").await?;
+
+    // A wikilink leads from one note to another, which lists it under "Linked from";
+    // a link to a note not written yet is marked as missing.
+    client.goto(&url("/note/work/standup.md")).await?;
+    wait_text(client, "article h1", "Stand-up notes").await?;
+    wait_text(client, ".content a.missing", "Party budget").await?;
+    click(client, ".content a[href='/note/recipes/tarte-tatin.md']").await?;
+    wait_text(client, "article h1", "Tarte Tatin").await?;
+    assert!(
+        client
+            .current_url()
+            .await?
+            .path()
+            .ends_with("/note/recipes/tarte-tatin.md")
+    );
+    wait_text(client, ".content a.embed", "Stand-up notes").await?;
+    let backlink = wait_text(client, ".backlinks li", "Stand-up notes").await?;
+    assert!(
+        backlink.contains("Cake: Tarte Tatin for the party, costs in Party budget."),
+        "{backlink}"
+    );
+    shots.take(client, "01a-note-links-and-backlinks").await?;
+    client.goto(&url("/note/work/standup.md")).await?;
+    click(client, ".content a.missing").await?;
+    wait_text(client, "h1", "New note").await?;
+    let path = client
+        .find(Locator::Css("input[name=path]"))
+        .await?
+        .prop("value")
+        .await?;
+    assert_eq!(path.as_deref(), Some("Party budget.md"));
 
     // Create a note in a sub-folder, with the live preview on.
     click(client, "a.button.new").await?;

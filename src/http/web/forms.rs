@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
-use warp::reply::Response;
 
+use super::links::WebPlaces;
 use super::views::{self, Editor, Mode};
 use super::{PageError, Reply, failed, html, note_url, read_body, see_other};
 use crate::error::Error;
@@ -42,7 +42,7 @@ pub(super) async fn handle(
         Action::Save => save(form(&bytes)?, &state).await,
         Action::Delete => delete(form(&bytes)?, &state).await,
         Action::Publish => publish(form(&bytes)?, &state).await,
-        Action::Preview => Ok(preview(form(&bytes)?)),
+        Action::Preview => preview(form(&bytes)?, &state).await,
     }
 }
 
@@ -89,6 +89,8 @@ struct PathForm {
 struct PreviewForm {
     title: String,
     body: String,
+    /// The path field as typed: relative links are read from its folder.
+    path: String,
 }
 
 /// `a, b ,#c,, a` → `[a, b, c]`.
@@ -251,19 +253,36 @@ async fn publish(form: PathForm, state: &Arc<State>) -> Reply {
     )))
 }
 
-/// The rendered HTML of an editor's text, for the live preview.
-fn preview(form: PreviewForm) -> Response {
+/// The rendered HTML of an editor's text, for the live preview, its links resolved as
+/// the note page resolves them. A path not (yet) valid reads links from the root.
+async fn preview(form: PreviewForm, state: &Arc<State>) -> Reply {
     let body = form.body.replace("\r\n", "\n");
     let title = form.title.trim();
-    let fragment = crate::render::to_html(&body, (!title.is_empty()).then_some(title));
+    let Some(from) = new_path(&form.path, title)
+        .ok()
+        .or_else(|| NotePath::parse(PREVIEW_PATH).ok())
+    else {
+        return Err(malformed());
+    };
+    let targets = blocking(state, |s| s.notebook.link_targets())
+        .await
+        .map_err(failed)?;
+    let fragment = crate::render::to_html(
+        &body,
+        (!title.is_empty()).then_some(title),
+        &WebPlaces::new(&targets, &from),
+    );
     let mut response = crate::http::support::reply::with_type(
         StatusCode::OK,
         fragment,
         "text/html; charset=utf-8",
     );
     super::secure(response.headers_mut());
-    response
+    Ok(response)
 }
+
+/// Where a preview whose path is not valid yet reads its links from.
+const PREVIEW_PATH: &str = "untitled.md";
 
 #[cfg(test)]
 mod tests {

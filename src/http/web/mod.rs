@@ -7,6 +7,7 @@
 //! with a 303 redirect.
 
 mod forms;
+mod links;
 mod moves;
 mod pages;
 mod views;

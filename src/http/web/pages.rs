@@ -7,6 +7,7 @@ use std::sync::Arc;
 use warp::http::StatusCode;
 use warp::path::FullPath;
 
+use super::links::{Backlinks, WebPlaces};
 use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
 use super::{PageError, Reply, failed, html, path_after};
 use crate::error::{Error, Result};
@@ -172,19 +173,26 @@ pub(super) async fn search(raw: String, state: Arc<State>) -> Reply {
     Ok(page)
 }
 
-/// `/new[?folder=…]`: an empty editor, its path field prefilled with the folder.
+/// `/new[?folder=…|?path=…]`: an empty editor, its path field prefilled with the
+/// folder, or with the whole path (a link to a missing note leads here with it).
 pub(super) async fn new_note(raw: String) -> Reply {
-    let folder = params(&raw)
+    let mut params = params(&raw);
+    let folder = params
         .remove("folder")
         .map(|f| f.trim_matches('/').to_string())
         .filter(|f| !f.is_empty())
-        .map(|f| format!("{f}/"))
+        .map(|f| format!("{f}/"));
+    let path = params
+        .remove("path")
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .or(folder)
         .unwrap_or_default();
     Ok(html(
         StatusCode::OK,
         views::editor(&Editor {
             mode: Mode::New,
-            path: folder,
+            path,
             title: String::new(),
             tags: String::new(),
             body: String::new(),
@@ -215,14 +223,23 @@ pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) ->
 }
 
 async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
-    let (note, public) = blocking(state, move |s| {
-        let note = s.notebook.read(&path)?;
-        let public: Publication = match s.notebook.public_state(&path) {
+    let at = path.clone();
+    let (note, public, targets, backlinks) = blocking(state, move |s| {
+        let note = s.notebook.read(&at)?;
+        let public: Publication = match s.notebook.public_state(&at) {
             Ok(public) => Ok(public),
             Err(Error::PublicRecordUnreadable { .. }) => Err(()),
             Err(err) => return Err(err),
         };
-        Ok::<_, Error>((note, public))
+        let targets = s.notebook.link_targets()?;
+        // The index answers backlinks; while it is rebuilt the note still shows.
+        let backlinks = match s.notebook.links(&s.search, &at) {
+            Ok(links) => Backlinks::Found(links.incoming),
+            Err(Error::IndexRebuilding) => Backlinks::Indexing,
+            Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,
+            Err(err) => return Err(err),
+        };
+        Ok::<_, Error>((note, public, targets, backlinks))
     })
     .await
     .map_err(failed)?;
@@ -236,6 +253,8 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             public_unknown: public.is_err(),
             out_of_date_since: page.filter(|p| p.out_of_date()).map(|p| p.published_at),
             notice: notice(params),
+            places: &WebPlaces::new(&targets, &path),
+            backlinks: &backlinks,
         }),
     ))
 }

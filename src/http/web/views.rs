@@ -52,6 +52,10 @@ pub(super) struct NoteView<'a> {
     /// date.
     pub out_of_date_since: Option<DateTime<Utc>>,
     pub notice: Option<&'static str>,
+    /// Where the note's links go.
+    pub places: &'a dyn crate::render::LinkPlaces,
+    /// The notes linking to this one.
+    pub backlinks: &'a super::links::Backlinks,
 }
 
 pub(super) struct Editor {
@@ -294,7 +298,7 @@ pub(super) fn index(page: &Listing) -> Markup {
 pub(super) fn note(page: &NoteView) -> Markup {
     let note = page.note;
     let fields = note.front_matter.clone().unwrap_or_default();
-    let rendered = crate::render::to_html(&note.body, Some(&note.title));
+    let rendered = crate::render::to_html(&note.body, Some(&note.title), page.places);
     let folder = note.path.rsplit_once('/').map(|(dir, _)| dir);
     let content = html! {
         nav.crumbs {
@@ -369,6 +373,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
             }
             div.content { (PreEscaped(rendered)) }
         }
+        (super::links::backlinks(page.backlinks))
     };
     layout(&note.title, Some(""), "note", content)
 }

@@ -1,7 +1,8 @@
 //! Links between notes: the one place that says what a link is (`parse`), which note it
-//! points to (`resolve`), and how its target is changed in place (`rewrite`). Every
-//! reader of links (backlinks, the check, a move, the pages) goes through here, so a
-//! link means the same note everywhere.
+//! points to (`resolve`), and how its target is changed in place (`rewrite`); where a
+//! link shown on a page leads (`targets`) and the keys the index finds backlinks by
+//! (`keys`). Every reader of links (backlinks, the check, a move, the pages) goes
+//! through here, so a link means the same note everywhere.
 
 mod check;
 mod keys;
@@ -9,6 +10,7 @@ mod parse;
 mod resolve;
 mod rewrite;
 mod source;
+mod targets;
 
 use std::ops::Range;
 
@@ -16,6 +18,7 @@ pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
 pub(crate) use resolve::{Folder, Resolver, fold};
 pub(crate) use rewrite::rewrite;
+pub(crate) use targets::{Destination, LinkCache, LinkTargets, fragment};
 
 /// How a link is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,9 +71,7 @@ impl Link {
 }
 
 /// The `#fragment` a link to heading `heading` uses: the id the renderer gives that
-/// heading, so a link and its target agree. (For the pages, which turn links into
-/// anchors.)
-#[allow(dead_code)]
+/// heading, so a link and its target agree.
 pub(crate) fn heading_anchor(heading: &str) -> String {
     crate::render::heading_id(heading)
 }
@@ -82,7 +83,8 @@ mod tests {
     #[test]
     fn heading_anchors_are_the_renderers_ids() {
         assert_eq!(heading_anchor("Été à Paris!"), "été-à-paris");
-        let html = crate::render::to_html("## Set up, then *run*\n", None);
+        let html =
+            crate::render::to_html("## Set up, then *run*\n", None, &crate::render::Unlinked);
         assert!(
             html.contains(&format!("id=\"{}\"", heading_anchor("Set up, then run"))),
             "{html}"

@@ -154,62 +154,94 @@ impl Open {
         if body.get(start..end) != Some(self.dest_url.as_str()) {
             return None;
         }
-        let target = self.dest_url;
-        let (note, heading) = match target.split_once('#') {
-            Some((note, heading)) => (note.trim().to_string(), Some(heading.trim().to_string())),
-            None => (target.trim().to_string(), None),
+        let kind = if self.image {
+            LinkKind::WikiEmbed
+        } else {
+            LinkKind::Wiki
         };
-        if has_scheme(&note) {
-            return None;
-        }
-        let to_note = note.ends_with(".md") || extension(&note).is_none();
-        Some(Link {
-            kind: if self.image {
-                LinkKind::WikiEmbed
-            } else {
-                LinkKind::Wiki
-            },
-            target,
-            note,
-            heading: heading.filter(|h| !h.is_empty()),
-            label: has_pothole.then_some(self.label),
-            line,
-            dest: base + start..base + end,
-            to_note,
-        })
+        let mut link = wiki_link(kind, &self.dest_url)?;
+        link.label = has_pothole.then_some(self.label);
+        link.line = line;
+        link.dest = base + start..base + end;
+        Some(link)
     }
 
     fn markdown(self, body: &str, base: usize, line: u32, dest: Range<usize>) -> Option<Link> {
-        let url = self.dest_url.as_str();
-        if url.is_empty() || has_scheme(url) || url.starts_with('/') || url.starts_with('#') {
-            return None;
-        }
-        let (path, heading) = match url.split_once('#') {
-            Some((path, heading)) => (path, Some(heading)),
-            None => (url, None),
+        let kind = if self.image {
+            LinkKind::MarkdownImage
+        } else {
+            LinkKind::Markdown
         };
-        let path = path.split_once('?').map_or(path, |(path, _)| path);
-        let note = decode(path).into_owned();
-        if note.is_empty() {
-            return None;
-        }
-        Some(Link {
-            kind: if self.image {
-                LinkKind::MarkdownImage
-            } else {
-                LinkKind::Markdown
-            },
-            target: body[dest.clone()].to_string(),
-            to_note: note.ends_with(".md"),
-            note,
-            heading: heading
-                .map(|h| decode(h).into_owned())
-                .filter(|h| !h.is_empty()),
-            label: Some(self.label),
-            line,
-            dest: base + dest.start..base + dest.end,
-        })
+        let mut link = markdown_link(kind, &self.dest_url)?;
+        link.target = body[dest.clone()].to_string();
+        link.label = Some(self.label);
+        link.line = line;
+        link.dest = base + dest.start..base + dest.end;
+        Some(link)
     }
+}
+
+/// The link a destination stands for, as a page shows it: `dest` is what the parser
+/// hands for a link of `kind` (a wikilink's text before `|`, a Markdown link's URL).
+/// It is read exactly as `links_of` reads links in a file, but located nowhere: no
+/// label, line 0, an empty `dest` range. `None` when it is no link between notes nor
+/// to an attachment (an external URL, a same-page `#anchor`, an absolute path).
+pub(crate) fn link_of(kind: LinkKind, dest: &str) -> Option<Link> {
+    match kind {
+        LinkKind::Wiki | LinkKind::WikiEmbed => wiki_link(kind, dest),
+        LinkKind::Markdown | LinkKind::MarkdownImage => markdown_link(kind, dest),
+    }
+}
+
+/// A wikilink's target `note#Heading`, trimmed; `None` when the note part is a URL.
+fn wiki_link(kind: LinkKind, target: &str) -> Option<Link> {
+    let (note, heading) = match target.split_once('#') {
+        Some((note, heading)) => (note.trim().to_string(), Some(heading.trim().to_string())),
+        None => (target.trim().to_string(), None),
+    };
+    if has_scheme(&note) {
+        return None;
+    }
+    let to_note = note.ends_with(".md") || extension(&note).is_none();
+    Some(Link {
+        kind,
+        target: target.to_string(),
+        note,
+        heading: heading.filter(|h| !h.is_empty()),
+        label: None,
+        line: 0,
+        dest: 0..0,
+        to_note,
+    })
+}
+
+/// A Markdown link's URL `path#heading` (query left out, percent-decoded); `None` when
+/// it is external, absolute or a same-page anchor.
+fn markdown_link(kind: LinkKind, url: &str) -> Option<Link> {
+    if url.is_empty() || has_scheme(url) || url.starts_with('/') || url.starts_with('#') {
+        return None;
+    }
+    let (path, heading) = match url.split_once('#') {
+        Some((path, heading)) => (path, Some(heading)),
+        None => (url, None),
+    };
+    let path = path.split_once('?').map_or(path, |(path, _)| path);
+    let note = decode(path).into_owned();
+    if note.is_empty() {
+        return None;
+    }
+    Some(Link {
+        kind,
+        target: url.to_string(),
+        to_note: note.ends_with(".md"),
+        note,
+        heading: heading
+            .map(|h| decode(h).into_owned())
+            .filter(|h| !h.is_empty()),
+        label: None,
+        line: 0,
+        dest: 0..0,
+    })
 }
 
 fn decode(text: &str) -> Cow<'_, str> {

@@ -72,7 +72,7 @@ impl Resolver {
     }
 
     /// Whether `path` is a note of the folder.
-    #[allow(dead_code)] // for the pages, which tell missing notes apart
+    #[cfg(test)]
     pub(crate) fn contains(&self, path: &NotePath) -> bool {
         self.by_path.contains_key(path.as_str())
     }

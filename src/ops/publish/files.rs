@@ -6,7 +6,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::ops::fsutil;
+use crate::ops::{Notebook, fsutil};
 
 /// The marker every generated page (and the index) carries in its head.
 pub(crate) const GENERATOR_META: &str = r#"<meta name="generator" content="notes">"#;
@@ -115,6 +115,36 @@ fn head_contains(path: &Path, needle: &str) -> bool {
     let mut head = Vec::new();
     let read = fs::File::open(path).and_then(|f| f.take(HEAD_BYTES).read_to_end(&mut head));
     read.is_ok() && String::from_utf8_lossy(&head).contains(needle)
+}
+
+/// A file of the public dir, as read for serving.
+#[derive(Debug, Clone)]
+pub(crate) struct PublicFile {
+    /// The file name, for its content type.
+    pub(crate) name: String,
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl Notebook {
+    /// The file at `rel` (a path relative to the public dir, `/`-separated; empty
+    /// means the index), `None` when there is none to serve. Only regular files inside
+    /// the public dir are served: `..`, hidden names, backslashes, NUL bytes and
+    /// symlinks leading out are all absent.
+    pub(crate) fn public_file(&self, rel: &str) -> Option<PublicFile> {
+        let rel = if rel.is_empty() {
+            super::site::INDEX_FILE
+        } else {
+            rel
+        };
+        let segments: Vec<&str> = rel.split('/').collect();
+        let refused = |s: &&str| s.is_empty() || s.starts_with('.') || s.contains(['\\', '\0']);
+        if segments.iter().any(refused) {
+            return None;
+        }
+        let bytes = read_beneath(self.public_dir(), &segments.join("/")).ok()?;
+        let name = segments.last().copied().unwrap_or_default().to_string();
+        Some(PublicFile { name, bytes })
+    }
 }
 
 /// The bytes of the regular file `rel` (`/`-separated, every segment already refused

@@ -11,6 +11,7 @@
 pub(crate) mod feed;
 mod files;
 mod freshness;
+mod linked;
 mod moved;
 pub(crate) mod record;
 mod repair;
@@ -22,10 +23,13 @@ use std::path::{Path, PathBuf};
 use chrono::Utc;
 use serde::Serialize;
 
+pub(crate) use self::files::PublicFile;
 pub(crate) use self::freshness::PublicState;
+use self::linked::PublicPlaces;
 use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
 use super::fsutil;
+use super::links::LinkTargets;
 use super::{NotePath, Notebook};
 use crate::error::{Error, Result};
 
@@ -187,34 +191,38 @@ impl Notebook {
             .map_err(|e| Error::PublishFailed(format!("cannot write the public record: {e}")))
     }
 
-    /// The files every change may rewrite: the record, the page, the index and the feed.
-    fn touched_by_change(&self, page: &Path) -> [PathBuf; 4] {
+    /// The files a change may rewrite: the record, the page, the index, the feed and
+    /// the pages of the public notes that link to the note (`linking`).
+    fn touched_by_change(&self, page: &Path, linking: &[(String, String)]) -> Vec<PathBuf> {
         let dir = self.public_dir();
-        [
+        let mut touched = vec![
             Record::path(self.notes_dir()),
             page.to_path_buf(),
             dir.join(site::INDEX_FILE),
             dir.join(feed::FILE),
-        ]
+        ];
+        touched.extend(linking.iter().map(|(file, _)| dir.join(file)));
+        touched
     }
 
     /// Runs the steps of a change to the public files. When a step fails, every file in
     /// `touched` is put back as it was, so the record, the pages, the index and the feed
     /// keep agreeing and the answer (a failure) claims nothing the files show.
-    /// `shared_page`, when the page's name is also another note's, is marked as in
-    /// progress first: after a crash in the middle the repair rewrites it from its owner.
+    /// `pending` pages (a page whose name is also another note's, the pages of the notes
+    /// that link to the note) are marked as in progress first: after a crash in the
+    /// middle the repair rewrites each from its owner and the record.
     fn change(
         &self,
         touched: &[PathBuf],
-        shared_page: Option<&str>,
+        pending: &[&str],
         steps: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let mut undo = files::Undo::default();
         for path in touched {
             undo.save(path).map_err(failed)?;
         }
-        if let Some(page) = shared_page {
-            record::save_pending(self.notes_dir(), &[page]).map_err(failed)?;
+        if !pending.is_empty() {
+            record::save_pending(self.notes_dir(), pending).map_err(failed)?;
         }
         let outcome = steps().map_err(|e| match e {
             Error::PublishFailed(_) => e,
@@ -233,7 +241,7 @@ impl Notebook {
                 }
             },
         };
-        if shared_page.is_some() {
+        if !pending.is_empty() {
             // A marker left behind only costs the repair a page rewrite.
             let _ = record::clear_pending(self.notes_dir());
         }
@@ -257,27 +265,29 @@ impl Notebook {
             published_at: record.next_stamp(Utc::now()),
             file: file.clone(),
         };
-        let html = site::page(&note, &entry, self.config().base_url.as_deref());
         let mut after = record.clone();
-        after.insert(entry);
+        after.insert(entry.clone());
+        let targets = self.link_targets()?;
+        let places = PublicPlaces::new(&targets, &after, path);
+        let html = site::page(&note, &entry, self.config().base_url.as_deref(), &places);
+        let affected = linked::affected(record, path);
+        let linking = self.linking_pages(&after, &targets, &affected, path);
         let page = self.public_dir().join(&file);
         let record_file = Record::path(self.notes_dir());
         let shared = record.shares_page(&file, path.as_str());
-        self.change(
-            &self.touched_by_change(&page),
-            shared.then_some(file.as_str()),
-            || {
-                // The record exists before any page does, so that the repair knows the
-                // public dir is this notebook's from the first publication on.
-                if !files::is_regular(&record_file) {
-                    self.save_record(record)?;
-                }
-                site::write_assets(self.public_dir()).map_err(failed)?;
-                fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
-                self.write_listing(&after)?;
-                self.save_record(&after)
-            },
-        )?;
+        let pending = linked::pending_pages(shared.then_some(file.as_str()), &linking);
+        self.change(&self.touched_by_change(&page, &linking), &pending, || {
+            // The record exists before any page does, so that the repair knows the
+            // public dir is this notebook's from the first publication on.
+            if !files::is_regular(&record_file) {
+                self.save_record(record)?;
+            }
+            site::write_assets(self.public_dir()).map_err(failed)?;
+            fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
+            self.write_listing(&after)?;
+            self.save_record(&after)?;
+            self.write_linking(&linking)
+        })?;
         *record = after;
         Ok(Publication {
             result: ToggleResult {
@@ -301,20 +311,22 @@ impl Notebook {
             return Err(Error::NotPublic(path.to_string()));
         };
         let page = self.public_dir().join(&entry.file);
-        let successor = self.successor(&mut after, &entry.file, at)?;
-        self.change(
-            &self.touched_by_change(&page),
-            successor.as_ref().map(|_| entry.file.as_str()),
-            || {
-                self.write_listing(&after)?;
-                self.save_record(&after)?;
-                match &successor {
-                    Some((_, html)) => fsutil::write_atomic(&page, html.as_bytes()),
-                    None => files::remove_if_present(&page),
-                }
-                .map_err(failed)
-            },
-        )?;
+        let targets = self.link_targets()?;
+        let successor = self.successor(&mut after, &entry.file, at, &targets)?;
+        let affected = linked::affected(record, path);
+        let linking = self.linking_pages(&after, &targets, &affected, path);
+        let pending =
+            linked::pending_pages(successor.as_ref().map(|_| entry.file.as_str()), &linking);
+        self.change(&self.touched_by_change(&page, &linking), &pending, || {
+            self.write_listing(&after)?;
+            self.save_record(&after)?;
+            match &successor {
+                Some((_, html)) => fsutil::write_atomic(&page, html.as_bytes()),
+                None => files::remove_if_present(&page),
+            }
+            .map_err(failed)?;
+            self.write_linking(&linking)
+        })?;
         *record = after;
         Ok(Publication {
             result: ToggleResult {
@@ -337,9 +349,10 @@ impl Notebook {
         record: &mut Record,
         file: &str,
         at: chrono::DateTime<Utc>,
+        targets: &LinkTargets,
     ) -> Result<Option<(String, String)>> {
         while let Some(owner) = record.owner_of(file).cloned() {
-            match self.render_page(&owner) {
+            match self.render_page(&owner, record, targets) {
                 Ok(html) => return Ok(Some((owner.path, html))),
                 Err(e) if note_is_gone(&e) => {
                     record.remove(&owner.path, at);
@@ -350,10 +363,17 @@ impl Notebook {
         Ok(None)
     }
 
-    fn render_page(&self, entry: &Entry) -> Result<String> {
+    /// The page of a public note, its links as `record` makes them.
+    fn render_page(&self, entry: &Entry, record: &Record, targets: &LinkTargets) -> Result<String> {
         let path = NotePath::parse(&entry.path)?;
         let note = self.read(&path)?;
-        Ok(site::page(&note, entry, self.config().base_url.as_deref()))
+        let places = PublicPlaces::new(targets, record, &path);
+        Ok(site::page(
+            &note,
+            entry,
+            self.config().base_url.as_deref(),
+            &places,
+        ))
     }
 
     /// Rewrites the index and the feed from the record.
@@ -372,36 +392,6 @@ fn note_is_gone(err: &Error) -> bool {
         err,
         Error::NotFound | Error::InvalidPath | Error::NotMarkdown
     )
-}
-
-/// A file of the public dir, as read for serving.
-#[derive(Debug, Clone)]
-pub(crate) struct PublicFile {
-    /// The file name, for its content type.
-    pub(crate) name: String,
-    pub(crate) bytes: Vec<u8>,
-}
-
-impl Notebook {
-    /// The file at `rel` (a path relative to the public dir, `/`-separated; empty
-    /// means the index), `None` when there is none to serve. Only regular files inside
-    /// the public dir are served: `..`, hidden names, backslashes, NUL bytes and
-    /// symlinks leading out are all absent.
-    pub(crate) fn public_file(&self, rel: &str) -> Option<PublicFile> {
-        let rel = if rel.is_empty() {
-            site::INDEX_FILE
-        } else {
-            rel
-        };
-        let segments: Vec<&str> = rel.split('/').collect();
-        let refused = |s: &&str| s.is_empty() || s.starts_with('.') || s.contains(['\\', '\0']);
-        if segments.iter().any(refused) {
-            return None;
-        }
-        let bytes = files::read_beneath(self.public_dir(), &segments.join("/")).ok()?;
-        let name = segments.last().copied().unwrap_or_default().to_string();
-        Some(PublicFile { name, bytes })
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 
 use chrono::Utc;
 
-use super::record::{self, Entry};
+use super::linked::{self, PublicPlaces};
+use super::record::Entry;
 use super::{failed, files, site};
 use crate::error::Result;
 use crate::ops::{NotePath, Notebook, fsutil};
@@ -11,7 +12,8 @@ impl Notebook {
     /// After note `from` became `to`: when `from` is public, its entry now names `to`
     /// (its publication time kept), its page is written under the page name of `to`
     /// from the note as it now is, and the old page goes (or goes back to another note
-    /// published under that name); the index and the feed are rebuilt. A private note
+    /// published under that name); the index and the feed are rebuilt, and so are the
+    /// pages of the public notes that link to it, which now lead to its new page. A private note
     /// changes nothing, and so does a second call: a move a crash interrupted calls it
     /// again. Returns whether the note was public.
     ///
@@ -42,31 +44,38 @@ impl Notebook {
             let dir = self.public_dir();
             let page = dir.join(&file);
             let old_page = dir.join(&old.file);
+            // Links are resolved against the notes as they are now: the move has
+            // renamed the note and rewritten the links to it already.
+            let targets = self.link_targets()?;
             // A note published later under the same name keeps the page.
             let owns_page = after.owner_of(&file).is_some_and(|e| e.path == entry.path);
-            let html =
-                owns_page.then(|| site::page(&note, &entry, self.config().base_url.as_deref()));
+            let places = PublicPlaces::new(&targets, &after, to);
+            let html = owns_page
+                .then(|| site::page(&note, &entry, self.config().base_url.as_deref(), &places));
             let renamed_page = old.file != file;
             let successor = if renamed_page {
-                self.successor(&mut after, &old.file, at)?
+                self.successor(&mut after, &old.file, at, &targets)?
             } else {
                 None
             };
+            // The public pages that link to the note (or to a note whose page name it
+            // took or left) now lead to its new page.
+            let mut linked_to = linked::affected(&after, to);
+            linked_to.extend(linked::affected(record, from));
+            let linking = self.linking_pages(&after, &targets, &linked_to, to);
             // Pages whose name other notes share are marked while they change, so the
             // repair can rewrite them from their owners after a crash.
-            let mut shared: Vec<&str> = Vec::new();
+            let mut pending: Vec<&str> = Vec::new();
             if after.shares_page(&file, to.as_str()) {
-                shared.push(&file);
+                pending.push(&file);
             }
             if successor.is_some() {
-                shared.push(&old.file);
+                pending.push(&old.file);
             }
-            let mut touched = self.touched_by_change(&page).to_vec();
+            pending.extend(linking.iter().map(|(file, _)| file.as_str()));
+            let mut touched = self.touched_by_change(&page, &linking);
             touched.push(old_page.clone());
-            self.change(&touched, shared.first().copied(), || {
-                if shared.len() > 1 {
-                    record::save_pending(self.notes_dir(), &shared).map_err(failed)?;
-                }
+            self.change(&touched, &pending, || {
                 site::write_assets(dir).map_err(failed)?;
                 if let Some(html) = &html {
                     fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
@@ -80,7 +89,7 @@ impl Notebook {
                     }
                     .map_err(failed)?;
                 }
-                Ok(())
+                self.write_linking(&linking)
             })?;
             *record = after;
             Ok(true)

@@ -63,6 +63,7 @@ impl Notebook {
             // missing pages, those a crash left mid-change and those an older version
             // made are rendered again.
             let now = Utc::now();
+            let targets = self.link_targets()?;
             let names: BTreeSet<String> = record.entries().map(|e| e.file.clone()).collect();
             let mut pages = Vec::new();
             for name in names {
@@ -71,7 +72,7 @@ impl Notebook {
                     continue;
                 }
                 while let Some(owner) = record.owner_of(&name).cloned() {
-                    match self.render_page(&owner) {
+                    match self.render_page(&owner, &record, &targets) {
                         Ok(html) => {
                             pages.push((name, html));
                             break;

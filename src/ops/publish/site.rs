@@ -118,11 +118,17 @@ fn reading_minutes(body: &str) -> usize {
 /// The standalone page of a public note: title, publication date, tags and the
 /// rendered body. With the public origin known, the page also names its canonical
 /// address.
-pub(crate) fn page(note: &Note, entry: &Entry, base_url: Option<&str>) -> String {
+/// Links between notes go where `places` says (public notes' pages, or plain text).
+pub(crate) fn page(
+    note: &Note,
+    entry: &Entry,
+    base_url: Option<&str>,
+    places: &dyn render::LinkPlaces,
+) -> String {
     let fields = note.front_matter.clone().unwrap_or_default();
     // The renderer's output is the one markup not escaped here: it shows raw HTML in
     // the note as text and keeps to its allow-list.
-    let content = PreEscaped(render::to_html(&note.body, Some(&note.title)));
+    let content = PreEscaped(render::to_html(&note.body, Some(&note.title), places));
     let body = html! {
         body {
             "\n"
@@ -245,7 +251,7 @@ mod tests {
         let path = NotePath::parse("a/n.md").unwrap();
         let text = "---\ntitle: <script>alert(1)</script>\ndate: 03-02-2026\ntags: [\"<b>x</b>\", rust]\n---\n\n# Hello\n\nBody *text*.\n";
         let note = note_of(&path, text, text.len() as u64);
-        let html = page(&note, &entry(&note.title, &[]), None);
+        let html = page(&note, &entry(&note.title, &[]), None, &render::Unlinked);
         assert!(!html.contains("<script>"), "{html}");
         assert!(
             html.contains("<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>"),
@@ -272,7 +278,12 @@ mod tests {
         assert!(html.contains(r#"href="static/style.css""#));
         assert!(html.contains(r#"<meta name="description" content="A &lt;summary&gt;.">"#));
         assert!(!html.contains("canonical"));
-        let shared = page(&note, &entry(&note.title, &[]), Some("https://n.example"));
+        let shared = page(
+            &note,
+            &entry(&note.title, &[]),
+            Some("https://n.example"),
+            &render::Unlinked,
+        );
         assert!(
             shared.contains(r#"<link rel="canonical" href="https://n.example/public/n.html">"#)
         );

@@ -378,3 +378,58 @@ fn repair_renders_again_the_pages_an_older_version_made_without_the_policy() {
     assert_eq!(std::fs::read_to_string(&page).unwrap(), fresh);
     assert!(nb.repair_public().unwrap().is_clean());
 }
+
+fn text_of_page(nb: &Notebook, name: &str) -> String {
+    String::from_utf8(public_bytes(nb, name).unwrap()).unwrap()
+}
+
+#[test]
+fn a_publication_failing_at_a_linking_page_puts_every_page_back() {
+    let (_root, nb) = notebook();
+    let a = write(&nb, "a.md", "See [[n]].\n");
+    let b = write(&nb, "b.md", "And [[n|here]].\n");
+    nb.publish(&a).unwrap();
+    nb.publish(&b).unwrap();
+    let a_page = public_bytes(&nb, "a.html").unwrap();
+    assert!(text_of_page(&nb, "a.html").contains("<p>See n.</p>"));
+    let n = write(&nb, "n.md", "# N\n");
+    let before = state(&nb);
+    // a's page is rewritten first (path order), then b's fails.
+    block(&nb, "b.html");
+    assert!(matches!(nb.publish(&n), Err(Error::PublishFailed(_))));
+    assert_eq!(
+        public_bytes(&nb, "a.html").unwrap(),
+        a_page,
+        "a's page back"
+    );
+    assert!(!nb.public_dir().join("n.html").exists());
+    assert_eq!(state(&nb), before, "record, index and feed as they were");
+    assert!(!nb.notes_dir().join(record::PENDING_FILE).exists());
+    no_temp_files(&nb);
+    unblock(&nb, "b.html");
+    nb.publish(&n).unwrap();
+    assert!(text_of_page(&nb, "a.html").contains(r#"<p>See <a href="n.html">n</a>.</p>"#));
+    assert!(text_of_page(&nb, "b.html").contains(r#"<a href="n.html">here</a>"#));
+}
+
+#[test]
+fn repair_renders_again_a_linking_page_left_mid_change() {
+    let (_root, nb) = notebook();
+    let a = write(&nb, "a.md", "See [[n]].\n");
+    let n = write(&nb, "n.md", "# N\n");
+    nb.publish(&a).unwrap();
+    nb.publish(&n).unwrap();
+    let linked = public_bytes(&nb, "a.html").unwrap();
+    assert!(text_of_page(&nb, "a.html").contains(r#"<a href="n.html">n</a>"#));
+    nb.unpublish(&n).unwrap();
+    let plain = public_bytes(&nb, "a.html").unwrap();
+    assert!(!text_of_page(&nb, "a.html").contains("n.html"));
+    // As a crash in the middle of the unpublication leaves it: the record saved, the
+    // linking page not yet rewritten, the marker naming it.
+    record::save_pending(nb.notes_dir(), &["a.html"]).unwrap();
+    std::fs::write(nb.public_dir().join("a.html"), &linked).unwrap();
+    let report = nb.repair_public().unwrap();
+    assert_eq!(report.regenerated_pages, ["a.html"]);
+    assert_eq!(public_bytes(&nb, "a.html").unwrap(), plain);
+    assert!(!nb.notes_dir().join(record::PENDING_FILE).exists());
+}

@@ -247,12 +247,15 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_
         ..Pending::default()
     };
     let mut retry = FIRST_RETRY;
+    // When a failing index is tried again: a deadline, not a wait restarted by each
+    // message, so readers settling often (a note page polled) do not put it off.
+    let mut retry_at = Instant::now();
     let mut failing = false;
     loop {
         // Wait for work, unless some is left over from a failed pass.
         if pending.is_empty() || failing {
             let first = if failing {
-                match inbox.recv_timeout(retry) {
+                match inbox.recv_timeout(retry_at.saturating_duration_since(Instant::now())) {
                     Ok(message) => Some(message),
                     Err(RecvTimeoutError::Timeout) => None,
                     Err(RecvTimeoutError::Disconnected) => return,
@@ -326,6 +329,7 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_
                 if failing {
                     retry = (retry * 2).min(MAX_RETRY);
                 }
+                retry_at = Instant::now() + retry;
                 failing = true;
             }
         }

@@ -18,6 +18,7 @@ use std::sync::{Mutex, PoisonError};
 use std::sync::Arc;
 
 use crate::ops::front_matter::FrontMatter;
+use crate::ops::links::LinkCache;
 use crate::ops::model::{Note, NoteList, NoteMeta};
 use crate::ops::path::NotePath;
 
@@ -175,6 +176,9 @@ pub(crate) struct ListSnapshot {
     /// Where a caller keeps what it made of this list (the API keeps its JSON), made
     /// once per list.
     pub(crate) rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
+    /// What the links of these notes make (their resolver), made once per list, when
+    /// first asked for (`ops::links`).
+    pub(crate) links: Arc<LinkCache>,
 }
 
 impl ListSnapshot {
@@ -182,6 +186,7 @@ impl ListSnapshot {
         ListSnapshot {
             list: Arc::new(list),
             rendered: Arc::default(),
+            links: Arc::default(),
         }
     }
 }

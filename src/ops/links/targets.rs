@@ -1,0 +1,257 @@
+//! Where a link shown on a page leads. The renderer hands each link as written; this
+//! says which note it names, which note is missing, or that it is a file or no link
+//! between notes at all, against the notes of one list snapshot. The pages (the web
+//! interface, the public pages) only turn the answer into their own URLs.
+
+use std::sync::{Arc, OnceLock};
+
+use super::{Link, LinkKind, Resolver, heading_anchor, parse};
+use crate::error::Result;
+use crate::ops::model::NoteList;
+use crate::ops::{NotePath, Notebook, path};
+use crate::render::{self, LinkForm};
+
+/// What a link on a page points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Destination {
+    /// A note of the folder, and the heading the link names.
+    Note {
+        path: NotePath,
+        heading: Option<String>,
+    },
+    /// No note of that name: where it would be made, when the name makes a valid path.
+    Missing { path: Option<NotePath> },
+    /// A file that is not a note. `href` is a URL relative to the linking page for a
+    /// wikilink (its target, each segment encoded); `None` for a Markdown link or image,
+    /// whose URL is kept as written.
+    File { href: Option<String> },
+    /// Not a link between notes: an external URL, a same-page anchor, an absolute path.
+    Elsewhere,
+}
+
+/// What the links of one list of the notes make: their resolver, made once, when first
+/// asked for.
+#[derive(Debug, Default)]
+pub(crate) struct LinkCache {
+    resolver: OnceLock<Arc<Resolver>>,
+}
+
+/// The notes links are resolved against: one list of the notes and its resolver.
+#[derive(Debug, Clone)]
+pub(crate) struct LinkTargets {
+    notes: Arc<NoteList>,
+    resolver: Arc<Resolver>,
+}
+
+impl Notebook {
+    /// What links resolve against now. The resolver is built once per list snapshot
+    /// (the list is shared while no note file changes), so pages rendered between two
+    /// changes share it.
+    pub(crate) fn link_targets(&self) -> Result<LinkTargets> {
+        let snapshot = self.list_snapshot()?;
+        Ok(LinkTargets::with_cache(snapshot.list, snapshot.links))
+    }
+}
+
+/// The resolver of every note in `list`.
+fn resolver_of(list: &NoteList) -> Resolver {
+    Resolver::new(
+        list.notes
+            .iter()
+            .filter_map(|note| Some((NotePath::parse(&note.path).ok()?, note.title.as_str()))),
+    )
+}
+
+impl LinkTargets {
+    fn with_cache(notes: Arc<NoteList>, cache: Arc<LinkCache>) -> Self {
+        let resolver = cache
+            .resolver
+            .get_or_init(|| Arc::new(resolver_of(&notes)))
+            .clone();
+        LinkTargets { notes, resolver }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn of(list: NoteList) -> Self {
+        LinkTargets::with_cache(Arc::new(list), Arc::default())
+    }
+
+    pub(crate) fn resolver(&self) -> &Resolver {
+        &self.resolver
+    }
+
+    /// The title of note `path`, when it is one of these notes.
+    pub(crate) fn title_of(&self, path: &NotePath) -> Option<&str> {
+        let notes = &self.notes.notes;
+        notes
+            .binary_search_by(|note| note.path.as_str().cmp(path.as_str()))
+            .ok()
+            .map(|i| notes[i].title.as_str())
+    }
+
+    /// Where a link written as `form` with destination `dest`, on the page of note
+    /// `from`, leads.
+    pub(crate) fn destination(&self, from: &NotePath, form: LinkForm, dest: &str) -> Destination {
+        let kind = match form {
+            LinkForm::Wiki => LinkKind::Wiki,
+            LinkForm::Embed => LinkKind::WikiEmbed,
+            LinkForm::Link => LinkKind::Markdown,
+            LinkForm::Image => LinkKind::MarkdownImage,
+        };
+        let Some(link) = parse::link_of(kind, dest) else {
+            return Destination::Elsewhere;
+        };
+        if !link.is_note() {
+            let href = link.is_wiki().then(|| relative_href(&link.note));
+            return Destination::File { href };
+        }
+        match self.resolver.resolve(from, &link) {
+            Some(path) => Destination::Note {
+                path,
+                heading: link.heading,
+            },
+            None => Destination::Missing {
+                path: would_be(from, &link),
+            },
+        }
+    }
+}
+
+/// `#anchor` of a link to `heading` (the id the renderer gives that heading), or
+/// nothing.
+pub(crate) fn fragment(heading: Option<&str>) -> String {
+    heading.map_or_else(String::new, |h| format!("#{}", heading_anchor(h)))
+}
+
+/// The path a missing note would have: a wikilink's name from the root (`.md` added),
+/// a Markdown link's path from the linking note's folder.
+fn would_be(from: &NotePath, link: &Link) -> Option<NotePath> {
+    if link.is_wiki() {
+        let name = link.note.trim_start_matches('/');
+        if name.ends_with(".md") {
+            NotePath::parse(name).ok()
+        } else {
+            NotePath::parse(&format!("{name}.md")).ok()
+        }
+    } else {
+        let joined = match from.parent() {
+            "." => link.note.clone(),
+            folder => format!("{folder}/{}", link.note),
+        };
+        NotePath::parse(&path::clean(&joined)).ok()
+    }
+}
+
+/// A relative URL of a file named as `name` (`/`-separated), each segment encoded.
+fn relative_href(name: &str) -> String {
+    name.trim_start_matches('/')
+        .split('/')
+        .map(render::url_segment)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::model::NoteMeta;
+
+    fn targets(notes: &[(&str, &str)]) -> LinkTargets {
+        let mut notes: Vec<NoteMeta> = notes
+            .iter()
+            .map(|(path, title)| NoteMeta {
+                path: path.to_string(),
+                title: title.to_string(),
+                tags: Vec::new(),
+                last_modified: String::new(),
+                date: String::new(),
+                size: 0,
+            })
+            .collect();
+        notes.sort_by(|a, b| a.path.cmp(&b.path));
+        LinkTargets::of(NoteList {
+            total: notes.len(),
+            notes,
+        })
+    }
+
+    fn note(path: &str, heading: Option<&str>) -> Destination {
+        Destination::Note {
+            path: NotePath::parse(path).unwrap(),
+            heading: heading.map(str::to_string),
+        }
+    }
+
+    fn missing(path: Option<&str>) -> Destination {
+        Destination::Missing {
+            path: path.map(|p| NotePath::parse(p).unwrap()),
+        }
+    }
+
+    #[test]
+    fn each_form_finds_its_note_or_says_what_is_missing() {
+        let t = targets(&[("recipes/bread.md", "Sourdough bread"), ("a/b.md", "B")]);
+        let from = NotePath::parse("a/x.md").unwrap();
+        let at = |form, dest| t.destination(&from, form, dest);
+        assert_eq!(at(LinkForm::Wiki, "bread"), note("recipes/bread.md", None));
+        assert_eq!(
+            at(LinkForm::Wiki, "sourdough BREAD#The dough"),
+            note("recipes/bread.md", Some("The dough"))
+        );
+        assert_eq!(at(LinkForm::Embed, "b"), note("a/b.md", None));
+        assert_eq!(
+            at(LinkForm::Link, "../recipes/bread.md#crumb"),
+            note("recipes/bread.md", Some("crumb"))
+        );
+        assert_eq!(at(LinkForm::Link, "b.md"), note("a/b.md", None));
+        assert_eq!(at(LinkForm::Wiki, "#Part"), note("a/x.md", Some("Part")));
+        assert_eq!(
+            at(LinkForm::Wiki, "Rust async"),
+            missing(Some("Rust async.md"))
+        );
+        assert_eq!(
+            at(LinkForm::Wiki, "dir/new.md"),
+            missing(Some("dir/new.md"))
+        );
+        assert_eq!(
+            at(LinkForm::Link, "sub/new%20one.md"),
+            missing(Some("a/sub/new one.md"))
+        );
+        assert_eq!(at(LinkForm::Link, "../../up.md"), missing(None));
+        assert_eq!(at(LinkForm::Wiki, "../up"), missing(None));
+    }
+
+    #[test]
+    fn files_and_other_links() {
+        let t = targets(&[("a.md", "A")]);
+        let from = NotePath::parse("a.md").unwrap();
+        let at = |form, dest| t.destination(&from, form, dest);
+        assert_eq!(
+            at(LinkForm::Embed, "img/a b.png"),
+            Destination::File {
+                href: Some("img/a%20b.png".into())
+            }
+        );
+        assert_eq!(
+            at(LinkForm::Image, "img/a.png"),
+            Destination::File { href: None }
+        );
+        for (form, dest) in [
+            (LinkForm::Wiki, "javascript:alert(1)"),
+            (LinkForm::Link, "https://example.org/a.md"),
+            (LinkForm::Link, "#top"),
+            (LinkForm::Link, "/abs.md"),
+        ] {
+            assert_eq!(at(form, dest), Destination::Elsewhere, "{dest}");
+        }
+    }
+
+    #[test]
+    fn titles_by_path() {
+        let t = targets(&[("b.md", "Bee"), ("a.md", "Ay")]);
+        assert_eq!(t.title_of(&NotePath::parse("b.md").unwrap()), Some("Bee"));
+        assert_eq!(t.title_of(&NotePath::parse("c.md").unwrap()), None);
+        assert_eq!(fragment(Some("Été à Paris")), "#été-à-paris");
+        assert_eq!(fragment(None), "");
+    }
+}

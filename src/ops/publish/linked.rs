@@ -1,0 +1,136 @@
+//! Links on public pages. A link to a public note goes to its page (`NAME.html`, the
+//! heading kept); a link to a private or missing note is its text alone, so no private
+//! path or title reaches a page. When a note is published or unpublished, the pages of
+//! the public notes that link to it are rendered again.
+
+use super::record::{Entry, Record};
+use super::{failed, files, site};
+use crate::error::Result;
+use crate::ops::links::{Destination, LinkTargets, fragment, links_of};
+use crate::ops::store::text_of;
+use crate::ops::{NotePath, Notebook};
+use crate::render::{LinkForm, LinkPlaces, Place};
+
+/// Where the links of one public page go, with the record as it will be.
+pub(crate) struct PublicPlaces<'a> {
+    targets: &'a LinkTargets,
+    record: &'a Record,
+    from: &'a NotePath,
+}
+
+impl<'a> PublicPlaces<'a> {
+    pub(crate) fn new(targets: &'a LinkTargets, record: &'a Record, from: &'a NotePath) -> Self {
+        PublicPlaces {
+            targets,
+            record,
+            from,
+        }
+    }
+}
+
+impl LinkPlaces for PublicPlaces<'_> {
+    fn place(&self, form: LinkForm, dest: &str) -> Place {
+        match self.targets.destination(self.from, form, dest) {
+            Destination::Note { path, heading } => match page_of(self.record, &path) {
+                Some(entry) => Place::Note {
+                    href: format!(
+                        "{}{}",
+                        site::href(&entry.file),
+                        fragment(heading.as_deref())
+                    ),
+                    title: entry.title.clone(),
+                },
+                None => Place::Missing { href: None },
+            },
+            Destination::Missing { .. } => Place::Missing { href: None },
+            Destination::File { href: Some(href) } => Place::File { href },
+            Destination::File { href: None } | Destination::Elsewhere => Place::AsWritten,
+        }
+    }
+}
+
+/// The entry of note `path` when it is public and its page shows it (a page name two
+/// public notes share shows the latest publication only).
+fn page_of<'r>(record: &'r Record, path: &NotePath) -> Option<&'r Entry> {
+    let entry = record.get(path.as_str())?;
+    let owner = record.owner_of(&entry.file)?;
+    (owner.path == entry.path).then_some(entry)
+}
+
+/// The notes whose public pages may change when `path` is published or unpublished:
+/// the note, and every note published under the same page name (the page passes from
+/// one to another).
+pub(super) fn affected(record: &Record, path: &NotePath) -> Vec<String> {
+    let file = site::page_name(path);
+    let mut notes: Vec<String> = record
+        .entries()
+        .filter(|e| e.file == file)
+        .map(|e| e.path.clone())
+        .collect();
+    if !notes.iter().any(|p| p == path.as_str()) {
+        notes.push(path.to_string());
+    }
+    notes
+}
+
+impl Notebook {
+    /// The pages of the public notes of `record` that link to one of the notes `to`,
+    /// rendered again with `record`: each page's file name and HTML. The page of
+    /// `except` (written by the caller) is left out, and so is a note that cannot be
+    /// read any more (the repair deals with it).
+    pub(super) fn linking_pages(
+        &self,
+        record: &Record,
+        targets: &LinkTargets,
+        to: &[String],
+        except: &NotePath,
+    ) -> Vec<(String, String)> {
+        let mut pages = Vec::new();
+        for entry in record.entries() {
+            let Ok(from) = NotePath::parse(&entry.path) else {
+                continue;
+            };
+            if from == *except || page_of(record, &from).is_none() {
+                continue;
+            }
+            let Ok(raw) = self.read_raw(&from) else {
+                continue;
+            };
+            let links_here = links_of(&text_of(raw.bytes())).iter().any(|link| {
+                targets
+                    .resolver()
+                    .resolve(&from, link)
+                    .is_some_and(|target| to.iter().any(|t| t == target.as_str()))
+            });
+            if links_here {
+                let note = self.note_of_raw(&raw);
+                let places = PublicPlaces::new(targets, record, &from);
+                let html = site::page(&note, entry, self.config().base_url.as_deref(), &places);
+                pages.push((entry.file.clone(), html));
+            }
+        }
+        pages
+    }
+
+    /// Writes the pages of the public notes that link to a note just published or
+    /// unpublished; a page whose HTML is the same is not written again.
+    pub(super) fn write_linking(&self, linking: &[(String, String)]) -> Result<()> {
+        for (file, html) in linking {
+            files::write_if_changed(&self.public_dir().join(file), html.as_bytes())
+                .map_err(failed)?;
+        }
+        Ok(())
+    }
+}
+
+/// The page names a change marks as in progress: a shared page, and the pages of the
+/// notes linking to the note.
+pub(super) fn pending_pages<'a>(
+    shared: Option<&'a str>,
+    linking: &'a [(String, String)],
+) -> Vec<&'a str> {
+    shared
+        .into_iter()
+        .chain(linking.iter().map(|(file, _)| file.as_str()))
+        .collect()
+}

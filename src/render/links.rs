@@ -1,0 +1,269 @@
+//! Links between notes in the renderer's stream of events: each link and image asks the
+//! page's `LinkPlaces` where it goes (the question, `LinkForm`, and the answer, `Place`,
+//! are defined here), and becomes a link, a link styled as missing, plain text or an
+//! embed card. The markup made here carries only our classes and an `href`
+//! that passed the scheme check; every text in it is escaped.
+
+use pulldown_cmark::{CowStr, Event, LinkType, Tag, TagEnd};
+use pulldown_cmark_escape::{escape_href, escape_html};
+
+use super::safe_url;
+
+/// How a link is written in a note, as the page asks where it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkForm {
+    /// `[[target]]`, `[[target|label]]`, `[[target#Heading]]`.
+    Wiki,
+    /// `![[target]]`.
+    Embed,
+    /// `[label](url)`, inline or by reference.
+    Link,
+    /// `![alt](url)`.
+    Image,
+}
+
+/// Where a link goes on the page being rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A note that may be linked to from this page: the link goes to `href`; an embed
+    /// shows `title` in its card.
+    Note { href: String, title: String },
+    /// No note this page may link to (missing, or private on a public page): with
+    /// `href`, a link of class `missing` (to where the note can be made); without, the
+    /// link's text alone, plain.
+    Missing { href: Option<String> },
+    /// A file that is not a note (an attachment): a plain link to `href`.
+    File { href: String },
+    /// Not a link between notes (an external URL, a `#anchor`): a Markdown link or image
+    /// is kept as written (its URL checked like any), a wikilink is its text.
+    AsWritten,
+}
+
+/// What a page answers for each link between notes it shows. The web interface and the
+/// public pages each have theirs; the renderer only asks.
+pub(crate) trait LinkPlaces {
+    /// Where a link written as `form` with destination `dest` goes: `dest` is what the
+    /// parser hands (a wikilink's text before `|`, a Markdown link's URL).
+    fn place(&self, form: LinkForm, dest: &str) -> Place;
+}
+
+/// A page where no link between notes leads anywhere: wikilinks show as their text,
+/// Markdown links stay as written.
+#[cfg(test)]
+pub(crate) struct Unlinked;
+
+#[cfg(test)]
+impl LinkPlaces for Unlinked {
+    fn place(&self, _: LinkForm, _: &str) -> Place {
+        Place::AsWritten
+    }
+}
+
+/// `Rust async` → `Rust async`, `Rust async#Setup` → `Rust async > Setup`, `#Setup` →
+/// `Setup`: the text a wikilink without `|label` shows (the author's own words, never
+/// a path or title found by resolving it).
+pub(crate) fn wiki_label(dest: &str) -> String {
+    match dest.split_once('#') {
+        Some((note, heading)) if note.trim().is_empty() => heading.trim().to_string(),
+        Some((note, heading)) if heading.trim().is_empty() => note.trim().to_string(),
+        Some((note, heading)) => format!("{} > {}", note.trim(), heading.trim()),
+        None => dest.trim().to_string(),
+    }
+}
+
+/// Links open in the text being rendered, and the page's answers.
+pub(super) struct NoteLinks<'p> {
+    places: &'p dyn LinkPlaces,
+    /// What closes each link or image open, innermost last.
+    open: Vec<Close>,
+    /// Above 0 while inside a link whose own text is replaced: the events inside are
+    /// dropped, nested links and images counted so the right end is found.
+    skipping: usize,
+}
+
+/// How a link or image open in the text ends.
+enum Close {
+    /// With the end the text has (the author's link, or one whose target was replaced).
+    AsIs,
+    /// With this markup, or nothing (plain text, a card made whole at its start).
+    With(Option<Event<'static>>),
+}
+
+impl<'p> NoteLinks<'p> {
+    pub(super) fn new(places: &'p dyn LinkPlaces) -> Self {
+        NoteLinks {
+            places,
+            open: Vec::new(),
+            skipping: 0,
+        }
+    }
+
+    /// Adds what `event` becomes to `out`: the author's events go through `safe` (the
+    /// renderer's allow-list); the markup made here is pushed as it is.
+    pub(super) fn route<'a>(
+        &mut self,
+        event: Event<'a>,
+        out: &mut Vec<Event<'a>>,
+        mut safe: impl FnMut(Event<'a>) -> Event<'a>,
+    ) {
+        if self.skipping > 0 {
+            match &event {
+                Event::Start(Tag::Link { .. } | Tag::Image { .. }) => self.skipping += 1,
+                Event::End(TagEnd::Link | TagEnd::Image) if self.skipping > 1 => self.skipping -= 1,
+                // The end of the link whose text was replaced: closed below.
+                Event::End(TagEnd::Link | TagEnd::Image) => self.skipping = 0,
+                _ => {}
+            }
+            if self.skipping > 0 {
+                return;
+            }
+        }
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                if matches!(link_type, LinkType::Autolink | LinkType::Email) {
+                    self.open.push(Close::AsIs);
+                    out.push(safe(Event::Start(Tag::Link {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    })));
+                    return;
+                }
+                let form = match link_type {
+                    LinkType::WikiLink { .. } => LinkForm::Wiki,
+                    _ => LinkForm::Link,
+                };
+                let label = bare_label(link_type, &dest_url);
+                match self.places.place(form, &dest_url) {
+                    Place::Note { href, .. } | Place::File { href } => {
+                        // The author's title attribute stays on a Markdown link.
+                        let title = if form == LinkForm::Link {
+                            title
+                        } else {
+                            CowStr::Borrowed("")
+                        };
+                        out.push(safe(link_to(href, title)));
+                        self.open.push(Close::AsIs);
+                    }
+                    Place::Missing { href } => self.missing(href, out),
+                    Place::AsWritten if form == LinkForm::Wiki => self.missing(None, out),
+                    Place::AsWritten => {
+                        out.push(safe(Event::Start(Tag::Link {
+                            link_type,
+                            dest_url,
+                            title,
+                            id,
+                        })));
+                        self.open.push(Close::AsIs);
+                    }
+                }
+                self.label(label, out);
+            }
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let form = match link_type {
+                    LinkType::WikiLink { .. } => LinkForm::Embed,
+                    _ => LinkForm::Image,
+                };
+                let label = bare_label(link_type, &dest_url);
+                match self.places.place(form, &dest_url) {
+                    Place::Note { href, title } => {
+                        out.push(Event::Html(CowStr::from(card(&href, &title))));
+                        self.open.push(Close::With(None));
+                        // The card says all: the alt text or target is not repeated.
+                        self.skipping = 1;
+                        return;
+                    }
+                    Place::File { href } => {
+                        out.push(safe(link_to(href, CowStr::Borrowed(""))));
+                        self.open.push(Close::With(Some(Event::End(TagEnd::Link))));
+                    }
+                    Place::Missing { href } => self.missing(href, out),
+                    Place::AsWritten if form == LinkForm::Embed => self.missing(None, out),
+                    Place::AsWritten => {
+                        out.push(safe(Event::Start(Tag::Image {
+                            link_type,
+                            dest_url,
+                            title,
+                            id,
+                        })));
+                        self.open.push(Close::AsIs);
+                    }
+                }
+                self.label(label, out);
+            }
+            Event::End(end @ (TagEnd::Link | TagEnd::Image)) => match self.open.pop() {
+                Some(Close::With(close)) => out.extend(close),
+                Some(Close::AsIs) | None => out.push(safe(Event::End(end))),
+            },
+            event => out.push(safe(event)),
+        }
+    }
+
+    /// Opens a link to a note this page may not link to: styled as missing when there is
+    /// somewhere to go, plain text otherwise.
+    fn missing<'a>(&mut self, href: Option<String>, out: &mut Vec<Event<'a>>) {
+        match href {
+            Some(href) => {
+                let mut open = String::from(r#"<a class="missing" href=""#);
+                push_href(&mut open, href);
+                open.push_str("\">");
+                out.push(Event::Html(CowStr::from(open)));
+                self.open
+                    .push(Close::With(Some(Event::Html(CowStr::Borrowed("</a>")))));
+            }
+            None => self.open.push(Close::With(None)),
+        }
+    }
+
+    /// For a wikilink without `|label`, shows our label in place of its text.
+    fn label<'a>(&mut self, label: Option<String>, out: &mut Vec<Event<'a>>) {
+        if let Some(label) = label {
+            out.push(Event::Text(CowStr::from(label)));
+            self.skipping = 1;
+        }
+    }
+}
+
+/// The label a wikilink or embed without `|label` shows; `None` for any other link,
+/// whose text is the author's.
+fn bare_label(link_type: LinkType, dest: &str) -> Option<String> {
+    matches!(link_type, LinkType::WikiLink { has_pothole: false }).then(|| wiki_label(dest))
+}
+
+/// The start of a plain link to `href` (its scheme is checked by the caller's `safe`).
+fn link_to<'a>(href: String, title: CowStr<'a>) -> Event<'a> {
+    Event::Start(Tag::Link {
+        link_type: LinkType::Inline,
+        dest_url: CowStr::from(href),
+        title,
+        id: CowStr::Borrowed(""),
+    })
+}
+
+/// `href`, checked like any link target, escaped into an attribute value.
+fn push_href(out: &mut String, href: String) {
+    let href = safe_url(CowStr::from(href), false);
+    // Writing into a String cannot fail.
+    let _ = escape_href(&mut *out, &href);
+}
+
+/// The card of an embedded note: a block-looking link holding the note's title.
+fn card(href: &str, title: &str) -> String {
+    let mut html = String::from(r#"<a class="embed" href=""#);
+    push_href(&mut html, href.to_string());
+    html.push_str(r#""><span class="embed-title">"#);
+    let _ = escape_html(&mut html, title);
+    html.push_str("</span></a>");
+    html
+}
