@@ -77,3 +77,17 @@ impl Notebook {
         }
     }
 }
+
+/// A notebook over an empty notes folder in a temp dir (public dir beside it), for the
+/// unit tests of the operations; the dir goes when the first value is dropped.
+#[cfg(test)]
+pub(crate) fn temp_notebook() -> (tempfile::TempDir, Notebook) {
+    let root = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(root.path().join("notes")).expect("notes dir");
+    let notebook = Notebook::new(Config {
+        notes_dir: root.path().join("notes"),
+        public_dir: root.path().join("public"),
+        base_url: None,
+    });
+    (root, notebook)
+}

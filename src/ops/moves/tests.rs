@@ -3,18 +3,8 @@
 
 use super::journal::{Journal, Rewrite};
 use super::*;
-use crate::ops::Config;
 
-fn notebook() -> (tempfile::TempDir, Notebook) {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::create_dir(root.path().join("notes")).unwrap();
-    let notebook = Notebook::new(Config {
-        notes_dir: root.path().join("notes"),
-        public_dir: root.path().join("public"),
-        base_url: None,
-    });
-    (root, notebook)
-}
+use crate::ops::temp_notebook as notebook;
 
 fn p(s: &str) -> NotePath {
     NotePath::parse(s).unwrap()

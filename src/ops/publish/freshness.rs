@@ -53,19 +53,9 @@ mod tests {
 
     use super::*;
     use crate::error::Error;
-    use crate::ops::Config;
     use crate::ops::model::{NoteInput, Precondition};
 
-    fn notebook() -> (tempfile::TempDir, Notebook) {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::create_dir(root.path().join("notes")).unwrap();
-        let notebook = Notebook::new(Config {
-            notes_dir: root.path().join("notes"),
-            public_dir: root.path().join("public"),
-            base_url: None,
-        });
-        (root, notebook)
-    }
+    use crate::ops::temp_notebook as notebook;
 
     fn put(notebook: &Notebook, path: &NotePath, text: &str) {
         notebook

@@ -252,19 +252,8 @@ impl Notebook {
     /// it, so a crash in between leaves a page no entry names, which the repair removes.
     fn put_up(&self, record: &mut Record, path: &NotePath) -> Result<Publication> {
         let note = self.read(path)?;
-        let file = site::page_name(path);
-        let entry = Entry {
-            path: path.to_string(),
-            title: note.title.clone(),
-            tags: note
-                .front_matter
-                .as_ref()
-                .map(|f| f.tags.clone())
-                .unwrap_or_default(),
-            summary: crate::render::summary(&note.body, site::SUMMARY_CHARS),
-            published_at: record.next_stamp(Utc::now()),
-            file: file.clone(),
-        };
+        let entry = site::entry_of(path, &note, record.next_stamp(Utc::now()));
+        let file = entry.file.clone();
         let mut after = record.clone();
         after.insert(entry.clone());
         let targets = self.link_targets()?;

@@ -3,7 +3,6 @@
 use chrono::Utc;
 
 use super::linked::{self, PublicPlaces};
-use super::record::Entry;
 use super::{failed, files, site};
 use crate::error::Result;
 use crate::ops::{NotePath, Notebook, fsutil};
@@ -25,19 +24,8 @@ impl Notebook {
                 return Ok(false);
             };
             let note = self.read(to)?;
-            let file = site::page_name(to);
-            let entry = Entry {
-                path: to.to_string(),
-                title: note.title.clone(),
-                tags: note
-                    .front_matter
-                    .as_ref()
-                    .map(|f| f.tags.clone())
-                    .unwrap_or_default(),
-                summary: crate::render::summary(&note.body, site::SUMMARY_CHARS),
-                published_at: old.published_at,
-                file: file.clone(),
-            };
+            let entry = site::entry_of(to, &note, old.published_at);
+            let file = entry.file.clone();
             let mut after = record.clone();
             let at = after.next_stamp(Utc::now());
             after.moved(from.as_str(), entry.clone(), at);

@@ -8,6 +8,7 @@
 use std::io;
 use std::path::Path;
 
+use chrono::{DateTime, Utc};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::feed;
@@ -40,6 +41,23 @@ pub(crate) fn page_name(path: &NotePath) -> String {
     match path.stem() {
         "index" => "index-note.html".to_string(),
         stem => format!("{stem}.html"),
+    }
+}
+
+/// The record's entry of note `note` at `path`, published at `published_at`: its title,
+/// tags and summary as the note now says, its page under the name of `path`.
+pub(crate) fn entry_of(path: &NotePath, note: &Note, published_at: DateTime<Utc>) -> Entry {
+    Entry {
+        path: path.to_string(),
+        title: note.title.clone(),
+        tags: note
+            .front_matter
+            .as_ref()
+            .map(|f| f.tags.clone())
+            .unwrap_or_default(),
+        summary: render::summary(&note.body, SUMMARY_CHARS),
+        published_at,
+        file: page_name(path),
     }
 }
 

@@ -1,19 +1,9 @@
 //! The publishing operations on a temp notebook, without HTTP.
 
 use super::*;
-use crate::ops::Config;
 use crate::ops::model::{NoteInput, Precondition};
 
-fn notebook() -> (tempfile::TempDir, Notebook) {
-    let root = tempfile::tempdir().unwrap();
-    std::fs::create_dir(root.path().join("notes")).unwrap();
-    let notebook = Notebook::new(Config {
-        notes_dir: root.path().join("notes"),
-        public_dir: root.path().join("public"),
-        base_url: None,
-    });
-    (root, notebook)
-}
+use crate::ops::temp_notebook as notebook;
 
 fn write(notebook: &Notebook, rel: &str, text: &str) -> NotePath {
     let path = NotePath::parse(rel).unwrap();
