@@ -286,7 +286,7 @@ mod tests {
             served_type("text/html"),
             ("text/plain; charset=utf-8".to_string(), true)
         );
-        assert_eq!(served_type("image/svg+xml").1, true);
+        assert!(served_type("image/svg+xml").1);
         assert_eq!(served_type("image/png"), ("image/png".to_string(), false));
     }
 }
