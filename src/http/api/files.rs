@@ -36,8 +36,13 @@ pub(super) fn path() -> impl Filter<Extract = (FilePath,), Error = Rejection> + 
     })
 }
 
-/// Files up to this size are read whole on the thread that took the request, as a
-/// static file server does; larger ones are streamed in chunks of this size.
+/// Answers up to this size (an image of a note, most PDFs) are read whole on the
+/// thread that took the request, in one read from the page cache, as a static file
+/// server does; larger ones are streamed in chunks of `CHUNK` bytes on the blocking
+/// pool, so a large file never sits whole in memory.
+const WHOLE: u64 = 256 << 10;
+
+/// The size of one streamed chunk.
 const CHUNK: u64 = 64 << 10;
 
 /// The policy of an answer whose content could run as a page (SVG, HTML): a sandbox
@@ -129,7 +134,7 @@ fn body_of(file: std::fs::File, start: u64, end: u64) -> Result<Response, HttpEr
             .map_err(|e| HttpError::from(Error::FileReadFailed(e)))?;
     }
     let len = end - start;
-    if len <= CHUNK {
+    if len <= WHOLE {
         let mut bytes = Vec::with_capacity(len as usize);
         file.take(len)
             .read_to_end(&mut bytes)
