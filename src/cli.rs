@@ -211,6 +211,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "NOTES_MAX_BODY", default_value_t = 8 * 1024 * 1024, value_name = "BYTES")]
     pub(crate) max_body: u64,
 
+    /// Largest attachment accepted by `PUT /api/v1/files/…`, in bytes; a larger upload
+    /// is refused with 413 and leaves nothing on disk
+    #[arg(long, env = "NOTES_MAX_UPLOAD", default_value_t = 64 * 1024 * 1024, value_name = "BYTES")]
+    pub(crate) max_upload: u64,
+
     /// Most connections open at once; at the cap the longest-idle keep-alive connections
     /// are closed to make room, and new clients wait while every connection is busy
     /// [default: half the descriptors left under the open-file limit, at least 16]

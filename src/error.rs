@@ -72,6 +72,20 @@ pub enum Error {
     MoveDestinationExists(String),
     #[error("Failed to move note")]
     MoveFailed(#[source] std::io::Error),
+    #[error("This path is a note (.md): use the notes routes")]
+    FileIsNote,
+    #[error("File not found")]
+    FileNotFound,
+    #[error("The file has changed since it was read (If-Match does not match)")]
+    FileChanged,
+    #[error("The file already exists (If-None-Match: *)")]
+    FileExists,
+    #[error("Failed to read file")]
+    FileReadFailed(#[source] std::io::Error),
+    #[error("Failed to write file")]
+    FileWriteFailed(#[source] std::io::Error),
+    #[error("Failed to delete file")]
+    FileDeleteFailed(#[source] std::io::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -110,7 +124,14 @@ impl Error {
             | PublicRecordUnreadable { .. }
             | Index(_)
             | IndexOwned
-            | IndexBroken(_) => 1,
+            | IndexBroken(_)
+            | FileIsNote
+            | FileNotFound
+            | FileChanged
+            | FileExists
+            | FileReadFailed(_)
+            | FileWriteFailed(_)
+            | FileDeleteFailed(_) => 1,
         }
     }
 

@@ -43,6 +43,7 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
         listener,
         Settings {
             max_body: args.max_body,
+            max_upload: args.max_upload,
             request_timeout: Duration::from_secs(args.request_timeout.max(1)),
             allow_hosts: args.allow_hosts,
             max_connections: args.max_connections.map(|n| n as usize),

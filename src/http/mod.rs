@@ -26,6 +26,8 @@ pub struct State {
     pub notebook: Notebook,
     /// Largest request body accepted, in bytes.
     pub max_body: u64,
+    /// Largest attachment upload accepted, in bytes.
+    pub max_upload: u64,
     /// How long a client may take to send a request's head, or between two parts of
     /// its body; a whole body gets five times as long.
     pub request_timeout: std::time::Duration,

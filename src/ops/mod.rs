@@ -2,6 +2,7 @@
 //! outputs and no knowledge of terminals or HTTP.
 
 pub(crate) mod clock;
+pub(crate) mod files;
 pub mod front_matter;
 pub(crate) mod fsutil;
 pub(crate) mod links;
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 pub(crate) use model::{Note, NoteMeta};
-pub use path::NotePath;
+pub use path::{FilePath, NotePath};
 pub(crate) use publish::{PageEffect, PublicList, Publication};
 
 /// Called with the path of every note written or deleted (the search index listens).

@@ -79,17 +79,25 @@ impl Precondition {
             (Precondition::IfNoneMatchAny, None) => Ok(()),
             (Precondition::IfNoneMatchAny, Some(_)) => Err(Error::AlreadyExists),
             (Precondition::IfMatch(_), None) => Err(Error::PreconditionFailed),
-            (Precondition::IfMatch(tags), Some(bytes)) => {
-                let current = etag(bytes);
-                if tags
-                    .iter()
-                    .any(|t| t == "*" || t.trim_start_matches("W/") == current)
-                {
+            (Precondition::IfMatch(_), Some(bytes)) => {
+                if self.holds_for(Some(&etag(bytes))) {
                     Ok(())
                 } else {
                     Err(Error::PreconditionFailed)
                 }
             }
+        }
+    }
+
+    /// Whether the condition holds of a thing whose current entity tag is `current`
+    /// (`None`: it does not exist).
+    pub(crate) fn holds_for(&self, current: Option<&str>) -> bool {
+        match (self, current) {
+            (Precondition::None, _) | (Precondition::IfNoneMatchAny, None) => true,
+            (Precondition::IfNoneMatchAny, Some(_)) | (Precondition::IfMatch(_), None) => false,
+            (Precondition::IfMatch(tags), Some(current)) => tags
+                .iter()
+                .any(|t| t == "*" || t.trim_start_matches("W/") == current),
         }
     }
 }

@@ -23,28 +23,9 @@ impl NotePath {
     /// path is percent-decoded by the HTTP layer first). Checks run in the spec's
     /// order: traversal or absolute path first, then the extension.
     pub fn parse(raw: &str) -> Result<Self> {
-        let cleaned = match scan(raw) {
-            Scan::Refused => return Err(Error::InvalidPath),
-            Scan::Clean => raw.to_string(),
-            Scan::Unclean => clean(raw),
-        };
-        if cleaned.starts_with("..") || cleaned.starts_with('/') {
-            return Err(Error::InvalidPath);
-        }
-        if cleaned
-            .strip_prefix(INTERNAL_DIR)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        {
-            return Err(Error::InvalidPath);
-        }
+        let cleaned = checked(raw)?;
         if !cleaned.ends_with(".md") {
             return Err(Error::NotMarkdown);
-        }
-        // Longer than any file system takes: a name over 255 bytes, a path over 4095.
-        if cleaned.len() > MAX_PATH
-            || (cleaned.len() > MAX_NAME && cleaned.split('/').any(|name| name.len() > MAX_NAME))
-        {
-            return Err(Error::InvalidPath);
         }
         Ok(NotePath(cleaned))
     }
@@ -81,6 +62,90 @@ impl NotePath {
 }
 
 impl fmt::Display for NotePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The rules every path under the notes dir follows, notes and attachments alike:
+/// cleaned like a URL path, then refused when it climbs out, is absolute, names the
+/// service's own folder, or is longer than any file system takes.
+fn checked(raw: &str) -> Result<String> {
+    let cleaned = match scan(raw) {
+        Scan::Refused => return Err(Error::InvalidPath),
+        Scan::Clean => raw.to_string(),
+        Scan::Unclean => clean(raw),
+    };
+    if cleaned.starts_with("..") || cleaned.starts_with('/') {
+        return Err(Error::InvalidPath);
+    }
+    if cleaned
+        .strip_prefix(INTERNAL_DIR)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    {
+        return Err(Error::InvalidPath);
+    }
+    // Longer than any file system takes: a name over 255 bytes, a path over 4095.
+    if cleaned.len() > MAX_PATH
+        || (cleaned.len() > MAX_NAME && cleaned.split('/').any(|name| name.len() > MAX_NAME))
+    {
+        return Err(Error::InvalidPath);
+    }
+    Ok(cleaned)
+}
+
+/// A validated attachment path: the rules of a note path, but naming any file that is
+/// not a note (`.md`), and never a hidden one: no name of it starts with `.` (the
+/// service's own files and every dot folder are not attachments).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FilePath(String);
+
+impl FilePath {
+    /// Validates an attachment path (a URL's path is percent-decoded by the HTTP layer
+    /// first): the note path rules, then `.md` is refused as a note, then hidden names.
+    pub fn parse(raw: &str) -> Result<Self> {
+        let cleaned = checked(raw)?;
+        if cleaned == "." || cleaned.split('/').any(|name| name.starts_with('.')) {
+            return Err(Error::InvalidPath);
+        }
+        if cleaned.ends_with(".md") {
+            return Err(Error::FileIsNote);
+        }
+        Ok(FilePath(cleaned))
+    }
+
+    /// Validates the folder a listing looks under: the same rules, `.md` allowed as a
+    /// folder name; empty (or `.`) is the notes dir itself, returned as `.`.
+    pub fn parse_folder(raw: &str) -> Result<String> {
+        if raw.is_empty() {
+            return Ok(".".to_string());
+        }
+        let cleaned = checked(raw)?;
+        if cleaned == "." {
+            return Ok(cleaned);
+        }
+        if cleaned.split('/').any(|name| name.starts_with('.')) {
+            return Err(Error::InvalidPath);
+        }
+        Ok(cleaned)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The file name, e.g. `img.png` for `a/b/img.png`.
+    pub(crate) fn file_name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or(&self.0)
+    }
+
+    /// The folder holding the file, relative to the notes dir (`.` at the top).
+    pub(crate) fn parent(&self) -> &str {
+        self.0.rsplit_once('/').map_or(".", |(dir, _)| dir)
+    }
+}
+
+impl fmt::Display for FilePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
@@ -256,6 +321,46 @@ mod tests {
         }
         for p in ["x.md", "a/b.c.md", "a/b./c.md"] {
             assert!(NotePath::parse(p).unwrap().check_writable().is_ok(), "{p}");
+        }
+    }
+
+    #[test]
+    fn attachment_paths_follow_the_note_rules() {
+        assert_eq!(FilePath::parse("img/a.png").unwrap().as_str(), "img/a.png");
+        assert_eq!(FilePath::parse("a/../b.pdf").unwrap().as_str(), "b.pdf");
+        assert_eq!(FilePath::parse("Makefile").unwrap().file_name(), "Makefile");
+        assert_eq!(FilePath::parse("x/y/z.bin").unwrap().parent(), "x/y");
+        assert_eq!(FilePath::parse("z.bin").unwrap().parent(), ".");
+        for raw in [
+            "../x.png",
+            "a/../../x.png",
+            "/etc/passwd",
+            ".hidden/x.png",
+            "a/.x.png",
+            ".notes/index/meta.json",
+            "a\\b.png",
+            "a\0.png",
+            "",
+            ".",
+        ] {
+            assert!(
+                matches!(FilePath::parse(raw), Err(Error::InvalidPath)),
+                "{raw:?}"
+            );
+        }
+        assert!(matches!(
+            FilePath::parse("dir/n.md"),
+            Err(Error::FileIsNote)
+        ));
+    }
+
+    #[test]
+    fn listing_folders() {
+        assert_eq!(FilePath::parse_folder("").unwrap(), ".");
+        assert_eq!(FilePath::parse_folder("a//b/").unwrap(), "a/b");
+        assert_eq!(FilePath::parse_folder("a/..").unwrap(), ".");
+        for raw in ["..", "a/../..", "/abs", ".notes", "a/.git"] {
+            assert!(FilePath::parse_folder(raw).is_err(), "{raw:?}");
         }
     }
 

@@ -10,6 +10,7 @@ mod cli_public;
 mod cli_search;
 mod completion_shells;
 mod connections;
+mod files;
 mod guard;
 mod hostile;
 mod links;

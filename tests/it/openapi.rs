@@ -27,6 +27,8 @@ fn the_document_is_served_and_covers_every_route() {
         "/api/v1/openapi.json",
         "/api/v1/search",
         "/api/v1/links/{path}",
+        "/api/v1/files",
+        "/api/v1/files/{path}",
         "/api/public/toggle",
         "/api/public/list",
         "/public/",

@@ -6,6 +6,7 @@
 //! note, toggle) come first, and a request only ever fails filters that reject without
 //! allocating (a different first segment, a different method) on its way to its route.
 
+mod files;
 mod links;
 mod moves;
 mod note_request;
@@ -21,7 +22,7 @@ use warp::reply::Response;
 
 use super::State;
 use super::support::reject::HttpError;
-use super::support::{body, is_get, is_post, method_is, raw_query, reply, with_state};
+use super::support::{body, is_get, is_post, is_read, method_is, raw_query, reply, with_state};
 
 /// Every route of the API.
 pub(crate) fn routes(
@@ -35,6 +36,8 @@ pub(crate) fn routes(
     let links = || warp::path!("api" / "v1" / "links" / ..);
     let openapi = || warp::path!("api" / "v1" / "openapi.json");
     let move_path = || warp::path!("api" / "v1" / "move");
+    let files = || warp::path!("api" / "v1" / "files" / ..);
+    let file_list = || warp::path!("api" / "v1" / "files");
 
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
@@ -92,8 +95,57 @@ pub(crate) fn routes(
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(moves::post);
+    let read_file = files()
+        .and(method_is(is_read))
+        .and(files::path())
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state.clone()))
+        .and_then(files::read);
+    let put_file = files()
+        .and(method_is(|m| m == Method::PUT))
+        .and(files::path())
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state.clone()))
+        .and_then(files::put);
+    let delete_file = files()
+        .and(method_is(|m| m == Method::DELETE))
+        .and(files::path())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state.clone()))
+        .and_then(files::delete);
+    let list_files = file_list()
+        .and(method_is(is_get))
+        .and(raw_query())
+        .and(with_state(state))
+        .and_then(files::list);
+    // Boxed: the chain of every route is deeper than the compiler's type recursion
+    // likes, and attachments are not the hot path.
+    let file_routes = read_file
+        .or(put_file)
+        .unify()
+        .or(delete_file)
+        .unify()
+        .or(list_files)
+        .unify()
+        .or(files()
+            .and(files::path())
+            .and(method_is(|m| {
+                !matches!(
+                    *m,
+                    Method::GET | Method::HEAD | Method::PUT | Method::DELETE
+                )
+            }))
+            .and_then(|_| {
+                refuse(HttpError::MethodNotAllowed {
+                    allow: "GET, HEAD, PUT, DELETE",
+                })
+            }))
+        .unify()
+        .boxed();
 
     let other_note_method = notes()
         .and(notes::path())
@@ -107,6 +159,8 @@ pub(crate) fn routes(
         .or(public_list().and(not_get()))
         .unify()
         .or(search().and(not_get()))
+        .unify()
+        .or(file_list().and(not_get()))
         .unify()
         .or(openapi().and(not_get()))
         .unify()
@@ -138,6 +192,8 @@ pub(crate) fn routes(
         .or(openapi_document)
         .unify()
         .or(move_note)
+        .unify()
+        .or(file_routes)
         .unify()
         .or(other_note_method)
         .unify()

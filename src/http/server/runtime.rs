@@ -19,6 +19,8 @@ const BLOCKING_THREADS: usize = 16;
 pub struct Settings {
     /// Largest request body accepted, in bytes.
     pub max_body: u64,
+    /// Largest attachment upload accepted, in bytes.
+    pub max_upload: u64,
     /// See `State::request_timeout`.
     pub request_timeout: Duration,
     /// Host names served beyond IP literals, `localhost` and the base URL's host.
@@ -68,6 +70,7 @@ pub fn run(
         let state = Arc::new(State {
             notebook,
             max_body: settings.max_body,
+            max_upload: settings.max_upload,
             request_timeout: settings.request_timeout,
             search,
             hosts: Arc::new(http::guard::AllowedHosts::new(

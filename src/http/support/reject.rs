@@ -35,6 +35,9 @@ pub enum HttpError {
     PayloadTooLarge(u64),
     #[error("The request body stalled")]
     RequestTimeout,
+    /// A range request none of whose ranges lies within the file (of this length).
+    #[error("Range not satisfiable: the file has {0} bytes")]
+    RangeNotSatisfiable(u64),
     /// A task of the blocking pool panicked or was cancelled.
     #[error("Internal error: {0}")]
     WorkerFailed(String),
@@ -65,6 +68,7 @@ impl HttpError {
             HttpError::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            HttpError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
             HttpError::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -98,10 +102,13 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterTooLarge(_)
         | FrontMatterTooDeep(_)
         | FrontMatterAliases(_)
-        | MoveOntoItself => StatusCode::BAD_REQUEST,
-        NotFound | NotesDirMissing(_) => StatusCode::NOT_FOUND,
+        | MoveOntoItself
+        | FileIsNote => StatusCode::BAD_REQUEST,
+        NotFound | NotesDirMissing(_) | FileNotFound => StatusCode::NOT_FOUND,
         NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
-        PreconditionFailed | AlreadyExists => StatusCode::PRECONDITION_FAILED,
+        PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
+            StatusCode::PRECONDITION_FAILED
+        }
         IndexRebuilding => StatusCode::SERVICE_UNAVAILABLE,
         ListFailed(_)
         | AccessFailed(_)
@@ -115,7 +122,10 @@ pub fn status(err: &Error) -> StatusCode {
         | PublicRecordUnreadable { .. }
         | Index(_)
         | IndexOwned
-        | IndexBroken(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        | IndexBroken(_)
+        | FileReadFailed(_)
+        | FileWriteFailed(_)
+        | FileDeleteFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -131,6 +141,11 @@ pub fn error(err: &HttpError) -> Response {
         response
             .headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static(allow));
+    }
+    if let HttpError::RangeNotSatisfiable(len) = err
+        && let Some(value) = reply::header_value(format!("bytes */{len}"))
+    {
+        response.headers_mut().insert(header::CONTENT_RANGE, value);
     }
     if matches!(err, HttpError::Domain(Error::IndexRebuilding)) {
         response

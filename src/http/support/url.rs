@@ -1,8 +1,26 @@
-//! Note paths as they come in URLs: percent-decoded once, here, then validated like
-//! any note path.
+//! Note and attachment paths as they come in URLs: percent-decoded once, here, then
+//! validated like any note or attachment path.
+
+use std::borrow::Cow;
 
 use crate::error::{Error, Result};
-use crate::ops::NotePath;
+use crate::ops::{FilePath, NotePath};
+
+/// Validates the percent-encoded path of a URL (the text after `/api/v1/files/`), as
+/// `note_path` does for notes.
+pub fn file_path(encoded: &str) -> Result<FilePath> {
+    FilePath::parse(&decoded(encoded)?)
+}
+
+/// The text of a percent-encoded URL path, decoded once.
+fn decoded(encoded: &str) -> Result<Cow<'_, str>> {
+    if !encoded.contains('%') {
+        return Ok(Cow::Borrowed(encoded));
+    }
+    percent_encoding::percent_decode_str(encoded)
+        .decode_utf8()
+        .map_err(|_| Error::InvalidPath)
+}
 
 /// Validates the percent-encoded path of a URL (the text after `/api/v1/notes/`).
 /// Decoding happens once, before cleaning, so `%2e%2e%2f` is traversal like `../`.
@@ -10,10 +28,7 @@ pub fn note_path(encoded: &str) -> Result<NotePath> {
     if !encoded.contains('%') {
         return NotePath::parse(encoded);
     }
-    let decoded = percent_encoding::percent_decode_str(encoded)
-        .decode_utf8()
-        .map_err(|_| Error::InvalidPath)?;
-    NotePath::parse(&decoded)
+    NotePath::parse(&decoded(encoded)?)
 }
 
 #[cfg(test)]
@@ -42,6 +57,18 @@ mod tests {
             "%2e%2e%2fx.md"
         );
         assert_eq!(note_path("a%20b/c.md").unwrap().as_str(), "a b/c.md");
+    }
+
+    #[test]
+    fn attachment_paths_decode_once() {
+        assert_eq!(file_path("a%20b/c.png").unwrap().as_str(), "a b/c.png");
+        for encoded in ["%2e%2e%2fx.png", "%2ehidden/x.png", "a%00.png", "%ff.png"] {
+            assert!(
+                matches!(file_path(encoded), Err(Error::InvalidPath)),
+                "{encoded}"
+            );
+        }
+        assert!(matches!(file_path("n%2emd"), Err(Error::FileIsNote)));
     }
 
     fn raw_path() -> impl Strategy<Value = String> {

@@ -9,5 +9,5 @@ mod rename;
 mod walk;
 
 pub(crate) use dir::RootDir;
-pub(crate) use open::resolve;
 pub(crate) use open::{open_error, path_error};
+pub(crate) use open::{resolve, resolve_rel};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::RootDir;
 use crate::error::{Error, Result};
-use crate::ops::NotePath;
+use crate::ops::{FilePath, NotePath};
 
 impl RootDir {
     /// Opens the note for reading, with its metadata. Only a regular file is a note:
@@ -16,19 +16,30 @@ impl RootDir {
     /// open walks from the notes dir's handle and is refused when a symlink on the way
     /// leads outside (see `RootDir::open_beneath`).
     pub(crate) fn open_note(&self, path: &NotePath) -> Result<(fs::File, fs::Metadata)> {
+        self.open_regular(path.as_str())
+    }
+
+    /// Opens an attachment for reading, with its metadata, as `open_note` opens a note:
+    /// beneath the notes dir, regular files only.
+    pub(crate) fn open_attachment(&self, path: &FilePath) -> Result<(fs::File, fs::Metadata)> {
+        self.open_regular(path.as_str())
+    }
+
+    /// Opens the regular file `rel` beneath the notes dir for reading.
+    fn open_regular(&self, rel: &str) -> Result<(fs::File, fs::Metadata)> {
         let root = self;
         #[cfg(target_os = "linux")]
         let file = {
             use rustix::fs::OFlags;
             let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK;
             fs::File::from(
-                root.open_beneath(path.as_str(), flags, false)
+                root.open_beneath(rel, flags, false)
                     .map_err(|e| open_error(e.into(), Error::AccessFailed))?,
             )
         };
         #[cfg(not(target_os = "linux"))]
         let file = {
-            let full = resolve(root.path(), path)?;
+            let full = resolve_rel(root.path(), rel)?;
             // Without `O_NONBLOCK` at hand, a special file is refused before the open.
             match fs::metadata(&full) {
                 Ok(meta) if !meta.is_file() => return Err(Error::NotFound),
@@ -72,7 +83,13 @@ impl RootDir {
 /// The file inside `root` that `path` names, refused when a symlink on the way
 /// leads outside `root`.
 pub(crate) fn resolve(root: &Path, path: &NotePath) -> Result<PathBuf> {
-    let full = root.join(path.as_str());
+    resolve_rel(root, path.as_str())
+}
+
+/// The file inside `root` that the checked relative path `rel` names, refused when a
+/// symlink on the way leads outside `root`.
+pub(crate) fn resolve_rel(root: &Path, rel: &str) -> Result<PathBuf> {
+    let full = root.join(rel);
     ensure_inside(root, &full)?;
     Ok(full)
 }

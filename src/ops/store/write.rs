@@ -80,7 +80,6 @@ impl Notebook {
     /// Stores `bytes` as the note, durably. On Linux the write happens relative to the
     /// note's folder, opened from the notes dir's handle (missing folders made on the
     /// way), so neither the note nor its temp file can land outside.
-    #[cfg(target_os = "linux")]
     pub(crate) fn store(
         &self,
         path: &NotePath,
@@ -88,18 +87,31 @@ impl Notebook {
         mode: u32,
         create: bool,
     ) -> Result<()> {
+        self.store_named(path.parent(), path.file_name(), bytes, mode, create)
+    }
+
+    /// Stores `bytes` as the file `name` of the folder `parent` (a checked path,
+    /// relative to the notes dir), durably; notes and attachments are written alike.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn store_named(
+        &self,
+        parent: &str,
+        name: &str,
+        bytes: &[u8],
+        mode: u32,
+        create: bool,
+    ) -> Result<()> {
         let dir = self
             .root
-            .open_beneath(path.parent(), rustix::fs::OFlags::RDONLY, true)
+            .open_beneath(parent, rustix::fs::OFlags::RDONLY, true)
             .map_err(|e| path_error(e.into(), Error::CreateDirFailed))?;
-        let name = path.file_name();
         let written = fsutil::write_atomic_at(&dir, name, bytes, mode, create)
             .map_err(|e| path_error(e, Error::WriteFailed))?;
         match written {
             fsutil::WrittenAt::Done => Ok(()),
-            // Taken since the note was read: a dangling symlink is a path that leads
-            // nowhere; anything else (a FIFO, a folder, a file another program just
-            // made) is not overwritten.
+            // Taken since the file was looked at: a dangling symlink is a path that
+            // leads nowhere; anything else (a FIFO, a folder, a file another program
+            // just made) is not overwritten.
             fsutil::WrittenAt::NameTaken => {
                 match rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
                     Ok(stat)
@@ -114,22 +126,28 @@ impl Notebook {
         }
     }
 
-    /// Stores `bytes` as the note, durably: folders made, then the path checked for
-    /// symlinks leading outside and written.
+    /// Stores `bytes` as the file `name` of the folder `parent`, durably: folders
+    /// made, then the path checked for symlinks leading outside and written.
     #[cfg(not(target_os = "linux"))]
-    pub(crate) fn store(
+    pub(crate) fn store_named(
         &self,
-        path: &NotePath,
+        parent: &str,
+        name: &str,
         bytes: &[u8],
         _mode: u32,
         _create: bool,
     ) -> Result<()> {
-        let full = crate::ops::root::resolve(self.notes_dir(), path)?;
+        let rel = if parent == "." {
+            name.to_string()
+        } else {
+            format!("{parent}/{name}")
+        };
+        let full = crate::ops::root::resolve_rel(self.notes_dir(), &rel)?;
         if let Some(parent) = full.parent() {
             fs::create_dir_all(parent).map_err(|e| path_error(e, Error::CreateDirFailed))?;
         }
         // The folders just created may hold a symlink race; check again.
-        crate::ops::root::resolve(self.notes_dir(), path)?;
+        crate::ops::root::resolve_rel(self.notes_dir(), &rel)?;
         fsutil::write_atomic(&full, bytes).map_err(|e| path_error(e, Error::WriteFailed))
     }
 

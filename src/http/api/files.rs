@@ -1,0 +1,325 @@
+//! Attachments over the API: read (whole, a byte range, or only the head), create or
+//! replace from a raw body, delete, and the list under a folder. Each handler converts
+//! the request, makes one `ops` call and answers; active content (SVG, HTML) is sent
+//! sandboxed so it never runs as a page of this origin.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::Stream;
+use headers::HeaderMapExt;
+use warp::Filter;
+use warp::Reply;
+use warp::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use warp::path::Tail;
+use warp::reject::Rejection;
+use warp::reply::Response;
+
+use super::notes::precondition;
+use crate::error::{Error, Result};
+use crate::http::State;
+use crate::http::support::body::{self, BodyStream};
+use crate::http::support::reject::HttpError;
+use crate::http::support::{blocking, content_length, header_str, reply, url};
+use crate::ops::FilePath;
+use crate::ops::files::OpenFile;
+
+/// The attachment path after `/api/v1/files/`, checked (400 when it is not one). An
+/// empty one names the list, which is another route: not found here.
+pub(super) fn path() -> impl Filter<Extract = (FilePath,), Error = Rejection> + Clone {
+    warp::path::tail().and_then(|tail: Tail| {
+        std::future::ready(match tail.as_str() {
+            "" => Err(warp::reject::not_found()),
+            encoded => url::file_path(encoded).map_err(Rejection::from),
+        })
+    })
+}
+
+/// Answers up to this size (an image of a note, most PDFs) are read whole on the
+/// thread that took the request, in one read from the page cache, as a static file
+/// server does; larger ones are streamed in chunks of `CHUNK` bytes on the blocking
+/// pool, so a large file never sits whole in memory.
+const WHOLE: u64 = 256 << 10;
+
+/// The size of one streamed chunk.
+const CHUNK: u64 = 64 << 10;
+
+/// The policy of an answer whose content could run as a page (SVG, HTML): a sandbox
+/// of its own, no script, no form, no access to this origin.
+const SANDBOX: &str = "sandbox";
+
+/// `GET` or `HEAD /api/v1/files/{path}`: the bytes as stored (or a range of them),
+/// with their media type and entity tag; `304` when `If-None-Match` names the tag.
+pub(super) async fn read(
+    path: FilePath,
+    method: Method,
+    headers: HeaderMap,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let opened = state.notebook.open_file(&path)?;
+    if not_modified(&headers, &opened.etag) {
+        let mut response = empty(StatusCode::NOT_MODIFIED);
+        add_etag(&mut response, &opened.etag);
+        return Ok(response);
+    }
+    let len = opened.info.size;
+    let range = match headers.typed_get::<headers::Range>() {
+        Some(range) => Some(
+            byte_range(&range, len)
+                .or_else(|| whole_for_long_suffix(header_str(&headers, header::RANGE), len))
+                .ok_or(HttpError::RangeNotSatisfiable(len))?,
+        ),
+        None => None,
+    };
+    let (status, (start, end)) = match range {
+        Some(bounds) => (StatusCode::PARTIAL_CONTENT, bounds),
+        None => (StatusCode::OK, (0, len)),
+    };
+    let OpenFile {
+        file,
+        info,
+        etag,
+        modified,
+    } = opened;
+    let mut response = if method == Method::HEAD {
+        empty(status)
+    } else {
+        body_of(file, start, end)?
+    };
+    *response.status_mut() = status;
+    describe(&mut response, &info.content_type, end - start, modified);
+    add_etag(&mut response, &etag);
+    if status == StatusCode::PARTIAL_CONTENT
+        && let Some(value) = reply::header_value(format!("bytes {start}-{}/{len}", end - 1))
+    {
+        response.headers_mut().insert(header::CONTENT_RANGE, value);
+    }
+    Ok(response)
+}
+
+/// The one range of a `Range` header, as `[start, end)` within a file of `len` bytes;
+/// `None` when it is not satisfiable. Several ranges are answered with the first.
+fn byte_range(range: &headers::Range, len: u64) -> Option<(u64, u64)> {
+    let (start, end) = range.satisfiable_ranges(len).next()?;
+    let start = match start {
+        Bound::Unbounded => 0,
+        Bound::Included(s) => s,
+        Bound::Excluded(s) => s.checked_add(1)?,
+    };
+    let end = match end {
+        Bound::Unbounded => len,
+        Bound::Included(e) => e.saturating_add(1).min(len),
+        Bound::Excluded(e) => e.min(len),
+    };
+    (start < end).then_some((start, end))
+}
+
+/// `bytes=-N` asks for the last N bytes; when N is past the file's length it means the
+/// whole file (RFC 9110, 14.1.2), a case the `headers` crate reports as unsatisfiable.
+/// Only a lone suffix is taken here; anything else stays as the crate read it.
+fn whole_for_long_suffix(header: &str, len: u64) -> Option<(u64, u64)> {
+    let suffix: u64 = header
+        .trim()
+        .strip_prefix("bytes=")?
+        .trim()
+        .strip_prefix('-')?
+        .parse()
+        .ok()?;
+    (suffix > 0 && len > 0).then_some((0, len))
+}
+
+/// Whether `If-None-Match` names the current tag (or `*`).
+fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    header_str(headers, header::IF_NONE_MATCH)
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
+}
+
+fn empty(status: StatusCode) -> Response {
+    let mut response = Response::new(Bytes::new().into());
+    *response.status_mut() = status;
+    response
+}
+
+/// The bytes `[start, end)` of the file: read at once when small, else streamed.
+fn body_of(file: std::fs::File, start: u64, end: u64) -> Result<Response, HttpError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = file;
+    if start > 0 {
+        file.seek(SeekFrom::Start(start))
+            .map_err(|e| HttpError::from(Error::FileReadFailed(e)))?;
+    }
+    let len = end - start;
+    if len <= WHOLE {
+        let mut bytes = Vec::with_capacity(len as usize);
+        file.take(len)
+            .read_to_end(&mut bytes)
+            .map_err(|e| HttpError::from(Error::FileReadFailed(e)))?;
+        return Ok(Response::new(Bytes::from(bytes).into()));
+    }
+    Ok(warp::reply::stream(chunks(tokio::fs::File::from_std(file), len)).into_response())
+}
+
+/// The next `len` bytes of `file`, a chunk at a time: a large file never sits whole
+/// in memory.
+fn chunks(
+    file: tokio::fs::File,
+    len: u64,
+) -> impl Stream<Item = std::io::Result<Bytes>> + Send + Sync + 'static {
+    futures_util::stream::unfold((file, len), |(mut file, left)| async move {
+        use tokio::io::AsyncReadExt;
+        if left == 0 {
+            return None;
+        }
+        let mut buf = BytesMut::with_capacity(left.min(CHUNK) as usize);
+        match file.read_buf(&mut buf).await {
+            // The file shrank while it was sent: the answer ends short, and the client
+            // sees fewer bytes than Content-Length promised.
+            Ok(0) => None,
+            Ok(_) => {
+                buf.truncate(left.min(buf.len() as u64) as usize);
+                let left = left - buf.len() as u64;
+                Some((Ok(buf.freeze()), (file, left)))
+            }
+            Err(e) => Some((Err(e), (file, 0))),
+        }
+    })
+}
+
+/// The headers of a file answer: media type (active content sandboxed, HTML as
+/// text), length, date, and that ranges are taken.
+fn describe(
+    response: &mut Response,
+    media: &str,
+    len: u64,
+    modified: Option<chrono::DateTime<chrono::Utc>>,
+) {
+    let headers = response.headers_mut();
+    let (content_type, active) = served_type(media);
+    if let Some(value) = reply::header_value(content_type) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    if active {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(SANDBOX),
+        );
+    }
+    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    if let Some(modified) = modified
+        && let Some(value) =
+            reply::header_value(modified.format("%a, %d %b %Y %H:%M:%S GMT").to_string())
+    {
+        headers.insert(header::LAST_MODIFIED, value);
+    }
+}
+
+/// The `Content-Type` a file of media type `media` is sent with, and whether its
+/// content is active (could run script as a page): HTML goes out as plain text,
+/// SVG and XML as themselves under a sandbox.
+fn served_type(media: &str) -> (String, bool) {
+    match media {
+        "text/html" | "application/xhtml+xml" => ("text/plain; charset=utf-8".to_string(), true),
+        "image/svg+xml" | "text/xml" | "application/xml" => (media.to_string(), true),
+        _ => (media.to_string(), false),
+    }
+}
+
+fn add_etag(response: &mut Response, etag: &str) {
+    if let Some(value) = reply::header_value(etag.to_string()) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+}
+
+/// `PUT /api/v1/files/{path}`: create or replace from the raw body, up to
+/// `--max-upload` bytes; nothing is written unless the whole body arrived.
+pub(super) async fn put(
+    path: FilePath,
+    headers: HeaderMap,
+    body: BodyStream,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let declared = content_length(&headers);
+    let bytes = body::read(body, declared, state.max_upload, state.request_timeout).await?;
+    let cond = precondition(&headers);
+    let put = blocking(&state, move |s| s.notebook.put_file(&path, &bytes, &cond)).await?;
+    let status = if put.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let mut response = reply::json(status, &put.info);
+    add_etag(&mut response, &put.etag);
+    Ok(response)
+}
+
+/// `DELETE /api/v1/files/{path}`.
+pub(super) async fn delete(
+    path: FilePath,
+    headers: HeaderMap,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let cond = precondition(&headers);
+    let deleted = blocking(&state, move |s| s.notebook.delete_file(&path, &cond)).await?;
+    Ok(reply::json(StatusCode::OK, &deleted))
+}
+
+/// The query of the list: the folder to look under (all attachments without it).
+#[derive(serde::Deserialize)]
+struct ListQuery {
+    #[serde(default)]
+    under: String,
+}
+
+/// `GET /api/v1/files?under=DIR`.
+pub(super) async fn list(query: String, state: Arc<State>) -> Result<Response, Rejection> {
+    let query: ListQuery = serde_urlencoded::from_str(&query).map_err(|_| Error::InvalidPath)?;
+    let folder = FilePath::parse_folder(&query.under)?;
+    let list = blocking(&state, move |s| s.notebook.list_files(&folder)).await?;
+    Ok(reply::json(StatusCode::OK, &list))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(text: &str) -> headers::Range {
+        let mut map = HeaderMap::new();
+        map.insert(header::RANGE, HeaderValue::from_str(text).unwrap());
+        map.typed_get::<headers::Range>().unwrap()
+    }
+
+    #[test]
+    fn ranges_within_the_file() {
+        assert_eq!(byte_range(&range("bytes=0-9"), 100), Some((0, 10)));
+        assert_eq!(byte_range(&range("bytes=90-"), 100), Some((90, 100)));
+        assert_eq!(byte_range(&range("bytes=-10"), 100), Some((90, 100)));
+        assert_eq!(byte_range(&range("bytes=50-500"), 100), Some((50, 100)));
+        assert_eq!(byte_range(&range("bytes=100-"), 100), None);
+        assert_eq!(byte_range(&range("bytes=200-300"), 100), None);
+        assert_eq!(byte_range(&range("bytes=-0"), 100), None);
+    }
+
+    #[test]
+    fn a_suffix_past_the_start_is_the_whole_file() {
+        assert_eq!(byte_range(&range("bytes=-500"), 100), None);
+        assert_eq!(whole_for_long_suffix("bytes=-500", 100), Some((0, 100)));
+        assert_eq!(whole_for_long_suffix("bytes=-0", 100), None);
+        assert_eq!(whole_for_long_suffix("bytes=-5", 0), None);
+        assert_eq!(whole_for_long_suffix("bytes=200-300", 100), None);
+        assert_eq!(whole_for_long_suffix("bytes=-5,-600", 100), None);
+    }
+
+    #[test]
+    fn active_content_is_sandboxed() {
+        assert_eq!(
+            served_type("text/html"),
+            ("text/plain; charset=utf-8".to_string(), true)
+        );
+        assert!(served_type("image/svg+xml").1);
+        assert_eq!(served_type("image/png"), ("image/png".to_string(), false));
+    }
+}

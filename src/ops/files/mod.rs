@@ -1,0 +1,202 @@
+//! Attachments: the regular, non-hidden files of the notes folder that are not notes.
+//! What one is (`FilePath`), its media type, reading one (`open_file`) and listing
+//! them under a folder (`list_files`); writing and deleting are in `write`.
+
+mod write;
+
+use std::fs;
+use std::path::Path;
+
+use serde::Serialize;
+use walkdir::WalkDir;
+
+use crate::error::{Error, Result};
+use crate::ops::{FilePath, Notebook, clock};
+
+/// One attachment as the API lists and describes it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct FileInfo {
+    pub(crate) path: String,
+    pub(crate) size: u64,
+    /// When the file was last modified, ISO 8601 UTC (`2026-11-21T09:05:00Z`).
+    #[serde(rename = "lastModified")]
+    pub(crate) last_modified: String,
+    #[serde(rename = "contentType")]
+    pub(crate) content_type: String,
+}
+
+/// The attachments under a folder, sorted by path.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FileList {
+    pub(crate) files: Vec<FileInfo>,
+}
+
+/// An attachment opened for reading: the open file, what it is, and its entity tag.
+pub(crate) struct OpenFile {
+    pub(crate) file: fs::File,
+    pub(crate) info: FileInfo,
+    pub(crate) etag: String,
+    pub(crate) modified: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// The media type of a file, from its extension by `mime_guess`'s table;
+/// `application/octet-stream` when the extension says nothing.
+pub(crate) fn content_type(path: &str) -> String {
+    mime_guess::from_path(path)
+        .first_or_octet_stream()
+        .essence_str()
+        .to_string()
+}
+
+/// The entity tag of an attachment's version: its identity (inode, size, modification
+/// time), as static file servers make theirs, so a large file is not read to answer a
+/// conditional request. Every write is a new file renamed in, so it changes the tag.
+fn etag_of(meta: &fs::Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        format!(
+            "\"{:x}-{:x}-{:x}.{:x}\"",
+            meta.ino(),
+            meta.size(),
+            meta.mtime(),
+            meta.mtime_nsec()
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        let nanos = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        format!("\"{:x}-{nanos:x}\"", meta.len())
+    }
+}
+
+fn modified_of(meta: &fs::Metadata) -> Option<chrono::DateTime<chrono::Utc>> {
+    meta.modified().ok().map(chrono::DateTime::from)
+}
+
+fn info_of(path: &str, meta: &fs::Metadata) -> FileInfo {
+    FileInfo {
+        path: path.to_string(),
+        size: meta.len(),
+        last_modified: modified_of(meta).map(clock::iso_utc).unwrap_or_default(),
+        content_type: content_type(path),
+    }
+}
+
+/// A failure to open a note, as the failure to open an attachment.
+fn as_file_error(err: Error) -> Error {
+    match err {
+        Error::NotFound => Error::FileNotFound,
+        Error::AccessFailed(e) | Error::ReadFailed(e) => Error::FileReadFailed(e),
+        Error::WriteFailed(e) | Error::CreateDirFailed(e) => Error::FileWriteFailed(e),
+        Error::DeleteFailed(e) => Error::FileDeleteFailed(e),
+        other => other,
+    }
+}
+
+impl Notebook {
+    /// Opens an attachment for reading, beneath the notes dir; only a regular file is
+    /// one (a folder, a FIFO or a device is not found).
+    pub(crate) fn open_file(&self, path: &FilePath) -> Result<OpenFile> {
+        let (file, meta) = self.root.open_attachment(path).map_err(as_file_error)?;
+        Ok(OpenFile {
+            file,
+            info: info_of(path.as_str(), &meta),
+            etag: etag_of(&meta),
+            modified: modified_of(&meta),
+        })
+    }
+
+    /// The attachments under `folder` (a folder path from `FilePath::parse_folder`, `.`
+    /// for all), dot-files and dot-folders skipped, sorted by path. A folder that does
+    /// not exist holds none; one that leads outside the notes dir is refused.
+    pub(crate) fn list_files(&self, folder: &str) -> Result<FileList> {
+        if !self.folder_is_beneath(folder)? {
+            return Ok(FileList { files: Vec::new() });
+        }
+        let root = self.notes_dir();
+        let start = if folder == "." {
+            root.to_path_buf()
+        } else {
+            root.join(folder)
+        };
+        let mut files = Vec::new();
+        let walk = WalkDir::new(&start)
+            .min_depth(1)
+            .into_iter()
+            .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+            .flatten();
+        for entry in walk {
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            let Some(rel) = relative(root, entry.path()) else {
+                continue;
+            };
+            // Notes, and names no attachment may have, are left out.
+            let Ok(path) = FilePath::parse(&rel) else {
+                continue;
+            };
+            // The walk does not follow links, so only a symlink can lead outside.
+            let full = if entry.path_is_symlink() {
+                match crate::ops::root::resolve_rel(root, path.as_str()) {
+                    Ok(full) => full,
+                    Err(_) => continue,
+                }
+            } else {
+                entry.path().to_path_buf()
+            };
+            match fs::metadata(&full) {
+                Ok(meta) if meta.is_file() => files.push(info_of(path.as_str(), &meta)),
+                _ => continue,
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(FileList { files })
+    }
+
+    /// Whether `folder` is a folder beneath the notes dir (`false`: it does not exist);
+    /// refused when it leads outside or names a file.
+    #[cfg(target_os = "linux")]
+    fn folder_is_beneath(&self, folder: &str) -> Result<bool> {
+        use rustix::fs::OFlags;
+        use rustix::io::Errno;
+        match self
+            .root
+            .open_beneath(folder, OFlags::PATH | OFlags::DIRECTORY, false)
+        {
+            Ok(_) => Ok(true),
+            Err(Errno::NOENT) => Ok(false),
+            Err(Errno::NOTDIR) => Err(Error::InvalidPath),
+            Err(e) => Err(crate::ops::root::path_error(e.into(), Error::ListFailed)),
+        }
+    }
+
+    /// Whether `folder` is a folder beneath the notes dir (`false`: it does not exist).
+    #[cfg(not(target_os = "linux"))]
+    fn folder_is_beneath(&self, folder: &str) -> Result<bool> {
+        let full = crate::ops::root::resolve_rel(self.notes_dir(), folder)?;
+        match fs::metadata(&full) {
+            Ok(meta) if meta.is_dir() => Ok(true),
+            Ok(_) => Err(Error::InvalidPath),
+            Err(_) => Ok(false),
+        }
+    }
+}
+
+/// `path` relative to `root` with `/` separators.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?.to_str()?;
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.to_string()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    })
+}
+
+#[cfg(test)]
+mod tests;
