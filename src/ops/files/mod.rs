@@ -5,12 +5,12 @@
 mod write;
 
 use std::fs;
-use std::path::Path;
 
 use serde::Serialize;
 use walkdir::WalkDir;
 
 use crate::error::{Error, Result};
+use crate::ops::store::relative;
 use crate::ops::{FilePath, Notebook, clock};
 
 /// One attachment as the API lists and describes it.
@@ -186,16 +186,6 @@ impl Notebook {
             Err(_) => Ok(false),
         }
     }
-}
-
-/// `path` relative to `root` with `/` separators.
-fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?.to_str()?;
-    Some(if std::path::MAIN_SEPARATOR == '/' {
-        rel.to_string()
-    } else {
-        rel.replace(std::path::MAIN_SEPARATOR, "/")
-    })
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ impl Notebook {
 }
 
 /// `path` relative to `root` with `/` separators.
-fn relative(root: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?.to_str()?;
     Some(if std::path::MAIN_SEPARATOR == '/' {
         rel.to_string()

@@ -7,6 +7,7 @@ mod list;
 mod read;
 mod write;
 
+pub(crate) use list::relative;
 pub use list::{NoteFile, note_files};
 pub(crate) use read::{Opened, RawNote};
 
