@@ -668,18 +668,18 @@ mod tests {
     }
 
     #[test]
-    fn embeds_are_cards_for_notes_and_links_for_files() {
+    fn embeds_are_cards_for_notes_images_for_images_and_links_for_files() {
         let html = super::to_html(
-            "![[note]]\n\n![[pic.png]] ![[gone]] ![[private]] ![alt](note.md) ![kept](x.png)\n",
+            "![[note]]\n\n![[pic.png]] ![[gone]] ![[private]] ![alt](note.md) ![kept](x.png) ![[doc.pdf]]\n",
             None,
             &Fixed,
         );
         assert_eq!(
             html,
             "<p><a class=\"embed\" href=\"/note/note.md\"><span class=\"embed-title\">The &lt;Note&gt;</span></a></p>\n\
-             <p><a href=\"pic.png\">pic.png</a> <a class=\"missing\" href=\"/new?path=gone.md\">gone</a> \
+             <p><img src=\"pic.png\" alt=\"pic.png\" /> <a class=\"missing\" href=\"/new?path=gone.md\">gone</a> \
              private <a class=\"embed\" href=\"/note/note.md\"><span class=\"embed-title\">The &lt;Note&gt;</span></a> \
-             <img src=\"x.png\" alt=\"kept\" /></p>\n"
+             <img src=\"x.png\" alt=\"kept\" /> doc.pdf</p>\n"
         );
         assert!(violations(&html).is_empty(), "{html}");
     }

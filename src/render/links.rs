@@ -184,6 +184,17 @@ impl<'p> NoteLinks<'p> {
                         self.skipping = 1;
                         return;
                     }
+                    // An image shows as one (a Markdown image, or an embed of an image
+                    // file); another file embedded is a link to it.
+                    Place::File { href } if form == LinkForm::Image || shows_as_image(&href) => {
+                        out.push(safe(Event::Start(Tag::Image {
+                            link_type: LinkType::Inline,
+                            dest_url: CowStr::from(href),
+                            title,
+                            id,
+                        })));
+                        self.open.push(Close::AsIs);
+                    }
                     Place::File { href } => {
                         out.push(safe(link_to(href, CowStr::Borrowed(""))));
                         self.open.push(Close::With(Some(Event::End(TagEnd::Link))));
@@ -242,6 +253,15 @@ fn bare_label(link_type: LinkType, dest: &str) -> Option<String> {
 }
 
 /// The start of a plain link to `href` (its scheme is checked by the caller's `safe`).
+/// Whether the file at `href` is an image a page can show (by its extension: PNG, JPEG,
+/// GIF, WebP, SVG, AVIF…).
+fn shows_as_image(href: &str) -> bool {
+    let path = href.split(['?', '#']).next().unwrap_or(href);
+    mime_guess::from_path(path)
+        .first()
+        .is_some_and(|mime| mime.type_() == mime_guess::mime::IMAGE)
+}
+
 fn link_to<'a>(href: String, title: CowStr<'a>) -> Event<'a> {
     Event::Start(Tag::Link {
         link_type: LinkType::Inline,

@@ -384,3 +384,83 @@ fn the_list_is_sorted_and_filtered_by_folder() {
     assert_eq!(status, 200);
     assert_eq!(body["files"], serde_json::json!([]));
 }
+
+#[test]
+fn note_pages_show_attachments_from_the_browsers_file_route() {
+    let ws = Workspace::new();
+    ws.write(
+        "trips/alps.md",
+        "# Alps\n\n![the ridge](img/ridge.png) and [the map](docs/map%20v2.pdf).\n\n\
+         ![[img/ridge.png]] and ![[docs/map v2.pdf]]\n",
+    );
+    let server = ws.serve();
+    let png = binary(2000);
+    assert_eq!(
+        put(&server, "trips/img/ridge.png", png.clone()).status(),
+        201
+    );
+    assert_eq!(
+        put(&server, "trips/docs/map v2.pdf", binary(300)).status(),
+        201
+    );
+
+    let page = server.get("/note/trips/alps.md").text().unwrap();
+    // A Markdown image and an embedded image both show, from /file/ with the path
+    // relative to the note's folder; a linked or embedded PDF is a link to it.
+    assert_eq!(
+        page.matches("<img src=\"/file/trips/img/ridge.png\"")
+            .count(),
+        2,
+        "{page}"
+    );
+    assert!(page.contains("alt=\"the ridge\""), "{page}");
+    assert_eq!(
+        page.matches("href=\"/file/trips/docs/map%20v2.pdf\"")
+            .count(),
+        2,
+        "{page}"
+    );
+
+    // The route answers as the API does: bytes, type, and the same refusals.
+    let r = server.get("/file/trips/img/ridge.png");
+    assert_eq!(r.status(), 200);
+    assert_eq!(header(&r, "content-type"), "image/png");
+    assert!(r.bytes().unwrap() == png);
+    assert_eq!(
+        server
+            .request("HEAD", "/file/trips/docs/map%20v2.pdf")
+            .send()
+            .unwrap()
+            .status(),
+        200
+    );
+    assert_error(
+        server.get("/file/trips/alps.md"),
+        400,
+        "This path is a note (.md): use the notes routes",
+    );
+    assert_eq!(server.get("/file/trips/img/gone.png").status(), 404);
+    for target in [
+        "/file/%2e%2e/etc/passwd",
+        "/file/trips/../../x.png",
+        "/file/.notes/serve.lock",
+    ] {
+        server
+            .raw("GET", target, &[], b"")
+            .assert_error(400, "Invalid path");
+    }
+    let r = server
+        .request("PUT", "/file/trips/img/ridge.png")
+        .body("x")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 405);
+    assert_eq!(
+        ws.notes()
+            .join("trips/img/ridge.png")
+            .metadata()
+            .unwrap()
+            .len(),
+        2000
+    );
+}

@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, header_str, reply, url};
+use crate::http::support::{
+    blocking, content_length, header_str, is_read, method_is, reply, url, with_state,
+};
 use crate::ops::FilePath;
 use crate::ops::files::OpenFile;
 
@@ -34,6 +36,20 @@ pub(super) fn path() -> impl Filter<Extract = (FilePath,), Error = Rejection> + 
             encoded => url::file_path(encoded).map_err(Rejection::from),
         })
     })
+}
+
+/// `GET` or `HEAD /file/{path}`: the same answer as the API's, at the address note pages
+/// give the browser for an attachment (an image shown in a note).
+pub(crate) fn for_browser(
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    warp::path("file")
+        .and(method_is(is_read))
+        .and(path())
+        .and(warp::method())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state))
+        .and_then(read)
 }
 
 /// Answers up to this size (an image of a note, most PDFs) are read whole on the

@@ -20,6 +20,7 @@ use warp::Filter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
+pub(super) use self::files::for_browser as file_for_browser;
 use super::State;
 use super::support::reject::HttpError;
 use super::support::{body, is_get, is_post, is_read, method_is, raw_query, reply, with_state};

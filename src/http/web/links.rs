@@ -45,8 +45,16 @@ impl LinkPlaces for WebPlaces<'_> {
             Destination::Missing { path } => Place::Missing {
                 href: Some(new_note_url(path.as_ref())),
             },
-            Destination::File { href: Some(href) } => Place::File { href },
-            Destination::File { href: None } | Destination::Elsewhere => Place::AsWritten,
+            // An attachment of the notes folder is served to the browser at `/file/…`.
+            Destination::File {
+                path: Some(path), ..
+            } => Place::File {
+                href: note_url("file", path.as_str()),
+            },
+            Destination::File {
+                href: Some(href), ..
+            } => Place::File { href },
+            Destination::File { href: None, .. } | Destination::Elsewhere => Place::AsWritten,
         }
     }
 }

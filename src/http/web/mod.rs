@@ -68,6 +68,7 @@ pub(crate) fn routes(
         .and(method_is(is_read))
         .and_then(pages::asset);
     let move_note = moves::routes(state.clone());
+    let file = super::api::file_for_browser(state.clone());
     let posts = actions()
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
@@ -82,6 +83,8 @@ pub(crate) fn routes(
         .or(note_prefix())
         .unify()
         .or(warp::path!("assets" / String).map(|_| ()).untuple_one())
+        .unify()
+        .or(warp::path("file"))
         .unify()
         .and(method_is(|m| !is_read(m)))
         .and_then(|| refuse("GET, HEAD"));
@@ -98,6 +101,8 @@ pub(crate) fn routes(
         .or(assets)
         .unify()
         .or(move_note)
+        .unify()
+        .or(file)
         .unify()
         .or(posts)
         .unify()

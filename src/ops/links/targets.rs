@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use super::{Link, LinkKind, Resolver, heading_anchor, parse};
 use crate::error::Result;
 use crate::ops::model::NoteList;
-use crate::ops::{NotePath, Notebook, path};
+use crate::ops::{FilePath, NotePath, Notebook, path};
 use crate::render::{self, LinkForm};
 
 /// What a link on a page points to.
@@ -23,8 +23,13 @@ pub(crate) enum Destination {
     Missing { path: Option<NotePath> },
     /// A file that is not a note. `href` is a URL relative to the linking page for a
     /// wikilink (its target, each segment encoded); `None` for a Markdown link or image,
-    /// whose URL is kept as written.
-    File { href: Option<String> },
+    /// whose URL is kept as written. `path` is the attachment it names, from the root
+    /// (relative to the linking note's folder, as written), when that is a valid
+    /// attachment path.
+    File {
+        href: Option<String>,
+        path: Option<FilePath>,
+    },
     /// Not a link between notes: an external URL, a same-page anchor, an absolute path.
     Elsewhere,
 }
@@ -103,7 +108,8 @@ impl LinkTargets {
         };
         if !link.is_note() {
             let href = link.is_wiki().then(|| relative_href(&link.note));
-            return Destination::File { href };
+            let path = FilePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok();
+            return Destination::File { href, path };
         }
         match self.resolver.resolve(from, &link) {
             Some(path) => Destination::Note {
@@ -134,11 +140,15 @@ fn would_be(from: &NotePath, link: &Link) -> Option<NotePath> {
             NotePath::parse(&format!("{name}.md")).ok()
         }
     } else {
-        let joined = match from.parent() {
-            "." => link.note.clone(),
-            folder => format!("{folder}/{}", link.note),
-        };
-        NotePath::parse(&path::clean(&joined)).ok()
+        NotePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok()
+    }
+}
+
+/// `name` written in note `from`, joined to that note's folder (not yet cleaned).
+fn joined_to_folder(from: &NotePath, name: &str) -> String {
+    match from.parent() {
+        "." => name.to_string(),
+        folder => format!("{folder}/{name}"),
     }
 }
 
@@ -229,12 +239,32 @@ mod tests {
         assert_eq!(
             at(LinkForm::Embed, "img/a b.png"),
             Destination::File {
-                href: Some("img/a%20b.png".into())
+                href: Some("img/a%20b.png".into()),
+                path: FilePath::parse("img/a b.png").ok(),
             }
         );
         assert_eq!(
             at(LinkForm::Image, "img/a.png"),
-            Destination::File { href: None }
+            Destination::File {
+                href: None,
+                path: FilePath::parse("img/a.png").ok(),
+            }
+        );
+        // From a note in a folder, relative to that folder; never above the root.
+        let deep = NotePath::parse("trips/x.md").unwrap();
+        assert_eq!(
+            t.destination(&deep, LinkForm::Image, "../img/a.png"),
+            Destination::File {
+                href: None,
+                path: FilePath::parse("img/a.png").ok(),
+            }
+        );
+        assert_eq!(
+            t.destination(&deep, LinkForm::Image, "../../a.png"),
+            Destination::File {
+                href: None,
+                path: None,
+            }
         );
         for (form, dest) in [
             (LinkForm::Wiki, "javascript:alert(1)"),

@@ -43,8 +43,10 @@ impl LinkPlaces for PublicPlaces<'_> {
                 None => Place::Missing { href: None },
             },
             Destination::Missing { .. } => Place::Missing { href: None },
-            Destination::File { href: Some(href) } => Place::File { href },
-            Destination::File { href: None } | Destination::Elsewhere => Place::AsWritten,
+            Destination::File {
+                href: Some(href), ..
+            } => Place::File { href },
+            Destination::File { href: None, .. } | Destination::Elsewhere => Place::AsWritten,
         }
     }
 }
