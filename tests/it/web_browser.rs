@@ -704,3 +704,59 @@ async fn editor_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     assert!(ws.public_text("garden.html").contains("garlic"));
     Ok(())
 }
+
+/// A 48x24 blue PNG.
+const BLUE_PNG: [u8; 101] = [
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 48, 0, 0, 0, 24, 8, 2,
+    0, 0, 0, 51, 159, 233, 139, 0, 0, 0, 44, 73, 68, 65, 84, 120, 218, 237, 206, 1, 9, 0, 0, 8, 3,
+    176, 199, 49, 157, 137, 13, 99, 13, 193, 193, 2, 44, 213, 115, 74, 132, 132, 132, 132, 132,
+    132, 132, 132, 132, 132, 132, 132, 126, 133, 22, 70, 164, 129, 91, 236, 211, 236, 156, 0, 0, 0,
+    0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
+#[test]
+fn a_note_page_shows_the_images_beside_the_note() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let ws = Workspace::new();
+    ws.write(
+        "trips/alps.md",
+        "---\ntitle: Alps\n---\nThe ridge: ![the ridge](img/ridge.png), again: ![[img/ridge.png]]\n",
+    );
+    std::fs::create_dir_all(ws.notes().join("trips/img")).unwrap();
+    std::fs::write(ws.notes().join("trips/img/ridge.png"), BLUE_PNG).unwrap();
+    let server = ws.serve();
+    in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, _| {
+            client
+                .goto(&format!(
+                    "{}/note/trips/alps.md",
+                    server.base.trim_end_matches('/')
+                ))
+                .await?;
+            wait_text(client, "article h1", "Alps").await?;
+            // Both images loaded, at their own size: the browser fetched them from /file/.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let widths = client
+                    .execute(
+                        "return [...document.querySelectorAll('article img')] \
+                             .map(i => i.complete ? i.naturalWidth : -1)",
+                        vec![],
+                    )
+                    .await?;
+                if widths == json!([48, 48]) {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "images not shown: {widths}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Shots::new().take(client, "18-note-images").await?;
+            Ok(())
+        },
+    );
+}
