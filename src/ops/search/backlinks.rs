@@ -14,7 +14,7 @@ use tantivy::query::{BooleanQuery, Occur, Query as IndexQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Term};
 
-use super::{IndexSource, NotesIndex, heal};
+use super::{IndexSource, NotesIndex, columns};
 use crate::error::{Error, Result};
 use crate::ops::links::{self, Folder, Resolver};
 use crate::ops::{NotePath, Notebook};
@@ -135,25 +135,9 @@ impl NotesIndex {
         {
             return Ok(resolver.clone());
         }
-        let mut names = Vec::with_capacity(searcher.num_docs() as usize);
-        for segment in searcher.segment_readers() {
-            let fast = segment.fast_fields();
-            let (Some(paths), Some(titles)) = (
-                fast.str("path").map_err(read_error)?,
-                fast.str("title_key").map_err(read_error)?,
-            ) else {
-                continue;
-            };
-            // Each column's words read once, in order: a lookup per note would search
-            // the column's dictionary for each one (~0.3 s at 10k notes).
-            let (path_words, title_words) = (words_of(&paths)?, words_of(&titles)?);
-            for doc in segment.doc_ids_alive() {
-                let Ok(path) = NotePath::parse(word_at(&paths, &path_words, doc)?) else {
-                    continue;
-                };
-                names.push((path, word_at(&titles, &title_words, doc)?.to_string()));
-            }
-        }
+        let names = columns::string_pairs(&searcher, "path", "title_key", "cannot read links")?
+            .into_iter()
+            .filter_map(|(path, title)| Some((NotePath::parse(&path).ok()?, title)));
         let resolver = Arc::new(Resolver::with_folded_titles(names));
         *cache = Some((generation, resolver.clone()));
         Ok(resolver)
@@ -191,7 +175,8 @@ impl NotesIndex {
                 column = Some((address.segment_ord, paths));
             }
             if let Some((_, Some(paths_column))) = &column
-                && let Ok(path) = NotePath::parse(&column_text(paths_column, address.doc_id)?)
+                && let Ok(path) =
+                    NotePath::parse(&columns::column_text(paths_column, address.doc_id)?)
             {
                 paths.insert(path);
             }
@@ -201,51 +186,7 @@ impl NotesIndex {
 }
 
 fn read_error(e: tantivy::TantivyError) -> Error {
-    if heal::is_damage(&e) {
-        Error::IndexBroken(format!("cannot read links: {e}"))
-    } else {
-        Error::Index(format!("cannot read links: {e}"))
-    }
-}
-
-/// Every word of a column's dictionary, by ordinal.
-fn words_of(column: &tantivy::columnar::StrColumn) -> Result<Vec<String>> {
-    let mut stream = column
-        .dictionary()
-        .stream()
-        .map_err(|e| Error::IndexBroken(format!("cannot read the index: {e}")))?;
-    let mut words = Vec::with_capacity(column.num_terms());
-    while stream.advance() {
-        words.push(String::from_utf8_lossy(stream.key()).into_owned());
-    }
-    Ok(words)
-}
-
-/// The word of document `doc` in a column whose `words_of` are `words`; empty when it
-/// has none.
-fn word_at<'w>(
-    column: &tantivy::columnar::StrColumn,
-    words: &'w [String],
-    doc: u32,
-) -> Result<&'w str> {
-    match column.ords().first(doc) {
-        None => Ok(""),
-        Some(ord) => usize::try_from(ord)
-            .ok()
-            .and_then(|ord| words.get(ord))
-            .map(String::as_str)
-            .ok_or_else(|| Error::IndexBroken("cannot read the index: no such word".into())),
-    }
-}
-
-fn column_text(column: &tantivy::columnar::StrColumn, doc: u32) -> Result<String> {
-    let mut out = String::new();
-    if let Some(ord) = column.ords().first(doc) {
-        column
-            .ord_to_str(ord, &mut out)
-            .map_err(|e| Error::IndexBroken(format!("cannot read the index: {e}")))?;
-    }
-    Ok(out)
+    columns::classified("cannot read links", &e)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`).
 
 pub(crate) mod backlinks;
+mod columns;
 pub(crate) mod heal;
 pub(crate) mod indexer;
 pub(crate) mod query;

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 
-use super::{NotesIndex, heal, index_dir, schema};
+use super::columns::{self, classified};
+use super::{NotesIndex, index_dir, schema};
 use crate::error::{Error, Result};
 use crate::ops::NotePath;
 use crate::ops::root::{self, RootDir};
@@ -226,39 +227,12 @@ fn write_error(e: TantivyError) -> Error {
 }
 
 /// `IndexBroken` when the error says the files are damaged, `Index` otherwise.
-fn classified(what: &str, e: &TantivyError) -> Error {
-    if heal::is_damage(e) {
-        Error::IndexBroken(format!("{what}: {e}"))
-    } else {
-        Error::Index(format!("{what}: {e}"))
-    }
-}
-
 /// Path → stamp of every note the index holds, read from the two columns.
 fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
-    let read_error = |e: TantivyError| classified("cannot read the index", &e);
     let searcher = index.reader.searcher();
-    let mut known = HashMap::with_capacity(searcher.num_docs() as usize);
-    for segment in searcher.segment_readers() {
-        let fast = segment.fast_fields();
-        let (Some(paths), Some(stamps)) = (
-            fast.str("path").map_err(read_error)?,
-            fast.str("stamp").map_err(read_error)?,
-        ) else {
-            continue;
-        };
-        let text = |column: &tantivy::columnar::StrColumn, doc| -> Result<String> {
-            let mut out = String::new();
-            if let Some(ord) = column.ords().first(doc) {
-                column
-                    .ord_to_str(ord, &mut out)
-                    .map_err(|e| Error::IndexBroken(format!("cannot read the index: {e}")))?;
-            }
-            Ok(out)
-        };
-        for doc in segment.doc_ids_alive() {
-            known.insert(text(&paths, doc)?, text(&stamps, doc)?);
-        }
-    }
-    Ok(known)
+    Ok(
+        columns::string_pairs(&searcher, "path", "stamp", "cannot read the index")?
+            .into_iter()
+            .collect(),
+    )
 }
