@@ -126,13 +126,13 @@ impl<'p> NoteLinks<'p> {
                 id,
             }) => {
                 if matches!(link_type, LinkType::Autolink | LinkType::Email) {
-                    self.open.push(Close::AsIs);
-                    out.push(safe(Event::Start(Tag::Link {
+                    let tag = Tag::Link {
                         link_type,
                         dest_url,
                         title,
                         id,
-                    })));
+                    };
+                    self.open_as_is(tag, out, &mut safe);
                     return;
                 }
                 let form = match link_type {
@@ -154,13 +154,13 @@ impl<'p> NoteLinks<'p> {
                     Place::Missing { href } => self.missing(href, out),
                     Place::AsWritten if form == LinkForm::Wiki => self.missing(None, out),
                     Place::AsWritten => {
-                        out.push(safe(Event::Start(Tag::Link {
+                        let tag = Tag::Link {
                             link_type,
                             dest_url,
                             title,
                             id,
-                        })));
-                        self.open.push(Close::AsIs);
+                        };
+                        self.open_as_is(tag, out, &mut safe);
                     }
                 }
                 self.label(label, out);
@@ -187,13 +187,13 @@ impl<'p> NoteLinks<'p> {
                     // An image shows as one (a Markdown image, or an embed of an image
                     // file); another file embedded is a link to it.
                     Place::File { href } if form == LinkForm::Image || shows_as_image(&href) => {
-                        out.push(safe(Event::Start(Tag::Image {
+                        let tag = Tag::Image {
                             link_type: LinkType::Inline,
                             dest_url: CowStr::from(href),
                             title,
                             id,
-                        })));
-                        self.open.push(Close::AsIs);
+                        };
+                        self.open_as_is(tag, out, &mut safe);
                     }
                     Place::File { href } => {
                         out.push(safe(link_to(href, CowStr::Borrowed(""))));
@@ -202,13 +202,13 @@ impl<'p> NoteLinks<'p> {
                     Place::Missing { href } => self.missing(href, out),
                     Place::AsWritten if form == LinkForm::Embed => self.missing(None, out),
                     Place::AsWritten => {
-                        out.push(safe(Event::Start(Tag::Image {
+                        let tag = Tag::Image {
                             link_type,
                             dest_url,
                             title,
                             id,
-                        })));
-                        self.open.push(Close::AsIs);
+                        };
+                        self.open_as_is(tag, out, &mut safe);
                     }
                 }
                 self.label(label, out);
@@ -219,6 +219,17 @@ impl<'p> NoteLinks<'p> {
             },
             event => out.push(safe(event)),
         }
+    }
+
+    /// Opens `tag` as the author wrote it (through `safe`); its end passes as it is.
+    fn open_as_is<'a>(
+        &mut self,
+        tag: Tag<'a>,
+        out: &mut Vec<Event<'a>>,
+        safe: &mut impl FnMut(Event<'a>) -> Event<'a>,
+    ) {
+        out.push(safe(Event::Start(tag)));
+        self.open.push(Close::AsIs);
     }
 
     /// Opens a link to a note this page may not link to: styled as missing when there is
@@ -252,7 +263,6 @@ fn bare_label(link_type: LinkType, dest: &str) -> Option<String> {
     matches!(link_type, LinkType::WikiLink { has_pothole: false }).then(|| wiki_label(dest))
 }
 
-/// The start of a plain link to `href` (its scheme is checked by the caller's `safe`).
 /// Whether the file at `href` is an image a page can show (by its extension: PNG, JPEG,
 /// GIF, WebP, SVG, AVIF…).
 fn shows_as_image(href: &str) -> bool {
@@ -262,6 +272,7 @@ fn shows_as_image(href: &str) -> bool {
         .is_some_and(|mime| mime.type_() == mime_guess::mime::IMAGE)
 }
 
+/// The start of a plain link to `href` (its scheme is checked by the caller's `safe`).
 fn link_to<'a>(href: String, title: CowStr<'a>) -> Event<'a> {
     Event::Start(Tag::Link {
         link_type: LinkType::Inline,
