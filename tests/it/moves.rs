@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::{
-    Server, Workspace, assert_error, eventually, json, keys, note, search_paths, stderr, stdout,
+    Server, Workspace, assert_error, assert_invalid_json, eventually, json, keys, no_redirects,
+    note, search_paths, stderr, stdout,
 };
 
 /// POSTs a move as JSON, with extra headers.
@@ -191,15 +192,7 @@ fn refused_moves_are_error_responses_and_change_nothing() {
         400,
         "Path is required",
     );
-    let (status, body) = json(post_move(&server, "{\"from\": \"a.md\"", &[]));
-    assert_eq!(status, 400);
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("Invalid JSON: "),
-        "{body}"
-    );
+    assert_invalid_json(post_move(&server, "{\"from\": \"a.md\"", &[]), "cut short");
     let (status, body) = json(post_move(&server, "{\"from\": \"a.md\"}", &[]));
     assert_eq!(status, 400);
     assert!(
@@ -334,16 +327,6 @@ fn the_cli_moves_and_says_what_it_did() {
         assert_eq!(stdout(&out), "", "{args:?}");
     }
     assert!(ws.notes().join("c.md").is_file());
-}
-
-/// A client that shows redirects instead of following them.
-fn no_redirects() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
 }
 
 /// POSTs the move form the way a browser on this site does.

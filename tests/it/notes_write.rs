@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Workspace, json, keys, local_now, today};
+use crate::support::{Workspace, assert_invalid_json, json, keys, local_now, today};
 
 /// Asserts a `DD-MM-YYYY:HH:MM` stamp is the current time in the test zone (±2 min).
 fn assert_now_stamp(stamp: &Value) {
@@ -121,16 +121,7 @@ fn json_put_bad_bodies_change_nothing() {
         r#"{"frontMatter": {"title": ["a"]}}"#,
     ] {
         for target in ["/api/v1/notes/keep.md", "/api/v1/notes/new.md"] {
-            let (status, err) = json(server.put_json(target, body));
-            assert_eq!(status, 400, "{body}");
-            assert!(
-                err["message"]
-                    .as_str()
-                    .unwrap()
-                    .starts_with("Invalid JSON: "),
-                "{err}"
-            );
-            assert_eq!(err["error"], "Bad Request");
+            assert_invalid_json(server.put_json(target, body), body);
         }
     }
     assert_eq!(ws.snapshot(), before);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json, note, public_paths};
+use crate::support::{Workspace, assert_error, assert_invalid_json, json, note, public_paths};
 
 fn is_iso_utc(text: &str) -> bool {
     chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%SZ").is_ok()
@@ -386,15 +386,7 @@ fn toggle_refuses_a_json_body_the_document_does_not_allow() {
         .body("{")
         .send()
         .unwrap();
-    let (status, body) = json(response);
-    assert_eq!(status, 400);
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("Invalid JSON: "),
-        "{body}"
-    );
+    assert_invalid_json(response, "{");
     assert_eq!(ws.snapshot(), before, "a refused toggle writes nothing");
     assert!(!ws.public().exists());
     // What the document allows still toggles: an empty body or an object without

@@ -5,23 +5,13 @@
 use std::time::Duration;
 
 use crate::support::{
-    Server, Workspace, assert_cross_site_refused, body_of_type, eventually, json,
+    Server, Workspace, assert_cross_site_refused, body_of_type, eventually, json, no_redirects,
 };
 
 const HOSTILE: &str = "---\ntitle: \"<script>alert('t')</script> & co\"\ntags: [\"<img src=x onerror=alert(1)>\", plain]\n---\n# Body\n\nText <script>alert('b')</script> and a [link](javascript:alert(1)).\n";
 
 /// Form fields or headers, as name-value pairs.
 type Pairs<'a> = &'a [(&'a str, &'a str)];
-
-/// A client that shows redirects instead of following them.
-fn no_redirects() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
-}
 
 /// The `Origin` a browser sends for a form on this server's own pages.
 fn origin(server: &Server) -> String {

@@ -209,6 +209,30 @@ pub fn assert_error(response: Response, status: u16, message: &str) {
     assert_eq!(body.as_object().unwrap().len(), 3, "{body}");
 }
 
+/// Asserts the ErrorResponse of a body that is not the JSON a route takes: `400`, the
+/// message `Invalid JSON: ` followed by what the parser said.
+pub fn assert_invalid_json(response: Response, context: &str) {
+    let (status, body) = json(response);
+    assert_eq!(status, 400, "{context}\n{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Invalid JSON: ")),
+        "{context}\n{body}"
+    );
+    assert_eq!(body["error"], "Bad Request", "{context}\n{body}");
+}
+
+/// A client that shows redirects instead of following them.
+pub fn no_redirects() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
 /// Asserts the refusal of a write from another site: 403 and the guard's message.
 /// `context` says which request it was.
 pub fn assert_cross_site_refused(status: u16, body: &Value, context: &str) {
