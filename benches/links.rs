@@ -7,11 +7,15 @@
 //! to `bench/LINKS.md`.
 
 mod common;
+#[path = "common/stats.rs"]
+mod stats;
 
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use stats::{ms, percentile};
 
 const NOTES: usize = 10_000;
 const REQUESTS: usize = 1_000;
@@ -61,14 +65,6 @@ fn generate(dir: &Path) {
         }
         std::fs::write(path, text).unwrap();
     }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
 fn main() {

@@ -5,6 +5,8 @@
 //! printed and written to `bench/SEARCH.md`.
 
 mod common;
+#[path = "common/stats.rs"]
+mod stats;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -14,6 +16,7 @@ use std::time::{Duration, Instant};
 use notes::ops::search::updater::IndexUpdater;
 use notes::ops::search::{Limit, NotesIndex, Query};
 use notes::ops::store;
+use stats::{ms, percentile};
 
 const NOTES: usize = 10_000;
 const QUERIES: usize = 300;
@@ -96,15 +99,6 @@ fn generate(dir: &Path) -> Vec<String> {
         std::fs::write(dir.join(folder).join(format!("note-{i:05}.md")), text).unwrap();
     }
     words
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
 fn main() {
