@@ -43,7 +43,15 @@ pub(super) fn path() -> impl Filter<Extract = (FilePath,), Error = Rejection> + 
 pub(crate) fn for_browser(
     state: Arc<State>,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
-    warp::path("file")
+    reads(warp::path("file"), state)
+}
+
+/// `GET` or `HEAD` of the attachment whose path follows `prefix`.
+pub(super) fn reads(
+    prefix: impl Filter<Extract = (), Error = Rejection> + Clone,
+    state: Arc<State>,
+) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
+    prefix
         .and(method_is(is_read))
         .and(path())
         .and(warp::method())

@@ -23,7 +23,7 @@ use warp::reply::Response;
 pub(super) use self::files::for_browser as file_for_browser;
 use super::State;
 use super::support::reject::HttpError;
-use super::support::{body, is_get, is_post, is_read, method_is, raw_query, reply, with_state};
+use super::support::{body, is_get, is_post, method_is, raw_query, reply, with_state};
 
 /// Every route of the API.
 pub(crate) fn routes(
@@ -98,13 +98,7 @@ pub(crate) fn routes(
         .and(body::stream())
         .and(with_state(state.clone()))
         .and_then(moves::post);
-    let read_file = files()
-        .and(method_is(is_read))
-        .and(files::path())
-        .and(warp::method())
-        .and(warp::header::headers_cloned())
-        .and(with_state(state.clone()))
-        .and_then(files::read);
+    let read_file = files::reads(files(), state.clone());
     let put_file = files()
         .and(method_is(|m| m == Method::PUT))
         .and(files::path())
