@@ -110,7 +110,6 @@
     if (!bar || !body || !window.fetch) return;
     var picker = bar.querySelector("input[type=file]");
     var log = bar.querySelector(".uploads");
-    var limit = Number(bar.getAttribute("data-max-upload")) || 0;
     var queue = Promise.resolve();
     bar.hidden = false;
 
@@ -158,9 +157,14 @@
       });
     }
 
+    // The server's limit, from the page: a file past it is not sent at all.
+    function limit() {
+      return Number(bar.getAttribute("data-max-upload")) || 0;
+    }
+
     function upload(file, pasted, line) {
-      if (limit && file.size > limit) {
-        line.fail("File too large (limit " + bytes(limit) + ")");
+      if (limit() && file.size > limit()) {
+        line.fail(tooLarge(limit()));
         return Promise.resolve();
       }
       var note = whereIsTheNote();
@@ -193,9 +197,14 @@
           return;
         }
         return response.json().catch(function () { return {}; }).then(function (error) {
-          line.fail(response.status === 413 ?
-            "File too large (limit " + bytes(limit) + ")" :
-            (error.message || "Upload failed (" + response.status + ")"));
+          var message = error.message || "";
+          if (response.status === 413) {
+            // The ErrorResponse names the limit in bytes; the page's is the fallback.
+            var named = /(\d+) bytes/.exec(message);
+            line.fail(tooLarge(named ? Number(named[1]) : limit()));
+          } else {
+            line.fail(message || "Upload failed (" + response.status + ")");
+          }
         });
       }).catch(function () {
         line.fail("Upload failed: the server cannot be reached");
@@ -262,6 +271,10 @@
       if (before && !/\s$/.test(before)) text = " " + text;
       body.setRangeText(text, start, end, "end");
       body.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+
+    function tooLarge(max) {
+      return max ? "File too large (limit " + bytes(max) + ")" : "File too large";
     }
 
     function bytes(n) {

@@ -1,7 +1,8 @@
 //! Attachments in a real browser: in the editor of a note, an image pasted from the
-//! clipboard and a file dropped on the text are uploaded through the files API and their
-//! Markdown goes in at the cursor; a file past the limit is refused in the page; after
-//! saving, the note page shows the image and lists both files; published, the public
+//! clipboard, a file dropped on the text and one picked with the button are uploaded
+//! through the files API and their Markdown goes in at the cursor; a file past the limit
+//! is refused in the page (before it is sent, and on the server's 413); after
+//! saving, the note page shows the image and lists the files; published, the public
 //! page carries the image. Screenshots: the editor after the paste, the note page, the
 //! public page.
 
@@ -14,7 +15,7 @@ use super::{BLUE_PNG, Result, Shots, body_text, browser, click, in_browser, wait
 use crate::support::Workspace;
 
 #[test]
-fn files_pasted_and_dropped_in_the_editor_show_on_the_note_and_public_pages() {
+fn files_pasted_dropped_and_picked_in_the_editor_show_on_the_note_and_public_pages() {
     let Some((chromium, chromedriver)) = browser() else {
         return;
     };
@@ -74,7 +75,10 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
         "{text:?}"
     );
     wait_for_images(client, ".preview .content img", 1).await?;
+    // A taller window, so the shot shows the text, the preview and the upload's line.
+    client.set_window_size(1280, 1150).await?;
     shots.take(client, "19-editor-after-paste").await?;
+    client.set_window_size(1280, 900).await?;
 
     // Drop a file on the text; then one past the limit, refused in the page.
     drop_file(client, "packing list.txt", b"socks\n").await?;
@@ -85,13 +89,38 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
         refused.contains("File too large (limit 4 KiB)"),
         "{refused}"
     );
+    // Past the server's limit when the page does not know it: the 413 says the same.
+    client
+        .execute(
+            "document.querySelector('.upload').setAttribute('data-max-upload', '0')",
+            vec![],
+        )
+        .await?;
+    drop_file(client, "bigger.bin", &[0u8; 5000]).await?;
+    let refused = wait_text(client, ".uploads .failed", "bigger.bin").await?;
+    assert!(
+        refused.contains("File too large (limit 4 KiB)"),
+        "{refused}"
+    );
+
+    // Picked with the button's file picker.
+    let picked = ws.root.path().join("route.gpx");
+    std::fs::write(&picked, "<gpx/>\n")?;
+    client
+        .find(Locator::Css(".upload input[type=file]"))
+        .await?
+        .send_keys(&picked.display().to_string())
+        .await?;
+    wait_text(client, ".uploads .done", "trips/route.gpx").await?;
     let text = body_text(client).await?;
     assert!(
         text.ends_with(
-            "![alps-1.png](attachments/alps-1.png) [packing list-2.txt](packing%20list-2.txt)"
+            "![alps-1.png](attachments/alps-1.png) [packing list-2.txt](packing%20list-2.txt) \
+             [route.gpx](route.gpx)"
         ),
         "{text:?}"
     );
+    assert_eq!(ws.read("trips/route.gpx"), "<gpx/>\n");
     assert_eq!(
         std::fs::read(ws.notes().join("trips/attachments/alps-1.png"))?,
         BLUE_PNG
@@ -99,6 +128,7 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     assert_eq!(ws.read("trips/packing list-2.txt"), "socks\n");
     assert_eq!(ws.read("trips/packing list.txt"), "boots\n");
     assert!(!ws.notes().join("trips/big.bin").exists());
+    assert!(!ws.notes().join("trips/bigger.bin").exists());
 
     // Saved, the note shows the image and lists its files.
     click(client, "form.editor button[type=submit]").await?;
@@ -107,10 +137,11 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     let listed = wait_text(client, ".attachments li", "trips/attachments/alps-1.png").await?;
     assert!(listed.contains("101 B"), "{listed}");
     wait_text(client, ".attachments li", "trips/packing list-2.txt").await?;
+    wait_text(client, ".attachments li", "trips/route.gpx").await?;
     let links = client
         .find_all(Locator::Css(".attachments a[href^='/file/']"))
         .await?;
-    assert_eq!(links.len(), 2);
+    assert_eq!(links.len(), 3);
     shots.take(client, "20-note-with-attachments").await?;
 
     // Published: the public page exists and carries the image.
