@@ -137,10 +137,24 @@
       send(files, false);
     });
     body.addEventListener("paste", function (event) {
-      var files = event.clipboardData && event.clipboardData.files;
-      if (!files || !files.length) return;
+      var data = event.clipboardData;
+      var files = data && data.files;
+      // Text copied from an office program often comes with a picture of itself: when
+      // the clipboard holds text, the text is what is pasted.
+      if (!files || !files.length || data.getData("text/plain")) return;
       event.preventDefault();
       send(files, true);
+    });
+    // A file dropped beside the text would make the browser leave the editor to show
+    // it: there it is refused.
+    document.addEventListener("dragover", function (event) {
+      if (event.target !== body && hasFiles(event.dataTransfer)) {
+        event.preventDefault();
+        event.dataTransfer.dropEffect = "none";
+      }
+    });
+    document.addEventListener("drop", function (event) {
+      if (event.target !== body && hasFiles(event.dataTransfer)) event.preventDefault();
     });
 
     function hasFiles(data) {

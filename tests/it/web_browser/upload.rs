@@ -80,6 +80,23 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     shots.take(client, "19-editor-after-paste").await?;
     client.set_window_size(1280, 900).await?;
 
+    // A paste carrying text as well as a picture of it (as office programs copy) is
+    // left to the browser: the text is pasted, nothing is uploaded.
+    let taken = client
+        .execute(
+            "const data = new DataTransfer(); \
+             data.items.add(new File([new Uint8Array(arguments[0])], 'image.png', \
+                 {type: 'image/png'})); \
+             data.setData('text/plain', 'a cell'); \
+             const paste = new ClipboardEvent('paste', \
+                 {clipboardData: data, bubbles: true, cancelable: true}); \
+             document.querySelector('textarea[name=body]').dispatchEvent(paste); \
+             return [paste.defaultPrevented, document.querySelectorAll('.uploads li').length];",
+            vec![json!(BLUE_PNG.to_vec())],
+        )
+        .await?;
+    assert_eq!(taken, json!([false, 1]), "a paste with text was uploaded");
+
     // Drop a file on the text; then one past the limit, refused in the page.
     drop_file(client, "packing list.txt", b"socks\n").await?;
     wait_text(client, ".uploads .done", "trips/packing list-2.txt").await?;
