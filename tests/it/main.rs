@@ -32,6 +32,7 @@ mod reliability;
 mod render_safety;
 mod search_api;
 mod serve_owner;
+mod web_attachments;
 mod web_browser;
 mod web_pages;
 mod xml;

@@ -18,6 +18,9 @@ use serde_json::json;
 
 use crate::support::{Server, Workspace};
 
+/// Attachments: uploads in the editor, the image on the note and public pages.
+mod upload;
+
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// An executable on `PATH`.

@@ -162,6 +162,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
                 date: form.date.clone(),
                 etag: form.etag.clone(),
                 error: Some(message),
+                max_upload: state.max_upload,
             }),
         )
     };

@@ -6,6 +6,7 @@
 //! API's JSON 404, or this interface's 404 page for a browser. Pages are GET; every change is a same-origin form POST answered
 //! with a 303 redirect.
 
+mod attachments;
 mod forms;
 mod links;
 mod moves;
@@ -32,7 +33,7 @@ const STYLESHEET: &str = concat!(
     include_str!("../../../assets/public.css"),
     include_str!("../../../assets/app.css")
 );
-/// The small script of the editor (live preview) and the delete confirmation.
+/// The small script of the editor (live preview, uploads) and the delete confirmation.
 const SCRIPT: &str = include_str!("../../../assets/app.js");
 
 type Reply = Result<Response, Rejection>;
@@ -56,6 +57,7 @@ pub(crate) fn routes(
     let new = warp::path!("new")
         .and(method_is(is_read))
         .and(raw_query())
+        .and(with_state(state.clone()))
         .and_then(pages::new_note);
     // `/note/<path>`, `/edit/<path>` and `/raw/<path>`: the tail is the note path.
     let note_pages = note_prefix()

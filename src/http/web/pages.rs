@@ -175,7 +175,7 @@ pub(super) async fn search(raw: String, state: Arc<State>) -> Reply {
 
 /// `/new[?folder=…|?path=…]`: an empty editor, its path field prefilled with the
 /// folder, or with the whole path (a link to a missing note leads here with it).
-pub(super) async fn new_note(raw: String) -> Reply {
+pub(super) async fn new_note(raw: String, state: Arc<State>) -> Reply {
     let mut params = params(&raw);
     let folder = params
         .remove("folder")
@@ -199,6 +199,7 @@ pub(super) async fn new_note(raw: String) -> Reply {
             date: String::new(),
             etag: String::new(),
             error: None,
+            max_upload: state.max_upload,
         }),
     ))
 }
@@ -224,8 +225,9 @@ pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) ->
 
 async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
     let at = path.clone();
-    let (note, public, targets, backlinks) = blocking(state, move |s| {
+    let (note, public, targets, backlinks, files) = blocking(state, move |s| {
         let note = s.notebook.read(&at)?;
+        let files = s.notebook.referenced_files(&at)?;
         let public: Publication = match s.notebook.public_state(&at) {
             Ok(public) => Ok(public),
             Err(Error::PublicRecordUnreadable { .. }) => Err(()),
@@ -239,7 +241,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,
             Err(err) => return Err(err),
         };
-        Ok::<_, Error>((note, public, targets, backlinks))
+        Ok::<_, Error>((note, public, targets, backlinks, files))
     })
     .await
     .map_err(failed)?;
@@ -255,6 +257,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             notice: notice(params),
             places: &WebPlaces::new(&targets, &path),
             backlinks: &backlinks,
+            files: &files,
         }),
     ))
 }
@@ -275,6 +278,7 @@ async fn edit(path: NotePath, state: &Arc<State>) -> Reply {
             date: fields.date,
             etag: note.etag.clone(),
             error: None,
+            max_upload: state.max_upload,
         }),
     ))
 }

@@ -56,6 +56,8 @@ pub(super) struct NoteView<'a> {
     pub places: &'a dyn crate::render::LinkPlaces,
     /// The notes linking to this one.
     pub backlinks: &'a super::links::Backlinks,
+    /// The files the note references.
+    pub files: &'a [crate::ops::files::Referenced],
 }
 
 pub(super) struct Editor {
@@ -67,6 +69,8 @@ pub(super) struct Editor {
     pub date: String,
     pub etag: String,
     pub error: Option<String>,
+    /// The server's upload limit, in bytes, for the upload bar.
+    pub max_upload: u64,
 }
 
 pub(super) struct SearchView<'a> {
@@ -134,7 +138,7 @@ fn local(at: DateTime<Utc>) -> String {
         .to_string()
 }
 
-fn size(bytes: u64) -> String {
+pub(super) fn size(bytes: u64) -> String {
     match bytes {
         0..1024 => format!("{bytes} B"),
         1024..1_048_576 => format!("{:.1} KB", bytes as f64 / 1024.0),
@@ -373,6 +377,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
             }
             div.content { (PreEscaped(rendered)) }
         }
+        (super::attachments::list(page.files))
         (super::links::backlinks(page.backlinks))
     };
     layout(&note.title, Some(""), "note", content)
@@ -441,6 +446,7 @@ pub(super) fn editor(page: &Editor) -> Markup {
                     div.content {}
                 }
             }
+            (super::attachments::uploader(page.max_upload))
             div.actions {
                 button.button.primary type="submit" title="Save (Ctrl+S, ⌘S)"
                     aria-keyshortcuts="Control+S Meta+S" { "Save" }

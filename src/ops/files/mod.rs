@@ -1,7 +1,9 @@
 //! Attachments: the regular, non-hidden files of the notes folder that are not notes.
 //! What one is (`FilePath`), its media type, reading one (`open_file`) and listing
-//! them under a folder (`list_files`); writing and deleting are in `write`.
+//! them under a folder (`list_files`); writing and deleting are in `write`, the files a
+//! note references in `referenced`.
 
+mod referenced;
 mod write;
 
 use std::fs;
@@ -12,6 +14,8 @@ use walkdir::WalkDir;
 use crate::error::{Error, Result};
 use crate::ops::store::relative;
 use crate::ops::{FilePath, Notebook, clock};
+
+pub(crate) use referenced::{Found, Referenced};
 
 /// One attachment as the API lists and describes it.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -108,7 +108,7 @@ impl LinkTargets {
         };
         if !link.is_note() {
             let href = link.is_wiki().then(|| relative_href(&link.note));
-            let path = FilePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok();
+            let path = attachment_path(from, &link);
             return Destination::File { href, path };
         }
         match self.resolver.resolve(from, &link) {
@@ -121,6 +121,13 @@ impl LinkTargets {
             },
         }
     }
+}
+
+/// The attachment a link to a file in note `from` names, from the root: its name read
+/// from the note's folder, wikilink or Markdown link alike; `None` when that leads above
+/// the notes folder or is no attachment path.
+pub(crate) fn attachment_path(from: &NotePath, link: &Link) -> Option<FilePath> {
+    FilePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok()
 }
 
 /// `#anchor` of a link to `heading` (the id the renderer gives that heading), or
