@@ -18,7 +18,7 @@ pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::links_of;
 pub(crate) use resolve::{Folder, Resolver, fold};
 pub(crate) use rewrite::rewrite;
-pub(crate) use targets::{Destination, LinkCache, LinkTargets, fragment};
+pub(crate) use targets::{Destination, LinkCache, LinkTargets, file_of, fragment};
 
 /// How a link is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -108,7 +108,7 @@ impl LinkTargets {
         };
         if !link.is_note() {
             let href = link.is_wiki().then(|| relative_href(&link.note));
-            let path = FilePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok();
+            let path = file_of(from, &link);
             return Destination::File { href, path };
         }
         match self.resolver.resolve(from, &link) {
@@ -121,6 +121,13 @@ impl LinkTargets {
             },
         }
     }
+}
+
+/// The attachment a link to a file (not a note) in note `from` names, from the root:
+/// its target relative to the note's folder, as written (a wikilink's too); `None`
+/// when that leads above the root or is no attachment path.
+pub(crate) fn file_of(from: &NotePath, link: &Link) -> Option<FilePath> {
+    FilePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok()
 }
 
 /// `#anchor` of a link to `heading` (the id the renderer gives that heading), or
