@@ -580,6 +580,42 @@ mod tests {
     }
 
     #[test]
+    fn an_index_without_the_attachment_fields_is_replaced_and_filled_again() {
+        let notes = tempfile::tempdir().unwrap();
+        std::fs::write(notes.path().join("a.md"), "# A\n\nalpha").unwrap();
+        std::fs::write(notes.path().join("diagram.png"), b"\x89PNG alpha").unwrap();
+        // An index as a version without attachments made it: another schema.
+        {
+            let mut builder = tantivy::schema::Schema::builder();
+            builder.add_text_field("path", tantivy::schema::STRING);
+            create(&index_dir(notes.path()), builder.build()).unwrap();
+        }
+        let index = indexed(notes.path());
+        let book = notebook(notes.path());
+        let source = Fixed {
+            index: Some(index),
+            damaged: Cell::new(0),
+        };
+        let found = |words: &str| {
+            let query = Query::parse(words).unwrap();
+            let results = book.search(&source, &query, Limit::DEFAULT).unwrap();
+            results
+                .results
+                .iter()
+                .map(|hit| (hit.path.clone(), hit.kind))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(found("alpha"), [("a.md".to_string(), None)]);
+        assert_eq!(
+            found("file:diagram"),
+            [("diagram.png".to_string(), Some(FILE_KIND))]
+        );
+        // The bytes of an attachment are not indexed, its name is not a note's word.
+        assert_eq!(found("file:alpha"), []);
+        assert_eq!(found("diagram"), []);
+    }
+
+    #[test]
     fn without_an_index_the_source_answers() {
         let notes = tempfile::tempdir().unwrap();
         let source = Fixed {

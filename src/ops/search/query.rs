@@ -254,10 +254,9 @@ fn quoted_text(chars: &[char], start: usize) -> Result<(String, usize), String> 
 /// The filter a word starts with (`tag:` or `file:`, any case) and what follows it.
 fn strip_filter(word: &str) -> Option<(&'static str, &str)> {
     ["tag", "file"].into_iter().find_map(|filter| {
-        let n = filter.len();
-        let head = word.get(..=n)?;
-        (head[..n].eq_ignore_ascii_case(filter) && head.ends_with(':'))
-            .then(|| (filter, &word[n + 1..]))
+        let name = word.get(..filter.len())?;
+        let rest = word[filter.len()..].strip_prefix(':')?;
+        name.eq_ignore_ascii_case(filter).then_some((filter, rest))
     })
 }
 
@@ -356,6 +355,39 @@ mod tests {
             Query::parse("-x ...").unwrap_err().to_string(),
             "Invalid search query: nothing to search for (only punctuation or excluded words)"
         );
+    }
+
+    #[test]
+    fn file_clauses_turn_the_query_to_attachments() {
+        assert_eq!(
+            parse(r#"file:diag FILE:"floor plan" png"#).unwrap(),
+            vec![
+                Clause::File {
+                    text: "diag".into(),
+                    prefix: false
+                },
+                Clause::File {
+                    text: "floor plan".into(),
+                    prefix: false
+                },
+                word("png", true),
+            ]
+        );
+        let query = Query::parse("file:Network-Diag").unwrap();
+        assert!(query.is_for_files());
+        assert_eq!(query.parts(), [Part::Prefix(words(&["network", "diag"]))]);
+        let query = Query::parse("file:diagram ").unwrap();
+        assert_eq!(query.parts(), [Part::Words(words(&["diagram"]))]);
+        assert!(!Query::parse("diagram").unwrap().is_for_files());
+        assert!(!Query::parse("tag:x").unwrap().is_for_files());
+        // Words that only look like a filter, accents across its end included.
+        for plain in ["Été", "fileé:x", "filé:x", "fi", "tagé"] {
+            assert!(!Query::parse(plain).unwrap().is_for_files(), "{plain}");
+        }
+        for bad in ["file:", "file:...", "-file:x", "file:\"\""] {
+            let err = Query::parse(bad).unwrap_err();
+            assert!(matches!(err, Error::InvalidQuery(_)), "{bad}: {err:?}");
+        }
     }
 
     #[test]
