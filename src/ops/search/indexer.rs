@@ -450,8 +450,8 @@ fn index_dir_ok(notes_dir: &Path) -> bool {
 }
 
 /// Watches the notes folder; notes and attachments changed by anyone else reach the
-/// queue. The
-/// service's own hidden files (the index, temp files, the public record) are ignored.
+/// queue. The service's own hidden files (the index, temp files, the public record) are
+/// ignored.
 fn watch(notes_dir: &Path, queue: Sender<Message>) -> notify::Result<notify::RecommendedWatcher> {
     let root = notes_dir
         .canonicalize()
