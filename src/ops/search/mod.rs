@@ -55,7 +55,8 @@ const BODY_BOOST: f32 = 1.0;
 pub struct SearchResults {
     pub(crate) query: String,
     pub(crate) results: Vec<SearchHit>,
-    /// How many notes match (all of them, not only those returned).
+    /// How many notes (or attachments, for a `file:` query) match: all of them, not
+    /// only those returned.
     pub(crate) total: usize,
 }
 
