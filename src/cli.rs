@@ -122,11 +122,12 @@ pub(crate) enum Command {
     Reindex,
 
     /// Search the notes (words, "exact phrases", tag:NAME, -excluded; the last word
-    /// also matches as a prefix)
+    /// also matches as a prefix); with file:WORDS, the attachments whose path has them
     #[command(after_long_help = "EXAMPLES:\n  \
         notes search rust async\n  \
         notes search '\"release notes\" tag:work -draft'\n  \
-        notes search ete --limit 5 --json")]
+        notes search ete --limit 5 --json\n  \
+        notes search file:diagram            attachments named with \"diagram\"")]
     Search(SearchArgs),
 
     /// Show a note's links to other notes (resolved) and the notes linking to it
@@ -135,10 +136,31 @@ pub(crate) enum Command {
         notes links ideas/hi.md --json | jq '.incoming[].path'")]
     Links(LinksArgs),
 
-    /// Check every link of every note: list broken links and the notes nothing links
-    /// to; exit 1 when a link is broken
-    #[command(after_long_help = "EXAMPLES:\n  notes check\n  notes check --json | jq '.broken'")]
+    /// Check every link of every note: list broken links, links and images to missing
+    /// files, the notes nothing links to and the attachments no note references; exit
+    /// 1 when a link is broken or a file is missing
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes check\n  \
+        notes check --json | jq '.broken'\n  \
+        notes check --json | jq '.orphanFiles[].path'")]
     Check(CheckArgs),
+
+    /// Copy files beside a note and append a link to each to the note (an image as
+    /// ![name](path)); a name already taken by another file gets -2, -3… before its
+    /// extension, and a file already there with the same bytes is linked, not copied
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes attach trips/rome.md ~/Pictures/forum.jpg\n  \
+        notes attach report.md figures/*.png data.csv\n  \
+        notes attach report.md chart.svg --json | jq '.attached[].path'")]
+    Attach(AttachArgs),
+
+    /// List the attachments (the files that are not notes), sorted by path: size, last
+    /// modification and media type
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes files\n  \
+        notes files trips\n  \
+        notes files --json | jq '.files[].path'")]
+    Files(FilesArgs),
 
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
@@ -373,7 +395,33 @@ pub(crate) struct LinksArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// Print the result as JSON (`{"broken": [...], "orphans": [...]}`)
+    /// Print the result as JSON (`{"broken", "orphans", "missingFiles", "orphanFiles"}`)
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AttachArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md); it must exist
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
+    pub(crate) note: String,
+    /// Files to copy beside the note
+    #[arg(required = true, num_args = 1.., value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub(crate) files: Vec<PathBuf>,
+    /// Print what was attached as JSON (`{"note", "attached": [{"path", "source", "reused"}]}`)
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print nothing on success
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FilesArgs {
+    /// Folder to list, relative to the notes folder (all attachments when left out)
+    #[arg(value_name = "DIR")]
+    pub(crate) dir: Option<String>,
+    /// Print the API's JSON (the body of GET /api/v1/files)
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -1,5 +1,6 @@
-//! `notes check`: broken links and the notes nothing links to; exit 1 when a link is
-//! broken, so a script or a CI job can stop on it.
+//! `notes check`: broken links, the notes nothing links to, links to missing files and
+//! the attachments nothing links to; exit 1 when a link is broken or a file is missing,
+//! so a script or a CI job can stop on it.
 
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -33,9 +34,26 @@ pub(super) fn run(notebook: &Notebook, args: CheckArgs) -> anyhow::Result<ExitCo
         for note in &report.orphans {
             let _ = writeln!(out, "  {}  {}", style(&note.path).bold(), note.title);
         }
+        // The attachments' sections only when they have something to say: a folder
+        // without attachments reads as before.
+        if !report.missing_files.is_empty() {
+            let heading = messages::missing_files_heading(report.missing_files.len());
+            let _ = writeln!(out, "{}", style(heading).bold());
+            for link in &report.missing_files {
+                let at = format!("{}:{}", link.path, link.line);
+                let _ = writeln!(out, "  {}  {}", style(at).bold(), style(&link.target).red());
+            }
+        }
+        if !report.orphan_files.is_empty() {
+            let heading = messages::orphan_files_heading(report.orphan_files.len());
+            let _ = writeln!(out, "{}", style(heading).bold());
+            for file in &report.orphan_files {
+                let _ = writeln!(out, "  {}  {} bytes", style(&file.path).bold(), file.size);
+            }
+        }
         super::print(&out)?
     };
-    if !report.broken.is_empty() {
+    if !report.broken.is_empty() || !report.missing_files.is_empty() {
         return Ok(ExitCode::FAILURE);
     }
     Ok(printed)

@@ -33,6 +33,12 @@ pub(super) fn broken_heading(count: usize) -> String {
 pub(super) fn orphans_heading(count: usize) -> String {
     format!("Notes nothing links to ({count}):")
 }
+pub(super) fn missing_files_heading(count: usize) -> String {
+    format!("Missing files ({count}):")
+}
+pub(super) fn orphan_files_heading(count: usize) -> String {
+    format!("Attachments nothing links to ({count}):")
+}
 /// `check` when every link resolves.
 pub(super) const NO_BROKEN_LINKS: &str = "No broken links.";
 /// `mv` when a note (or anything else) is at the destination already.

@@ -1,7 +1,9 @@
 //! One module per subcommand: convert the arguments, call `ops`, print the result.
 
+mod attach;
 mod check;
 mod completions;
+mod files;
 mod links;
 mod list;
 mod list_public;
@@ -46,7 +48,11 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // finishes it at start-up, `mv` before moving).
     if matches!(
         cli.command,
-        Command::Put(_) | Command::Rm(_) | Command::Publish(_) | Command::Unpublish(_)
+        Command::Put(_)
+            | Command::Rm(_)
+            | Command::Publish(_)
+            | Command::Unpublish(_)
+            | Command::Attach(_)
     ) {
         finish_interrupted_move(&notebook);
     }
@@ -63,6 +69,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => search::run(&notebook, args),
         Command::Links(args) => links::run(&notebook, args),
         Command::Check(args) => check::run(&notebook, args),
+        Command::Attach(args) => attach::run(&notebook, args),
+        Command::Files(args) => files::run(&notebook, args),
         Command::ListPublic(args) => list_public::run(notebook, args),
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),

@@ -49,13 +49,15 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
         }
     }
     let shown = results.results.len();
+    // A `file:` query finds attachments, any other notes.
+    let what = if query.is_for_files() { "file" } else { "note" };
     let _ = writeln!(
         out,
         "{}",
         style(match (shown, results.total) {
-            (0, _) => format!("no note matches {:?}", query.as_str()),
-            (n, total) if n == total => format!("{total} note{} found", plural(total)),
-            (n, total) => format!("{n} of {total} matching notes shown (--limit)"),
+            (0, _) => format!("no {what} matches {:?}", query.as_str()),
+            (n, total) if n == total => format!("{total} {what}{} found", plural(total)),
+            (n, total) => format!("{n} of {total} matching {what}s shown (--limit)"),
         })
         .dim()
     );

@@ -23,8 +23,15 @@ pub(crate) use model::{Note, NoteMeta};
 pub use path::{FilePath, NotePath};
 pub(crate) use publish::{PageEffect, PublicList, Publication};
 
-/// Called with the path of every note written or deleted (the search index listens).
-pub(crate) type ChangeListener = Box<dyn Fn(&NotePath) + Send + Sync>;
+/// What was written or deleted: a note, or an attachment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Changed<'a> {
+    Note(&'a NotePath),
+    File(&'a FilePath),
+}
+
+/// Called with every note and attachment written or deleted (the search index listens).
+pub(crate) type ChangeListener = Box<dyn Fn(Changed<'_>) + Send + Sync>;
 
 /// Where the notes live and where published pages go.
 #[derive(Debug, Clone)]
@@ -74,7 +81,13 @@ impl Notebook {
 
     fn changed(&self, path: &NotePath) {
         if let Some(listener) = self.listener.get() {
-            listener(path);
+            listener(Changed::Note(path));
+        }
+    }
+
+    fn file_changed(&self, path: &FilePath) {
+        if let Some(listener) = self.listener.get() {
+            listener(Changed::File(path));
         }
     }
 }

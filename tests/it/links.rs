@@ -275,7 +275,8 @@ fn cli_check_reports_broken_links_and_orphans_and_exits_1() {
     assert_eq!(
         stdout(&out),
         "Broken links (2):\n  hub.md:6  Nowhere to be found\n  hub.md:6  missing.md\n\
-         Notes nothing links to (1):\n  y/dup.md  dup\n"
+         Notes nothing links to (1):\n  y/dup.md  dup\n\
+         Missing files (2):\n  hub.md:4  photo.png\n  hub.md:5  pic.png\n"
     );
     let out = ws.run(&["check", "--json"]);
     assert_eq!(out.status.code(), Some(1));
@@ -288,6 +289,11 @@ fn cli_check_reports_broken_links_and_orphans_and_exits_1() {
                 {"path": "hub.md", "line": 6, "target": "missing.md"},
             ],
             "orphans": [{"path": "y/dup.md", "title": "dup"}],
+            "missingFiles": [
+                {"path": "hub.md", "line": 4, "target": "photo.png", "file": "photo.png"},
+                {"path": "hub.md", "line": 5, "target": "pic.png", "file": "pic.png"},
+            ],
+            "orphanFiles": [],
         })
     );
 
@@ -297,6 +303,8 @@ fn cli_check_reports_broken_links_and_orphans_and_exits_1() {
         "nowhere.md",
         "---\ntitle: Nowhere to be found\n---\n[[y/dup]]\n",
     );
+    ws.write("photo.png", "png");
+    ws.write("pic.png", "png");
     let out = ws.run(&["check"]);
     assert!(out.status.success(), "{}", stdout(&out));
     assert_eq!(
@@ -304,5 +312,8 @@ fn cli_check_reports_broken_links_and_orphans_and_exits_1() {
         "No broken links.\nNotes nothing links to (0):\n"
     );
     let body: Value = serde_json::from_slice(&ws.run(&["check", "--json"]).stdout).unwrap();
-    assert_eq!(body, j!({"broken": [], "orphans": []}));
+    assert_eq!(
+        body,
+        j!({"broken": [], "orphans": [], "missingFiles": [], "orphanFiles": []})
+    );
 }

@@ -4,6 +4,7 @@
 mod support;
 
 mod cli_docs;
+mod cli_files;
 mod cli_notes;
 mod cli_polish;
 mod cli_public;
@@ -31,6 +32,7 @@ mod races;
 mod reliability;
 mod render_safety;
 mod search_api;
+mod search_files;
 mod serve_owner;
 mod web_attachments;
 mod web_browser;

@@ -489,13 +489,13 @@ pub(super) fn search(page: &SearchView) -> Markup {
         header.page {
             h1 { "Search" }
             form.find.big action="/search" method="get" role="search" {
-                input type="search" name="q" value=(page.query) placeholder="Words, \"a phrase\", tag:name, -excluded"
+                input type="search" name="q" value=(page.query) placeholder="Words, \"a phrase\", tag:name, file:name, -excluded"
                     aria-label="Search notes" autofocus[page.query.is_empty()];
                 button.button.primary type="submit" { "Search" }
             }
         }
         @match &page.outcome {
-            None => p.meta { "Search titles, tags and text of every note. End a word with * to match its beginning." },
+            None => p.meta { "Search titles, tags and text of every note; file:name finds attachments by name. End a word with * to match its beginning." },
             Some(Err(message)) => p.error role="alert" { (message) },
             Some(Ok(found)) => {
                 p.meta { (plural(found.total, "result", "results")) " for “" (page.query) "”" }
@@ -505,7 +505,9 @@ pub(super) fn search(page: &SearchView) -> Markup {
                     ol.notes.results {
                         @for hit in &found.results {
                             li {
-                                a.title href=(note_url("note", &hit.path)) { (snippet(&hit.highlighted_title)) }
+                                // An attachment (a `file:` search) opens as the file itself.
+                                @let prefix = if hit.kind.is_some() { "file" } else { "note" };
+                                a.title href=(note_url(prefix, &hit.path)) { (snippet(&hit.highlighted_title)) }
                                 p.meta { span.path { (hit.path) } }
                                 @if !hit.snippet.is_empty() {
                                     p.snippet { (snippet(&hit.snippet)) }

@@ -1,12 +1,16 @@
 //! Attachments: the regular, non-hidden files of the notes folder that are not notes.
 //! What one is (`FilePath`), its media type, reading one (`open_file`) and listing
 //! them under a folder (`list_files`); writing and deleting are in `write`, the files a
-//! note references in `referenced`.
+//! note references in `referenced`, attaching files to a note in `attach`.
 
+mod attach;
 mod referenced;
 mod write;
 
+pub(crate) use attach::Source;
+
 use std::fs;
+use std::path::Path;
 
 use serde::Serialize;
 use walkdir::WalkDir;
@@ -102,6 +106,50 @@ fn as_file_error(err: Error) -> Error {
     }
 }
 
+/// An attachment found on disk and its metadata (of the file a symlink leads to).
+pub(crate) struct AttachmentFile {
+    pub(crate) path: FilePath,
+    pub(crate) meta: fs::Metadata,
+}
+
+/// The attachments under `start` (the notes dir `root` or a folder in it), dot-files
+/// and dot-folders skipped, in the walk's order. A folder that cannot be read is left
+/// out; a symlink is followed only when it leads to a regular file beneath `root`.
+pub(crate) fn attachment_files(root: &Path, start: &Path) -> Vec<AttachmentFile> {
+    let mut files = Vec::new();
+    let walk = WalkDir::new(start)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+        .flatten();
+    for entry in walk {
+        if entry.file_type().is_dir() || entry.file_name().as_encoded_bytes().ends_with(b".md") {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else {
+            continue;
+        };
+        // Names no attachment may have are left out.
+        let Ok(path) = FilePath::parse(&rel) else {
+            continue;
+        };
+        // The walk does not follow links, so only a symlink can lead outside.
+        let full = if entry.path_is_symlink() {
+            match crate::ops::root::resolve_rel(root, path.as_str()) {
+                Ok(full) => full,
+                Err(_) => continue,
+            }
+        } else {
+            entry.path().to_path_buf()
+        };
+        match fs::metadata(&full) {
+            Ok(meta) if meta.is_file() => files.push(AttachmentFile { path, meta }),
+            _ => continue,
+        }
+    }
+    files
+}
+
 impl Notebook {
     /// Opens an attachment for reading, beneath the notes dir; only a regular file is
     /// one (a folder, a FIFO or a device is not found).
@@ -128,37 +176,10 @@ impl Notebook {
         } else {
             root.join(folder)
         };
-        let mut files = Vec::new();
-        let walk = WalkDir::new(&start)
-            .min_depth(1)
-            .into_iter()
-            .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
-            .flatten();
-        for entry in walk {
-            if entry.file_type().is_dir() {
-                continue;
-            }
-            let Some(rel) = relative(root, entry.path()) else {
-                continue;
-            };
-            // Notes, and names no attachment may have, are left out.
-            let Ok(path) = FilePath::parse(&rel) else {
-                continue;
-            };
-            // The walk does not follow links, so only a symlink can lead outside.
-            let full = if entry.path_is_symlink() {
-                match crate::ops::root::resolve_rel(root, path.as_str()) {
-                    Ok(full) => full,
-                    Err(_) => continue,
-                }
-            } else {
-                entry.path().to_path_buf()
-            };
-            match fs::metadata(&full) {
-                Ok(meta) if meta.is_file() => files.push(info_of(path.as_str(), &meta)),
-                _ => continue,
-            }
-        }
+        let mut files: Vec<FileInfo> = attachment_files(root, &start)
+            .iter()
+            .map(|f| info_of(f.path.as_str(), &f.meta))
+            .collect();
         files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(FileList { files })
     }

@@ -41,7 +41,7 @@ impl Notebook {
         bytes: &[u8],
         cond: &Precondition,
     ) -> Result<FilePut> {
-        self.note_locks.with(path.as_str(), || {
+        let put = self.note_locks.with(path.as_str(), || {
             let current = match self.root.open_attachment(path) {
                 Ok((_, meta)) => Some(meta),
                 Err(Error::NotFound) => None,
@@ -76,13 +76,16 @@ impl Notebook {
                 etag: etag_of(&meta),
                 created,
             })
-        })
+        })?;
+        self.file_changed(path);
+        Ok(put)
     }
 
     /// Deletes an attachment, when `cond` holds of it.
     pub(crate) fn delete_file(&self, path: &FilePath, cond: &Precondition) -> Result<FileDeleted> {
         self.note_locks
             .with(path.as_str(), || self.delete_file_locked(path, cond))?;
+        self.file_changed(path);
         Ok(FileDeleted {
             deleted: path.to_string(),
         })

@@ -1,12 +1,13 @@
 //! `check`: every link of every note resolved, the broken ones reported, and the notes
-//! no other note links to. A whole-folder pass over the files, so it needs no index and
-//! is right even when no server keeps one current.
+//! no other note links to; links and images to files that are not there, and the
+//! attachments no note references. A whole-folder pass over the files, so it needs no
+//! index and is right even when no server keeps one current.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::{Resolver, links_of};
+use super::{Resolver, attachment_path, links_of};
 use crate::error::{Error, Result};
 use crate::ops::{NotePath, Notebook};
 
@@ -17,6 +18,31 @@ pub(crate) struct CheckReport {
     pub(crate) broken: Vec<BrokenLink>,
     /// Notes that no other note links to, by path.
     pub(crate) orphans: Vec<Orphan>,
+    /// Links, images and embeds of files that are not there, by note then line.
+    #[serde(rename = "missingFiles")]
+    pub(crate) missing_files: Vec<MissingFile>,
+    /// Attachments that no note links to, embeds or shows, by path.
+    #[serde(rename = "orphanFiles")]
+    pub(crate) orphan_files: Vec<OrphanFile>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct MissingFile {
+    /// The note holding the link.
+    pub(crate) path: String,
+    pub(crate) line: u32,
+    /// As written.
+    pub(crate) target: String,
+    /// The attachment path it names, from the notes folder; absent when it leads
+    /// outside the folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) file: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct OrphanFile {
+    pub(crate) path: String,
+    pub(crate) size: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -35,7 +61,8 @@ pub(crate) struct Orphan {
 }
 
 impl Notebook {
-    /// Resolves the links of every note: broken links, and notes nothing links to.
+    /// Resolves the links of every note: broken links, notes nothing links to, links
+    /// to missing files and attachments nothing links to.
     pub(crate) fn check(&self) -> Result<CheckReport> {
         let list = self.list()?;
         let mut notes = Vec::with_capacity(list.notes.len());
@@ -55,11 +82,34 @@ impl Notebook {
                 .iter()
                 .map(|(path, note)| (path.clone(), note.title.as_str())),
         );
+        let mut attachments: HashMap<String, u64> =
+            crate::ops::files::attachment_files(self.notes_dir(), self.notes_dir())
+                .into_iter()
+                .map(|f| (f.path.to_string(), f.meta.len()))
+                .collect();
         let mut broken = Vec::new();
+        let mut missing_files = Vec::new();
         let mut linked = HashSet::new();
+        let mut used = HashSet::new();
         for (from, note) in &notes {
-            for link in links_of(&note.content).iter().filter(|l| l.is_note()) {
-                match resolver.resolve(from, link) {
+            for link in links_of(&note.content) {
+                if !link.is_note() {
+                    // A file is found where a note's page finds it.
+                    let file = attachment_path(from, &link);
+                    match &file {
+                        Some(file) if attachments.contains_key(file.as_str()) => {
+                            used.insert(file.to_string());
+                        }
+                        _ => missing_files.push(MissingFile {
+                            path: from.to_string(),
+                            line: link.line,
+                            target: link.target.clone(),
+                            file: file.map(|f| f.to_string()),
+                        }),
+                    }
+                    continue;
+                }
+                match resolver.resolve(from, &link) {
                     Some(to) if to != *from => {
                         linked.insert(to);
                     }
@@ -80,7 +130,18 @@ impl Notebook {
                 title: note.title.clone(),
             })
             .collect();
-        Ok(CheckReport { broken, orphans })
+        attachments.retain(|path, _| !used.contains(path));
+        let mut orphan_files: Vec<OrphanFile> = attachments
+            .into_iter()
+            .map(|(path, size)| OrphanFile { path, size })
+            .collect();
+        orphan_files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(CheckReport {
+            broken,
+            orphans,
+            missing_files,
+            orphan_files,
+        })
     }
 }
 
@@ -102,8 +163,14 @@ mod tests {
             "sub/b.md",
             "---\ntitle: Bee\n---\n[up](../c.md) [gone](../gone.md)\n",
         );
-        write("c.md", "![[pic.png]] [[a]]\n");
-        write("lonely.md", "[[lonely]]\n");
+        write("c.md", "![[pic.png]] [[a]]\n\n![shown](img/shown.png)\n");
+        write(
+            "lonely.md",
+            "[[lonely]]\n[doc](sub/doc.pdf) [up](../../x.pdf)\n",
+        );
+        write("img/shown.png", "png");
+        write("sub/doc.pdf", "pdf");
+        write("img/unused.jpg", "jpg");
         let book = Notebook::new(Config {
             notes_dir: dir.path().to_path_buf(),
             public_dir: dir.path().join("public"),
@@ -121,5 +188,30 @@ mod tests {
         );
         let orphans: Vec<&str> = report.orphans.iter().map(|o| o.path.as_str()).collect();
         assert_eq!(orphans, ["lonely.md"], "a link to itself does not count");
+        let missing: Vec<(&str, u32, &str, Option<&str>)> = report
+            .missing_files
+            .iter()
+            .map(|m| {
+                (
+                    m.path.as_str(),
+                    m.line,
+                    m.target.as_str(),
+                    m.file.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            missing,
+            [
+                ("c.md", 1, "pic.png", Some("pic.png")),
+                ("lonely.md", 2, "../../x.pdf", None)
+            ]
+        );
+        let orphan_files: Vec<(&str, u64)> = report
+            .orphan_files
+            .iter()
+            .map(|f| (f.path.as_str(), f.size))
+            .collect();
+        assert_eq!(orphan_files, [("img/unused.jpg", 3)]);
     }
 }

@@ -20,7 +20,8 @@ pub(crate) fn classified(what: &str, e: &TantivyError) -> Error {
 /// The words of columns `first` and `second` of every live document, in one pass over
 /// each column's dictionary per segment: a lookup per document would search the
 /// dictionary once for each (~0.3 s at 10k notes). A segment without both columns
-/// holds no note. `what` names the reading in an error.
+/// holds none of these documents, and a document without a `first` word is left out.
+/// `what` names the reading in an error.
 pub(crate) fn string_pairs(
     searcher: &Searcher,
     first: &str,
@@ -39,6 +40,11 @@ pub(crate) fn string_pairs(
         };
         let (a_words, b_words) = (words_of(&a)?, words_of(&b)?);
         for doc in segment.doc_ids_alive() {
+            // A document without the first column is of another kind (an attachment has
+            // a `file`, no `path`).
+            if a.ords().first(doc).is_none() {
+                continue;
+            }
             pairs.push((
                 word_at(&a, &a_words, doc)?.to_string(),
                 word_at(&b, &b_words, doc)?.to_string(),

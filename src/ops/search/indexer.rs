@@ -18,8 +18,8 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use super::updater::IndexUpdater;
 use super::{IndexSource, NotesIndex, heal};
 use crate::error::{Error, Result};
-use crate::ops::NotePath;
 use crate::ops::path::INTERNAL_DIR;
+use crate::ops::{Changed, FilePath, NotePath};
 
 /// A pass starts once no change has come for this long…
 const QUIET: Duration = Duration::from_millis(25);
@@ -34,6 +34,8 @@ const MAX_RETRY: Duration = Duration::from_secs(60);
 enum Message {
     /// A note was written or deleted.
     Changed(NotePath),
+    /// An attachment was written or deleted.
+    FileChanged(FilePath),
     /// Something else changed (a folder moved, events lost): compare every file.
     CatchUp,
     /// A search found the index damaged (why): move it aside and rebuild it.
@@ -197,12 +199,16 @@ impl Indexer {
         }
     }
 
-    /// A listener for `Notebook::on_change`: queues the note, never waits.
+    /// A listener for `Notebook::on_change`: queues the note or attachment, never waits.
     pub(crate) fn listener(&self) -> crate::ops::ChangeListener {
         let queue = std::sync::Mutex::new(self.queue.clone());
-        Box::new(move |path: &NotePath| {
+        Box::new(move |changed: Changed<'_>| {
+            let message = match changed {
+                Changed::Note(path) => Message::Changed(path.clone()),
+                Changed::File(path) => Message::FileChanged(path.clone()),
+            };
             let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
-            let _ = queue.send(Message::Changed(path.clone()));
+            let _ = queue.send(message);
         })
     }
 }
@@ -220,6 +226,7 @@ impl Drop for Indexer {
 #[derive(Default)]
 struct Pending {
     paths: BTreeSet<NotePath>,
+    files: BTreeSet<FilePath>,
     catch_up: bool,
     /// Why the index must be moved aside and rebuilt, when it must.
     heal: Option<String>,
@@ -230,7 +237,7 @@ struct Pending {
 impl Pending {
     /// No work to do (readers may be waiting).
     fn is_empty(&self) -> bool {
-        self.paths.is_empty() && !self.catch_up && self.heal.is_none()
+        self.paths.is_empty() && self.files.is_empty() && !self.catch_up && self.heal.is_none()
     }
 
     fn answer_waiting(&mut self) {
@@ -342,6 +349,9 @@ fn take(message: Message, pending: &mut Pending) -> bool {
         Message::Changed(path) => {
             pending.paths.insert(path);
         }
+        Message::FileChanged(path) => {
+            pending.files.insert(path);
+        }
         Message::CatchUp => pending.catch_up = true,
         Message::Heal(why) => pending.heal = Some(why),
         Message::Flush(reader) => pending.waiting.push(reader),
@@ -416,7 +426,12 @@ fn update(
     let changes = if catch_up {
         updater.catch_up(&mut |_, _| {})?
     } else {
-        updater.update(&work.paths)?
+        let notes = updater.update(&work.paths)?;
+        let files = updater.update_files(&work.files)?;
+        super::updater::Changes {
+            indexed: notes.indexed + files.indexed,
+            removed: notes.removed + files.removed,
+        }
     };
     if catch_up && changes.indexed + changes.removed > 0 {
         crate::log::info(&format!(
@@ -434,8 +449,9 @@ fn index_dir_ok(notes_dir: &Path) -> bool {
     super::index_dir(notes_dir).join("meta.json").is_file()
 }
 
-/// Watches the notes folder; note files changed by anyone else reach the queue. The
-/// service's own hidden files (the index, temp files, the public record) are ignored.
+/// Watches the notes folder; notes and attachments changed by anyone else reach the
+/// queue. The service's own hidden files (the index, temp files, the public record) are
+/// ignored.
 fn watch(notes_dir: &Path, queue: Sender<Message>) -> notify::Result<notify::RecommendedWatcher> {
     let root = notes_dir
         .canonicalize()
@@ -471,6 +487,7 @@ fn messages_of(root: &Path, event: &notify::Event) -> Vec<Message> {
     for path in &event.paths {
         match classify(root, path) {
             Seen::Note(note) => out.push(Message::Changed(note)),
+            Seen::File(file) => out.push(Message::FileChanged(file)),
             Seen::Other => out.push(Message::CatchUp),
             Seen::Ignored => {}
         }
@@ -480,6 +497,8 @@ fn messages_of(root: &Path, event: &notify::Event) -> Vec<Message> {
 
 enum Seen {
     Note(NotePath),
+    /// An attachment (written or deleted: its document follows the file).
+    File(FilePath),
     /// A folder, or anything that may hold notes: compare everything.
     Other,
     Ignored,
@@ -506,8 +525,11 @@ fn classify(root: &Path, path: &Path) -> Seen {
         };
     }
     if path.is_file() {
-        // Not a note (an image, an editor's swap file).
-        return Seen::Ignored;
+        // Not a note: an attachment (an image, a PDF), whose name is searchable.
+        return match FilePath::parse(&rel) {
+            Ok(file) => Seen::File(file),
+            Err(_) => Seen::Ignored,
+        };
     }
     Seen::Other
 }
@@ -553,7 +575,7 @@ mod tests {
         for i in 0..3 {
             let name = format!("n{i}.md");
             std::fs::write(notes.path().join(&name), "x").unwrap();
-            listener(&NotePath::parse(&name).unwrap());
+            listener(Changed::Note(&NotePath::parse(&name).unwrap()));
         }
         let started = Instant::now();
         shared.settle();

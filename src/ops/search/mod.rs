@@ -1,6 +1,7 @@
 //! Full-text search over the notes: a tantivy index in `<notes dir>/.notes/index`,
 //! ranked queries with snippets, and the ways to keep the index equal to the files
-//! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`).
+//! (full rebuild, catch-up, per-note updates; see `updater` and `indexer`). The index
+//! also holds the attachments' paths, which a `file:` query searches instead of notes.
 
 pub(crate) mod backlinks;
 mod columns;
@@ -22,7 +23,7 @@ use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
     PhraseQuery, Query as IndexQuery, TermQuery,
 };
-use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 pub use self::query::{Limit, Query};
@@ -54,11 +55,12 @@ const BODY_BOOST: f32 = 1.0;
 pub struct SearchResults {
     pub(crate) query: String,
     pub(crate) results: Vec<SearchHit>,
-    /// How many notes match (all of them, not only those returned).
+    /// How many notes (or attachments, for a `file:` query) match: all of them, not
+    /// only those returned.
     pub(crate) total: usize,
 }
 
-/// One matching note.
+/// One matching note, or attachment (for a `file:` query).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SearchHit {
     pub(crate) path: String,
@@ -71,7 +73,14 @@ pub(crate) struct SearchHit {
     /// The title with its matches between `⟦` and `⟧` (`title` stays as it is).
     #[serde(rename = "highlightedTitle")]
     pub(crate) highlighted_title: String,
+    /// `file` for an attachment (its name as the title, no tags, no snippet); absent
+    /// for a note, whose result keeps the fields it always had.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) kind: Option<&'static str>,
 }
+
+/// The `kind` of an attachment's result.
+pub(crate) const FILE_KIND: &str = "file";
 
 /// The index folder of a notes folder.
 pub(crate) fn index_dir(notes_dir: &Path) -> PathBuf {
@@ -144,7 +153,7 @@ impl NotesIndex {
         }
     }
 
-    /// Whether the index holds no note.
+    /// Whether the index holds no note (nor attachment).
     pub(crate) fn is_empty(&self) -> bool {
         self.reader.searcher().num_docs() == 0
     }
@@ -166,16 +175,35 @@ impl NotesIndex {
         })?;
         let mut results = Vec::with_capacity(limit.min(top.len()));
         let mut stale = 0;
+        let files = query.is_for_files();
         for (score, address) in top {
             let doc: TantivyDocument = searcher.doc(address).map_err(|e| {
                 heal::read_error("cannot read a result of", &self.dir(notes_dir), &e)
             })?;
-            let path = first_str(&doc, self.fields.path);
-            if !notes_dir.join(&path).is_file() {
+            let key = if files {
+                self.fields.file
+            } else {
+                self.fields.path
+            };
+            let path = first_str(&doc, key);
+            if path.is_empty() || !notes_dir.join(&path).is_file() {
                 stale += 1;
                 continue;
             }
             if results.len() == limit {
+                continue;
+            }
+            if files {
+                let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+                results.push(SearchHit {
+                    highlighted_title: snippets.mark(&name),
+                    title: name,
+                    tags: Vec::new(),
+                    score,
+                    snippet: String::new(),
+                    path,
+                    kind: Some(FILE_KIND),
+                });
                 continue;
             }
             let body = first_str(&doc, self.fields.body);
@@ -190,6 +218,7 @@ impl NotesIndex {
                 score,
                 snippet: snippets.render(&body),
                 path,
+                kind: None,
             });
         }
         Ok(SearchResults {
@@ -201,6 +230,8 @@ impl NotesIndex {
 
     /// The tantivy query of a parsed query, and the words to highlight.
     fn plan(&self, query: &Query) -> Plan {
+        let fields = self.searched(query);
+        let fields = fields.as_slice();
         let mut must: Vec<Box<dyn IndexQuery>> = Vec::new();
         let mut must_not: Vec<Box<dyn IndexQuery>> = Vec::new();
         let mut filters: Vec<Box<dyn IndexQuery>> = Vec::new();
@@ -209,17 +240,17 @@ impl NotesIndex {
         for part in query.parts() {
             match part {
                 Part::Words(tokens) => {
-                    must.extend(self.words_query(tokens));
+                    must.extend(words_query(fields, tokens));
                     highlight.extend(tokens.iter().cloned());
                 }
                 Part::Prefix(tokens) => {
-                    must.push(self.prefix_query(tokens));
+                    must.push(prefix_query(fields, tokens));
                     if let Some((last, before)) = tokens.split_last() {
                         prefix = Some(last.clone());
                         highlight.extend(before.iter().cloned());
                     }
                 }
-                Part::Without(tokens) => must_not.extend(self.words_query(tokens)),
+                Part::Without(tokens) => must_not.extend(words_query(fields, tokens)),
                 Part::Tag(token) => {
                     let term = Term::from_field_text(self.fields.tag, token);
                     filters.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
@@ -244,69 +275,18 @@ impl NotesIndex {
         }
     }
 
-    fn boosted(&self) -> [(tantivy::schema::Field, f32); 3] {
-        [
-            (self.fields.title, TITLE_BOOST),
-            (self.fields.tags, TAGS_BOOST),
-            (self.fields.body, BODY_BOOST),
-        ]
-    }
-
-    /// Notes where the words appear (one word, or several in a row), in any field.
-    fn words_query(&self, tokens: &[String]) -> Option<Box<dyn IndexQuery>> {
-        if tokens.is_empty() {
-            return None;
+    /// The fields a query's words are looked for in, with their weights: a note's
+    /// title, tags and body; an attachment's path for a `file:` query.
+    fn searched(&self, query: &Query) -> Vec<(Field, f32)> {
+        if query.is_for_files() {
+            vec![(self.fields.file_words, 1.0)]
+        } else {
+            vec![
+                (self.fields.title, TITLE_BOOST),
+                (self.fields.tags, TAGS_BOOST),
+                (self.fields.body, BODY_BOOST),
+            ]
         }
-        let per_field = self.boosted().map(|(field, boost)| {
-            let q: Box<dyn IndexQuery> = if tokens.len() == 1 {
-                Box::new(TermQuery::new(
-                    Term::from_field_text(field, &tokens[0]),
-                    IndexRecordOption::WithFreqs,
-                ))
-            } else {
-                let terms = tokens
-                    .iter()
-                    .map(|t| Term::from_field_text(field, t))
-                    .collect();
-                Box::new(PhraseQuery::new(terms))
-            };
-            (
-                Occur::Should,
-                Box::new(BoostQuery::new(q, boost)) as Box<dyn IndexQuery>,
-            )
-        });
-        Some(Box::new(BooleanQuery::new(per_field.into())))
-    }
-
-    /// Notes where the last word is a prefix of a word (after the others, in a row); an
-    /// exact match of a single word ranks above a longer word it starts.
-    fn prefix_query(&self, tokens: &[String]) -> Box<dyn IndexQuery> {
-        let mut parts: Vec<(Occur, Box<dyn IndexQuery>)> = Vec::new();
-        for (field, boost) in self.boosted() {
-            let terms: Vec<Term> = tokens
-                .iter()
-                .map(|t| Term::from_field_text(field, t))
-                .collect();
-            if terms.len() == 1 {
-                let exact = TermQuery::new(terms[0].clone(), IndexRecordOption::WithFreqs);
-                parts.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(exact), boost)),
-                ));
-                let starts = FuzzyTermQuery::new_prefix(terms[0].clone(), 0, true);
-                parts.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(starts), boost)),
-                ));
-            } else {
-                let phrase = PhrasePrefixQuery::new(terms);
-                parts.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(phrase), boost)),
-                ));
-            }
-        }
-        Box::new(BooleanQuery::new(parts))
     }
 
     fn dir(&self, notes_dir: &Path) -> PathBuf {
@@ -333,6 +313,63 @@ struct Plan {
     query: Box<dyn IndexQuery>,
     highlight: HashSet<String>,
     prefix: Option<String>,
+}
+
+/// Documents where the words appear (one word, or several in a row) in one of `fields`.
+fn words_query(fields: &[(Field, f32)], tokens: &[String]) -> Option<Box<dyn IndexQuery>> {
+    if tokens.is_empty() {
+        return None;
+    }
+    let per_field = fields.iter().map(|&(field, boost)| {
+        let q: Box<dyn IndexQuery> = if tokens.len() == 1 {
+            Box::new(TermQuery::new(
+                Term::from_field_text(field, &tokens[0]),
+                IndexRecordOption::WithFreqs,
+            ))
+        } else {
+            let terms = tokens
+                .iter()
+                .map(|t| Term::from_field_text(field, t))
+                .collect();
+            Box::new(PhraseQuery::new(terms))
+        };
+        (
+            Occur::Should,
+            Box::new(BoostQuery::new(q, boost)) as Box<dyn IndexQuery>,
+        )
+    });
+    Some(Box::new(BooleanQuery::new(per_field.collect())))
+}
+
+/// Documents where the last word is a prefix of a word (after the others, in a row) in
+/// one of `fields`; an exact match of a single word ranks above a longer word it starts.
+fn prefix_query(fields: &[(Field, f32)], tokens: &[String]) -> Box<dyn IndexQuery> {
+    let mut parts: Vec<(Occur, Box<dyn IndexQuery>)> = Vec::new();
+    for &(field, boost) in fields {
+        let terms: Vec<Term> = tokens
+            .iter()
+            .map(|t| Term::from_field_text(field, t))
+            .collect();
+        if terms.len() == 1 {
+            let exact = TermQuery::new(terms[0].clone(), IndexRecordOption::WithFreqs);
+            parts.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(exact), boost)),
+            ));
+            let starts = FuzzyTermQuery::new_prefix(terms[0].clone(), 0, true);
+            parts.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(starts), boost)),
+            ));
+        } else {
+            let phrase = PhrasePrefixQuery::new(terms);
+            parts.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(phrase), boost)),
+            ));
+        }
+    }
+    Box::new(BooleanQuery::new(parts))
 }
 
 fn first_str(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
@@ -541,6 +578,42 @@ mod tests {
         assert_eq!((total("manual"), total("guide")), (0, 1));
         // Up to date now: nothing more to do.
         assert_eq!(updater.catch_up(&mut |_, _| {}).unwrap().indexed, 0);
+    }
+
+    #[test]
+    fn an_index_without_the_attachment_fields_is_replaced_and_filled_again() {
+        let notes = tempfile::tempdir().unwrap();
+        std::fs::write(notes.path().join("a.md"), "# A\n\nalpha").unwrap();
+        std::fs::write(notes.path().join("diagram.png"), b"\x89PNG alpha").unwrap();
+        // An index as a version without attachments made it: another schema.
+        {
+            let mut builder = tantivy::schema::Schema::builder();
+            builder.add_text_field("path", tantivy::schema::STRING);
+            create(&index_dir(notes.path()), builder.build()).unwrap();
+        }
+        let index = indexed(notes.path());
+        let book = notebook(notes.path());
+        let source = Fixed {
+            index: Some(index),
+            damaged: Cell::new(0),
+        };
+        let found = |words: &str| {
+            let query = Query::parse(words).unwrap();
+            let results = book.search(&source, &query, Limit::DEFAULT).unwrap();
+            results
+                .results
+                .iter()
+                .map(|hit| (hit.path.clone(), hit.kind))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(found("alpha"), [("a.md".to_string(), None)]);
+        assert_eq!(
+            found("file:diagram"),
+            [("diagram.png".to_string(), Some(FILE_KIND))]
+        );
+        // The bytes of an attachment are not indexed, its name is not a note's word.
+        assert_eq!(found("file:alpha"), []);
+        assert_eq!(found("diagram"), []);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The query language typed by users, parsed into clauses before it becomes a tantivy
 //! query: words (all required), `"exact phrases"`, `tag:NAME` filters, `-excluded`
-//! words or phrases, and prefix matching of the last word while it is being typed.
+//! words or phrases, and prefix matching of the last word while it is being typed. A
+//! `file:WORDS` clause turns the query to attachments: all its words are then looked
+//! for in the attachments' paths.
 //!
 //! A query is parsed once, where it enters (the CLI's arguments, the API's `q`, the
 //! web interface's search box), into a [`Query`]: its clauses in the index's own words
@@ -20,6 +22,8 @@ const MIN_PREFIX_CHARS: usize = 2;
 pub struct Query {
     text: String,
     parts: Vec<Part>,
+    /// Whether the query looks for attachments (it has a `file:` clause) or notes.
+    files: bool,
 }
 
 /// One requirement of a query, in the index's words.
@@ -44,8 +48,23 @@ impl Query {
         let mut words = schema::text_analyzer();
         let mut tags = schema::tag_analyzer();
         let mut parts = Vec::with_capacity(clauses.len());
+        let files = clauses.iter().any(|c| matches!(c, Clause::File { .. }));
         for clause in clauses {
             let part = match clause {
+                Clause::File { text, prefix } => {
+                    let tokens = schema::tokens(&mut words, &text);
+                    if tokens.is_empty() {
+                        return Err(Error::InvalidQuery(
+                            "file: needs a word of a file name".into(),
+                        ));
+                    }
+                    let last = tokens.last().map_or(0, |t| t.chars().count());
+                    if prefix && last >= MIN_PREFIX_CHARS {
+                        Part::Prefix(tokens)
+                    } else {
+                        Part::Words(tokens)
+                    }
+                }
                 Clause::Word { text, prefix } => {
                     let tokens = schema::tokens(&mut words, &text);
                     let last = tokens.last().map_or(0, |t| t.chars().count());
@@ -73,6 +92,7 @@ impl Query {
         Ok(Query {
             text: text.to_string(),
             parts,
+            files,
         })
     }
 
@@ -84,6 +104,11 @@ impl Query {
     /// What the query asks for, in order.
     pub(crate) fn parts(&self) -> &[Part] {
         &self.parts
+    }
+
+    /// Whether the query looks for attachments (by path) rather than notes.
+    pub(crate) fn is_for_files(&self) -> bool {
+        self.files
     }
 }
 
@@ -127,6 +152,8 @@ pub(crate) enum Clause {
     Phrase(String),
     /// Only notes with this tag.
     Tag(String),
+    /// Attachments whose path has these words; `prefix` as for a word.
+    File { text: String, prefix: bool },
     /// Notes with this word or phrase are left out.
     Not(String),
 }
@@ -157,19 +184,29 @@ pub(crate) fn parse(input: &str) -> Result<Vec<Clause>, String> {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            if let Some(name) = strip_tag(&word) {
+            if let Some((filter, name)) = strip_filter(&word) {
                 if negated {
-                    return Err("a tag filter cannot be excluded".into());
+                    return Err(format!("a {filter} filter cannot be excluded"));
                 }
-                let (name, next) = if name.is_empty() && chars.get(i) == Some(&'"') {
+                let quoted = name.is_empty() && chars.get(i) == Some(&'"');
+                let (name, next) = if quoted {
                     quoted_text(&chars, i)?
                 } else {
                     (name.to_string(), i)
                 };
                 if name.trim().is_empty() {
-                    return Err("tag: needs a tag name".into());
+                    return Err(match filter {
+                        "tag" => "tag: needs a tag name".into(),
+                        _ => "file: needs a word of a file name".into(),
+                    });
                 }
-                clauses.push(Clause::Tag(name));
+                clauses.push(match filter {
+                    "tag" => Clause::Tag(name),
+                    _ => Clause::File {
+                        text: name,
+                        prefix: !quoted,
+                    },
+                });
                 i = next;
                 continue;
             }
@@ -191,9 +228,15 @@ pub(crate) fn parse(input: &str) -> Result<Vec<Clause>, String> {
             },
         });
     }
+    // Only the last word, while it is being typed, is a prefix.
     let typing = !input.ends_with(char::is_whitespace);
-    if typing && let Some(Clause::Word { prefix, .. }) = clauses.last_mut() {
-        *prefix = true;
+    let count = clauses.len();
+    for (n, clause) in clauses.iter_mut().enumerate() {
+        match clause {
+            Clause::Word { prefix, .. } => *prefix = typing && n + 1 == count,
+            Clause::File { prefix, .. } if !(typing && n + 1 == count) => *prefix = false,
+            _ => {}
+        }
     }
     Ok(clauses)
 }
@@ -208,9 +251,13 @@ fn quoted_text(chars: &[char], start: usize) -> Result<(String, usize), String> 
     Ok((chars[start + 1..end].iter().collect(), end + 1))
 }
 
-fn strip_tag(word: &str) -> Option<&str> {
-    let head = word.get(..4)?;
-    head.eq_ignore_ascii_case("tag:").then(|| &word[4..])
+/// The filter a word starts with (`tag:` or `file:`, any case) and what follows it.
+fn strip_filter(word: &str) -> Option<(&'static str, &str)> {
+    ["tag", "file"].into_iter().find_map(|filter| {
+        let name = word.get(..filter.len())?;
+        let rest = word[filter.len()..].strip_prefix(':')?;
+        name.eq_ignore_ascii_case(filter).then_some((filter, rest))
+    })
 }
 
 #[cfg(test)]
@@ -308,6 +355,39 @@ mod tests {
             Query::parse("-x ...").unwrap_err().to_string(),
             "Invalid search query: nothing to search for (only punctuation or excluded words)"
         );
+    }
+
+    #[test]
+    fn file_clauses_turn_the_query_to_attachments() {
+        assert_eq!(
+            parse(r#"file:diag FILE:"floor plan" png"#).unwrap(),
+            vec![
+                Clause::File {
+                    text: "diag".into(),
+                    prefix: false
+                },
+                Clause::File {
+                    text: "floor plan".into(),
+                    prefix: false
+                },
+                word("png", true),
+            ]
+        );
+        let query = Query::parse("file:Network-Diag").unwrap();
+        assert!(query.is_for_files());
+        assert_eq!(query.parts(), [Part::Prefix(words(&["network", "diag"]))]);
+        let query = Query::parse("file:diagram ").unwrap();
+        assert_eq!(query.parts(), [Part::Words(words(&["diagram"]))]);
+        assert!(!Query::parse("diagram").unwrap().is_for_files());
+        assert!(!Query::parse("tag:x").unwrap().is_for_files());
+        // Words that only look like a filter, accents across its end included.
+        for plain in ["Été", "fileé:x", "filé:x", "fi", "tagé"] {
+            assert!(!Query::parse(plain).unwrap().is_for_files(), "{plain}");
+        }
+        for bad in ["file:", "file:...", "-file:x", "file:\"\""] {
+            let err = Query::parse(bad).unwrap_err();
+            assert!(matches!(err, Error::InvalidQuery(_)), "{bad}: {err:?}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The index layout: its fields, its analyzers (lowercase + accent folding, so `ete`
-//! finds `Été`), and the document made from one note file.
+//! finds `Été`), and the documents made from one note file and from one attachment
+//! (its path only: an attachment's contents are never read).
 
 use std::fs;
 use std::time::UNIX_EPOCH;
@@ -13,7 +14,7 @@ use tantivy::tokenizer::{
 use tantivy::{Index, TantivyDocument};
 
 use crate::ops::store;
-use crate::ops::{NotePath, links};
+use crate::ops::{FilePath, NotePath, links};
 use crate::render;
 
 /// Analyzer of the searchable text fields (title, tags, body).
@@ -42,6 +43,11 @@ pub(crate) struct Fields {
     /// The title folded as the wikilink title rule compares it, a column: every note's
     /// name is read from two columns to resolve links.
     pub(crate) title_key: Field,
+    /// Attachment path, exact and stored: the key of an attachment's document, which
+    /// has no `path` (so every reader of notes leaves attachments out).
+    pub(crate) file: Field,
+    /// The words of an attachment's path, for the `file:` filter.
+    pub(crate) file_words: Field,
 }
 
 /// The schema and its fields.
@@ -70,6 +76,15 @@ pub(crate) fn schema() -> (Schema, Fields) {
         stamp: builder.add_text_field("stamp", STRING | STORED | FAST),
         links: builder.add_text_field("links", STRING),
         title_key: builder.add_text_field("title_key", STRING | FAST),
+        file: builder.add_text_field("file", STRING | STORED | FAST),
+        file_words: builder.add_text_field(
+            "file_words",
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(TEXT_ANALYZER)
+                    .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            ),
+        ),
     };
     (builder.build(), fields)
 }
@@ -151,6 +166,16 @@ pub(crate) fn document(
         doc.add_text(fields.links, &key);
     }
     doc.add_text(fields.title_key, folder.fold(&note.title));
+    doc
+}
+
+/// The document of an attachment: its path, as the key and as words, and the stamp of
+/// the version seen. Only the name is indexed, never the bytes.
+pub(crate) fn file_document(fields: &Fields, path: &FilePath, stamp: &str) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    doc.add_text(fields.file, path.as_str());
+    doc.add_text(fields.file_words, path.as_str());
+    doc.add_text(fields.stamp, stamp);
     doc
 }
 

@@ -1,5 +1,6 @@
 //! The one writer of an index: full rebuild, catch-up against the files on disk, and
-//! updates of named notes, each ending in one commit and a reader reload.
+//! updates of named notes and attachments, each ending in one commit and a reader
+//! reload. Attachments are indexed by path only (their bytes are never read).
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -11,9 +12,10 @@ use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 use super::columns::{self, classified};
 use super::{NotesIndex, index_dir, schema};
 use crate::error::{Error, Result};
-use crate::ops::NotePath;
+use crate::ops::files::{self, AttachmentFile};
 use crate::ops::root::{self, RootDir};
 use crate::ops::store::{self, NoteFile};
+use crate::ops::{FilePath, NotePath};
 
 /// Memory the writer may use before it flushes a segment: tantivy's smallest. One
 /// writer thread with a small arena keeps the server's footprint small.
@@ -46,6 +48,8 @@ pub struct IndexUpdater {
     root: RootDir,
     /// Note path → stamp of the file indexed.
     known: HashMap<String, String>,
+    /// Attachment path → stamp of the file indexed.
+    known_files: HashMap<String, String>,
 }
 
 impl IndexUpdater {
@@ -59,12 +63,14 @@ impl IndexUpdater {
                 e => super::index_error("cannot write", &index_dir(notes_dir), e),
             })?;
         let known = known_stamps(&index)?;
+        let known_files = known_file_stamps(&index)?;
         Ok(IndexUpdater {
             index,
             writer,
             notes_dir: notes_dir.to_path_buf(),
             root: RootDir::new(notes_dir.to_path_buf()),
             known,
+            known_files,
         })
     }
 
@@ -72,11 +78,16 @@ impl IndexUpdater {
         &self.index
     }
 
-    /// Throws the index away and indexes every note again.
+    /// Throws the index away and indexes every note and attachment again; says how
+    /// many notes.
     pub fn rebuild(&mut self, progress: Progress) -> Result<usize> {
         let files = store::note_files(&self.notes_dir)?;
         self.writer.delete_all_documents().map_err(write_error)?;
         self.known.clear();
+        self.known_files.clear();
+        for file in files::attachment_files(&self.notes_dir, &self.notes_dir) {
+            self.add_file(&file)?;
+        }
         let total = files.len();
         // A rebuild (`notes reindex`) runs on its own: larger chunks, fewer commits.
         for (done, file) in files.iter().enumerate() {
@@ -105,7 +116,7 @@ impl IndexUpdater {
             .iter()
             .filter(|f| self.known.get(f.path.as_str()) != Some(&schema::stamp_of(&f.meta)))
             .collect();
-        let mut changes = Changes::default();
+        let mut changes = self.catch_up_files()?;
         for path in gone {
             self.remove(&path);
             changes.removed += 1;
@@ -158,6 +169,79 @@ impl IndexUpdater {
             self.commit()?;
         }
         Ok(changes)
+    }
+
+    /// Brings the attachments' documents up to date with the files (without committing).
+    fn catch_up_files(&mut self) -> Result<Changes> {
+        let files = files::attachment_files(&self.notes_dir, &self.notes_dir);
+        let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let gone: Vec<String> = self
+            .known_files
+            .keys()
+            .filter(|p| !on_disk.contains(p.as_str()))
+            .cloned()
+            .collect();
+        let mut changes = Changes::default();
+        for path in gone {
+            self.remove_file(&path);
+            changes.removed += 1;
+        }
+        for file in &files {
+            if self.known_files.get(file.path.as_str()) != Some(&schema::stamp_of(&file.meta)) {
+                self.add_file(file)?;
+                changes.indexed += 1;
+            }
+        }
+        Ok(changes)
+    }
+
+    /// Looks at the named attachments again: indexed when the file exists and differs
+    /// from the version indexed, removed when it does not exist any more.
+    pub(crate) fn update_files<'a>(
+        &mut self,
+        paths: impl IntoIterator<Item = &'a FilePath>,
+    ) -> Result<Changes> {
+        let mut changes = Changes::default();
+        for path in paths {
+            match self.root.open_attachment(path) {
+                Ok((_, meta)) => {
+                    if self.known_files.get(path.as_str()) != Some(&schema::stamp_of(&meta)) {
+                        self.add_file(&AttachmentFile {
+                            path: path.clone(),
+                            meta,
+                        })?;
+                        changes.indexed += 1;
+                    }
+                }
+                Err(_) if self.known_files.contains_key(path.as_str()) => {
+                    self.remove_file(path.as_str());
+                    changes.removed += 1;
+                }
+                Err(_) => {}
+            }
+        }
+        if changes != Changes::default() {
+            self.commit()?;
+        }
+        Ok(changes)
+    }
+
+    fn add_file(&mut self, file: &AttachmentFile) -> Result<()> {
+        let stamp = schema::stamp_of(&file.meta);
+        let doc = schema::file_document(&self.index.fields, &file.path, &stamp);
+        self.writer.delete_term(Term::from_field_text(
+            self.index.fields.file,
+            file.path.as_str(),
+        ));
+        self.writer.add_document(doc).map_err(write_error)?;
+        self.known_files.insert(file.path.to_string(), stamp);
+        Ok(())
+    }
+
+    fn remove_file(&mut self, path: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.index.fields.file, path));
+        self.known_files.remove(path);
     }
 
     fn add(&mut self, file: &NoteFile) -> Result<()> {
@@ -213,6 +297,7 @@ impl IndexUpdater {
             let _ = self.writer.rollback();
             // What the index holds is unknown now: the next pass starts afresh.
             self.known = known_stamps(&self.index).unwrap_or_default();
+            self.known_files = known_file_stamps(&self.index).unwrap_or_default();
             return Err(write_error(e));
         }
         self.index
@@ -226,12 +311,21 @@ fn write_error(e: TantivyError) -> Error {
     classified("cannot write the index", &e)
 }
 
-/// `IndexBroken` when the error says the files are damaged, `Index` otherwise.
 /// Path → stamp of every note the index holds, read from the two columns.
 fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
     let searcher = index.reader.searcher();
     Ok(
         columns::string_pairs(&searcher, "path", "stamp", "cannot read the index")?
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// Path → stamp of every attachment the index holds.
+fn known_file_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
+    let searcher = index.reader.searcher();
+    Ok(
+        columns::string_pairs(&searcher, "file", "stamp", "cannot read the index")?
             .into_iter()
             .collect(),
     )

@@ -35,6 +35,24 @@ impl Notebook {
         })
     }
 
+    /// Appends `lines` to an existing note, after a blank line, as a PUT of the whole
+    /// text would write it (front matter kept, its last_modified set). A note that does
+    /// not exist is not created.
+    pub(crate) fn append_to_note(&self, path: &NotePath, lines: &str) -> Result<PutOutcome> {
+        self.write_with(path, &Precondition::None, |existing| {
+            let mut text = existing.ok_or(Error::NotFound)?.to_string();
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            if !text.is_empty() && !text.ends_with("\n\n") {
+                text.push('\n');
+            }
+            text.push_str(lines);
+            text.push('\n');
+            build_from_markdown(path, text)
+        })
+    }
+
     /// Writes the text `build` makes (given the current text, when the note exists),
     /// holding the note's lock so writers to one note take turns.
     fn write_with(
