@@ -23,13 +23,14 @@ fn p(s: &str) -> FilePath {
 }
 
 fn read_all(nb: &Notebook, path: &str) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    nb.open_file(&p(path))
-        .unwrap()
-        .file
-        .read_to_end(&mut bytes)
-        .unwrap();
-    bytes
+    match nb.open_file(&p(path)).unwrap().body {
+        FileBody::Kept(bytes) => bytes.to_vec(),
+        FileBody::Disk(disk) => {
+            let mut bytes = Vec::new();
+            disk.into_file().read_to_end(&mut bytes).unwrap();
+            bytes
+        }
+    }
 }
 
 #[test]
