@@ -15,7 +15,7 @@ event loop per core it may run on):
 - 2 workers: no pinning; servers and wrk share both cores.
 
 Every wrk run is bounded by its duration (and a timeout); only loopback addresses are
-used. Writes bench/FILES.md.
+used. Writes bench/FILES.md, keeping the sections written by hand below its table.
 """
 
 import json
@@ -239,7 +239,12 @@ def main():
         results = [measure(tmp, notes_dir, layout) for layout in layouts()]
     text = report(results, load)
     print(text)
-    (REPO / "bench" / "FILES.md").write_text(text)
+    out = REPO / "bench" / "FILES.md"
+    # The sections written by hand below the generated table (`## ...`) are kept.
+    kept = out.read_text().partition("\n## ") if out.exists() else ("", "", "")
+    if kept[1]:
+        text += "\n## " + kept[2]
+    out.write_text(text)
 
 
 if __name__ == "__main__":

@@ -158,9 +158,9 @@ impl Notebook {
                 Ok(stat) if FileId::of_stat(&stat) == version.id => {
                     return Ok(open_kept(version));
                 }
-                // Gone, or not an attachment now: the open below answers why.
-                Err(_) => self.files.forget(path.as_str()),
-                Ok(_) => {}
+                // Changed: read again below. Gone, or not an attachment now: the
+                // open below answers why.
+                _ => self.files.forget(path.as_str()),
             }
         }
         let (file, meta) = match self.root.open_attachment(path) {
