@@ -64,8 +64,16 @@ bench-move:
     cargo build --release
     python3 bench/move.py target/release/notes
 
+# Attachment download benchmark: GET /api/v1/files/{path} of a 100 KiB image against
+# nginx serving the same file (installs nginx and wrk when missing); writes bench/FILES.md
+bench-files:
+    command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+    command -v nginx >/dev/null || test -x /usr/sbin/nginx || (apt-get update && (apt-get install -y nginx-light || apt-get install -y nginx))
+    cargo build --release
+    python3 bench/files.py
+
 # Every benchmark
-bench: bench-http bench-search bench-links bench-move
+bench: bench-http bench-files bench-search bench-links bench-move
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md

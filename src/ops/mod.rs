@@ -47,6 +47,8 @@ pub struct Notebook {
     config: Config,
     note_locks: locks::KeyedLocks,
     cache: store::cache::Caches,
+    /// Small attachments recently read (`files::cache`).
+    files: files::cache::FileCache,
     root: root::RootDir,
     listener: OnceLock<ChangeListener>,
 }
@@ -58,6 +60,7 @@ impl Notebook {
             config,
             note_locks: locks::KeyedLocks::default(),
             cache: store::cache::Caches::default(),
+            files: files::cache::FileCache::default(),
             listener: OnceLock::new(),
         }
     }

@@ -12,6 +12,7 @@ mod cli_search;
 mod completion_shells;
 mod connections;
 mod files;
+mod files_cache;
 mod guard;
 mod hostile;
 mod links;

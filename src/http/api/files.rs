@@ -1,7 +1,8 @@
 //! Attachments over the API: read (whole, a byte range, or only the head), create or
 //! replace from a raw body, delete, and the list under a folder. Each handler converts
 //! the request, makes one `ops` call and answers; active content (SVG, HTML) is sent
-//! sandboxed so it never runs as a page of this origin.
+//! sandboxed so it never runs as a page of this origin. Small files are answered from
+//! the versions `ops` keeps in memory, their bytes shared by every answer.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ use crate::http::support::{
     blocking, content_length, header_str, is_read, method_is, reply, url, with_state,
 };
 use crate::ops::FilePath;
-use crate::ops::files::OpenFile;
+use crate::ops::files::{FileBody, OpenFile};
 
 /// The attachment path after `/api/v1/files/`, checked (400 when it is not one). An
 /// empty one names the list, which is another route: not found here.
@@ -63,7 +64,9 @@ pub(super) fn reads(
 /// Answers up to this size (an image of a note, most PDFs) are read whole on the
 /// thread that took the request, in one read from the page cache, as a static file
 /// server does; larger ones are streamed in chunks of `CHUNK` bytes on the blocking
-/// pool, so a large file never sits whole in memory.
+/// pool, so a large file never sits whole in memory. A file small enough to be kept in
+/// memory (`ops::files::cache`) is read whole, on the blocking pool past this size,
+/// and served from memory while it stays the same.
 const WHOLE: u64 = 256 << 10;
 
 /// The size of one streamed chunk.
@@ -101,7 +104,7 @@ pub(super) async fn read(
         None => (StatusCode::OK, (0, len)),
     };
     let OpenFile {
-        file,
+        body,
         info,
         etag,
         modified,
@@ -109,7 +112,18 @@ pub(super) async fn read(
     let mut response = if method == Method::HEAD {
         empty(status)
     } else {
-        body_of(file, start, end)?
+        match body {
+            FileBody::Kept(bytes) => in_memory(&bytes, start, end),
+            FileBody::Disk(disk) if disk.keepable() => {
+                let bytes = if len <= WHOLE {
+                    state.notebook.read_whole(disk)?
+                } else {
+                    blocking(&state, move |s| s.notebook.read_whole(disk)).await?
+                };
+                in_memory(&bytes, start, end)
+            }
+            FileBody::Disk(disk) => body_of(disk.into_file(), start, end)?,
+        }
     };
     *response.status_mut() = status;
     describe(&mut response, &info.content_type, end - start, modified);
@@ -165,6 +179,14 @@ fn empty(status: StatusCode) -> Response {
     let mut response = Response::new(Bytes::new().into());
     *response.status_mut() = status;
     response
+}
+
+/// The bytes `[start, end)` of a version in memory, shared, not copied. A version
+/// read short (the file shrank meanwhile) gives what it has.
+fn in_memory(bytes: &Bytes, start: u64, end: u64) -> Response {
+    let end = usize::try_from(end).map_or(bytes.len(), |end| end.min(bytes.len()));
+    let start = usize::try_from(start).map_or(end, |start| start.min(end));
+    Response::new(bytes.slice(start..end).into())
 }
 
 /// The bytes `[start, end)` of the file: read at once when small, else streamed.

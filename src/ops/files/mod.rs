@@ -1,9 +1,11 @@
 //! Attachments: the regular, non-hidden files of the notes folder that are not notes.
-//! What one is (`FilePath`), its media type, reading one (`open_file`) and listing
-//! them under a folder (`list_files`); writing and deleting are in `write`, the files a
-//! note references in `referenced`, attaching files to a note in `attach`.
+//! What one is (`FilePath`), its media type, reading one (`open_file`, small ones kept
+//! in memory by `cache`) and listing them under a folder (`list_files`); writing and
+//! deleting are in `write`, the files a note references in `referenced`, attaching files
+//! to a note in `attach`.
 
 mod attach;
+pub(crate) mod cache;
 mod referenced;
 mod write;
 
@@ -11,11 +13,16 @@ pub(crate) use attach::Source;
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
 
 use serde::Serialize;
 use walkdir::WalkDir;
 
+use self::cache::{FileCache, Kept};
 use crate::error::{Error, Result};
+use crate::ops::store::cache::FileId;
 use crate::ops::store::relative;
 use crate::ops::{FilePath, Notebook, clock};
 
@@ -39,12 +46,41 @@ pub(crate) struct FileList {
     pub(crate) files: Vec<FileInfo>,
 }
 
-/// An attachment opened for reading: the open file, what it is, and its entity tag.
+/// An attachment opened for reading: where its bytes are, what it is, and its
+/// entity tag.
 pub(crate) struct OpenFile {
-    pub(crate) file: fs::File,
+    pub(crate) body: FileBody,
     pub(crate) info: FileInfo,
     pub(crate) etag: String,
     pub(crate) modified: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// Where the bytes of an opened attachment are.
+pub(crate) enum FileBody {
+    /// In memory: the version kept of this very file, shared without a copy.
+    Kept(Bytes),
+    /// On disk, in the file opened.
+    Disk(DiskFile),
+}
+
+/// An attachment's file opened for reading, its version not in memory.
+pub(crate) struct DiskFile {
+    file: fs::File,
+    id: FileId,
+    info: FileInfo,
+    etag: String,
+}
+
+impl DiskFile {
+    /// Whether `Notebook::read_whole` keeps this version: a small, settled file.
+    pub(crate) fn keepable(&self) -> bool {
+        FileCache::keeps(&self.id)
+    }
+
+    /// The open file, to read a part of it or stream it.
+    pub(crate) fn into_file(self) -> fs::File {
+        self.file
+    }
 }
 
 /// The media type of a file, from its extension by `mime_guess`'s table;
@@ -92,6 +128,16 @@ fn info_of(path: &str, meta: &fs::Metadata) -> FileInfo {
         size: meta.len(),
         last_modified: modified_of(meta).map(clock::iso_utc).unwrap_or_default(),
         content_type: content_type(path),
+    }
+}
+
+/// The answer of a version kept in memory.
+fn open_kept(version: &Kept) -> OpenFile {
+    OpenFile {
+        body: FileBody::Kept(version.bytes.clone()),
+        info: version.info.clone(),
+        etag: version.etag.clone(),
+        modified: version.id.modified(),
     }
 }
 
@@ -153,14 +199,72 @@ pub(crate) fn attachment_files(root: &Path, start: &Path) -> Vec<AttachmentFile>
 impl Notebook {
     /// Opens an attachment for reading, beneath the notes dir; only a regular file is
     /// one (a folder, a FIFO or a device is not found).
+    /// A kept version of the file answers when the file's identity still matches it
+    /// (on Linux one `stat` beneath the notes dir, no open); a file changed in any way
+    /// since is opened and read again, one now missing or leading outside is refused.
     pub(crate) fn open_file(&self, path: &FilePath) -> Result<OpenFile> {
-        let (file, meta) = self.root.open_attachment(path).map_err(as_file_error)?;
+        let kept = self.files.get(path.as_str());
+        #[cfg(target_os = "linux")]
+        if let Some(version) = &kept {
+            match self.root.stat_attachment(path) {
+                Ok(stat) if FileId::of_stat(&stat) == version.id => {
+                    return Ok(open_kept(version));
+                }
+                // Changed: read again below. Gone, or not an attachment now: the
+                // open below answers why.
+                _ => self.files.forget(path.as_str()),
+            }
+        }
+        let (file, meta) = match self.root.open_attachment(path) {
+            Ok(opened) => opened,
+            Err(err) => {
+                self.files.forget(path.as_str());
+                return Err(as_file_error(err));
+            }
+        };
+        let id = FileId::of(&meta);
+        if let Some(version) = kept.filter(|version| version.id == id) {
+            return Ok(open_kept(&version));
+        }
+        let info = info_of(path.as_str(), &meta);
+        let etag = etag_of(&meta);
         Ok(OpenFile {
-            file,
-            info: info_of(path.as_str(), &meta),
-            etag: etag_of(&meta),
+            info: info.clone(),
+            etag: etag.clone(),
             modified: modified_of(&meta),
+            body: FileBody::Disk(DiskFile {
+                file,
+                id,
+                info,
+                etag,
+            }),
         })
+    }
+
+    /// Reads the whole of an opened attachment (one `keepable`, so at most
+    /// `cache::MAX_KEPT` bytes) and keeps it for the next reads. A file that shrank
+    /// while it was read gives fewer bytes, not kept; one that grew, its first bytes.
+    pub(crate) fn read_whole(&self, disk: DiskFile) -> Result<Bytes> {
+        use std::io::Read;
+        let DiskFile {
+            file,
+            id,
+            info,
+            etag,
+        } = disk;
+        let len = id.size().min(cache::MAX_KEPT);
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.take(len)
+            .read_to_end(&mut bytes)
+            .map_err(Error::FileReadFailed)?;
+        let version = Arc::new(Kept {
+            id,
+            bytes: bytes.into(),
+            info,
+            etag,
+        });
+        self.files.put(&version);
+        Ok(version.bytes.clone())
     }
 
     /// The attachments under `folder` (a folder path from `FilePath::parse_folder`, `.`

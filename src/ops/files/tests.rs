@@ -1,5 +1,6 @@
 //! Attachments on a temp notebook, without HTTP: media types, the write and delete
-//! with their preconditions, what the listing shows, and paths that lead outside.
+//! with their preconditions, what the listing shows, paths that lead outside, and the
+//! versions kept in memory.
 
 use std::io::Read;
 
@@ -23,13 +24,14 @@ fn p(s: &str) -> FilePath {
 }
 
 fn read_all(nb: &Notebook, path: &str) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    nb.open_file(&p(path))
-        .unwrap()
-        .file
-        .read_to_end(&mut bytes)
-        .unwrap();
-    bytes
+    match nb.open_file(&p(path)).unwrap().body {
+        FileBody::Kept(bytes) => bytes.to_vec(),
+        FileBody::Disk(disk) => {
+            let mut bytes = Vec::new();
+            disk.into_file().read_to_end(&mut bytes).unwrap();
+            bytes
+        }
+    }
 }
 
 #[test]
@@ -170,4 +172,39 @@ fn symlinks_leading_outside_are_refused() {
     assert!(outside.join("secret.png").exists());
     assert!(matches!(nb.list_files("out"), Err(Error::InvalidPath)));
     assert!(nb.list_files(".").unwrap().files.is_empty());
+}
+
+#[test]
+fn a_settled_small_file_is_kept_until_it_changes() {
+    let (_root, nb) = notebook();
+    let full = nb.notes_dir().join("a.png");
+    std::fs::write(&full, b"first").unwrap();
+    let disk = |nb: &Notebook| match nb.open_file(&p("a.png")).unwrap().body {
+        FileBody::Disk(disk) => disk,
+        FileBody::Kept(_) => panic!("kept before it settled or after a change"),
+    };
+    // Not settled yet: read, not kept.
+    let fresh = disk(&nb);
+    assert!(!fresh.keepable());
+    assert_eq!(nb.read_whole(fresh).unwrap().as_ref(), b"first");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let settled = disk(&nb);
+    assert!(settled.keepable());
+    let read = nb.read_whole(settled).unwrap();
+    let opened = nb.open_file(&p("a.png")).unwrap();
+    match opened.body {
+        // The same buffer, shared.
+        FileBody::Kept(bytes) => assert_eq!(bytes.as_ptr(), read.as_ptr()),
+        FileBody::Disk(_) => panic!("a settled file read whole was not kept"),
+    }
+    assert_eq!(opened.info.size, 5);
+    // Overwritten in place with the same size: read again.
+    std::fs::write(&full, b"again").unwrap();
+    assert_eq!(read_all(&nb, "a.png"), b"again");
+    std::fs::remove_file(&full).unwrap();
+    assert!(matches!(
+        nb.open_file(&p("a.png")),
+        Err(Error::FileNotFound)
+    ));
+    assert!(nb.files.get("a.png").is_none());
 }

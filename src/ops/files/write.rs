@@ -70,6 +70,8 @@ impl Notebook {
                     }
                     other => as_file_error(other),
                 })?;
+            // The new file has a new identity: the kept version would only miss.
+            self.files.forget(path.as_str());
             let (_, meta) = self.root.open_attachment(path).map_err(as_file_error)?;
             Ok(FilePut {
                 info: info_of(path.as_str(), &meta),
@@ -86,6 +88,7 @@ impl Notebook {
         self.note_locks
             .with(path.as_str(), || self.delete_file_locked(path, cond))?;
         self.file_changed(path);
+        self.files.forget(path.as_str());
         Ok(FileDeleted {
             deleted: path.to_string(),
         })

@@ -61,14 +61,26 @@ impl RootDir {
     /// `O_PATH` open beneath and an `fstat`; a FIFO or device is never opened.
     #[cfg(target_os = "linux")]
     pub(crate) fn stat_note(&self, path: &NotePath) -> Result<rustix::fs::Stat> {
+        self.stat_regular(path.as_str())
+    }
+
+    /// The identity of an attachment's file without opening it for reading, as
+    /// `stat_note` gives a note's: a kept version of it is served when this matches.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn stat_attachment(&self, path: &FilePath) -> Result<rustix::fs::Stat> {
+        self.stat_regular(path.as_str())
+    }
+
+    #[cfg(target_os = "linux")]
+    fn stat_regular(&self, rel: &str) -> Result<rustix::fs::Stat> {
         use rustix::fs::{FileType, OFlags};
         let root = self;
-        let stat = match root.identity(path.as_str()) {
+        let stat = match root.identity(rel) {
             Ok(stat) => stat,
             // Not there, or not reachable by a plain stat: the beneath open decides.
             Err(_) => {
                 let fd = root
-                    .open_beneath(path.as_str(), OFlags::PATH, false)
+                    .open_beneath(rel, OFlags::PATH, false)
                     .map_err(|e| open_error(e.into(), Error::AccessFailed))?;
                 rustix::fs::fstat(&fd).map_err(|e| Error::AccessFailed(e.into()))?
             }

@@ -116,6 +116,26 @@ impl FileId {
         self.modified.map(chrono::DateTime::from)
     }
 
+    /// The file's size in bytes.
+    pub(crate) fn size(&self) -> u64 {
+        self.len
+    }
+
+    /// A version of `len` bytes at `inode`, last changed `age` seconds ago.
+    #[cfg(all(test, unix))]
+    pub(crate) fn for_tests(inode: u64, len: u64, age: i64) -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        FileId {
+            len,
+            device: 1,
+            inode,
+            modified: (now - age, 0),
+            changed: (now - age, 0),
+        }
+    }
+
     pub(crate) fn of(meta: &Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;

@@ -1,0 +1,208 @@
+//! Attachments answered from memory: once a small file has been read it is served
+//! from the version kept, but any change made outside the service (an overwrite in
+//! place that keeps the size and even the modification time, a replacement, a delete,
+//! a symlink swapped in) shows in the very next answer. Ranges, `HEAD` and `304` answer
+//! from the kept version as they do from the file.
+
+use std::time::Duration;
+
+use crate::support::{Server, Workspace, assert_error};
+
+/// A version is kept only once its file has been unchanged this long (see
+/// `ops::store::cache`): the tests wait it out before the read that fills the cache.
+const SETTLE: Duration = Duration::from_millis(1100);
+
+/// `len` bytes that repeat only every 251 bytes, shifted by `seed`.
+fn binary(len: usize, seed: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| ((i * 7 + i / 251) as u8).wrapping_add(seed))
+        .collect()
+}
+
+fn header<'a>(r: &'a reqwest::blocking::Response, name: &str) -> &'a str {
+    r.headers().get(name).map_or("", |v| v.to_str().unwrap())
+}
+
+/// The bytes and tag of a `GET`, which must answer 200.
+fn fetch(server: &Server, path: &str) -> (Vec<u8>, String) {
+    let r = server.get(&format!("/api/v1/files/{path}"));
+    assert_eq!(r.status(), 200, "{path}");
+    let etag = header(&r, "etag").to_string();
+    (r.bytes().unwrap().to_vec(), etag)
+}
+
+/// A workspace with `img/a.png` (`len` bytes, seed 1) written outside the service and
+/// settled, its server, and the bytes; read twice, so the second answer is the kept one.
+fn served_from_memory(len: usize) -> (Workspace, Server, Vec<u8>, String) {
+    let ws = Workspace::new();
+    let bytes = binary(len, 1);
+    std::fs::create_dir_all(ws.notes().join("img")).unwrap();
+    std::fs::write(ws.notes().join("img/a.png"), &bytes).unwrap();
+    let server = ws.serve();
+    std::thread::sleep(SETTLE);
+    let (first, etag) = fetch(&server, "img/a.png");
+    assert!(first == bytes);
+    let (second, again) = fetch(&server, "img/a.png");
+    assert!(second == bytes);
+    assert_eq!(again, etag);
+    (ws, server, bytes, etag)
+}
+
+#[test]
+fn an_outside_overwrite_of_the_same_size_and_time_is_served_at_once() {
+    let (ws, server, old, etag) = served_from_memory(100 * 1024);
+    let file = ws.notes().join("img/a.png");
+    let modified = file.metadata().unwrap().modified().unwrap();
+    // Overwritten in place (same inode, same size), its modification time set back:
+    // only the change time tells the versions apart.
+    let new = binary(old.len(), 2);
+    std::fs::write(&file, &new).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let (bytes, _) = fetch(&server, "img/a.png");
+    assert!(
+        bytes == new,
+        "the kept version was served after an overwrite"
+    );
+
+    // Overwritten again with the time moved on: a new tag, and the old one no longer
+    // answers 304.
+    std::thread::sleep(SETTLE);
+    let newer = binary(old.len(), 3);
+    std::fs::write(&file, &newer).unwrap();
+    let (bytes, tag) = fetch(&server, "img/a.png");
+    assert!(bytes == newer);
+    assert_ne!(tag, etag);
+    let r = server
+        .request("GET", "/api/v1/files/img/a.png")
+        .header("If-None-Match", &etag)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.bytes().unwrap() == newer);
+}
+
+#[test]
+fn a_replacement_by_rename_and_a_change_of_size_are_served_at_once() {
+    let (ws, server, old, _) = served_from_memory(5000);
+    let file = ws.notes().join("img/a.png");
+    // As editors and `git` replace files: a new file renamed over the old one.
+    let replacement = binary(old.len(), 9);
+    let temp = ws.notes().join("img/.a.png.tmp");
+    std::fs::write(&temp, &replacement).unwrap();
+    std::fs::rename(&temp, &file).unwrap();
+    assert!(fetch(&server, "img/a.png").0 == replacement);
+    // Appended to in place.
+    let mut longer = replacement.clone();
+    longer.extend_from_slice(b"tail");
+    std::fs::write(&file, &longer).unwrap();
+    assert!(fetch(&server, "img/a.png").0 == longer);
+}
+
+#[test]
+fn a_deleted_attachment_is_not_found_at_once() {
+    let (ws, server, _, _) = served_from_memory(2000);
+    std::fs::remove_file(ws.notes().join("img/a.png")).unwrap();
+    assert_error(server.get("/api/v1/files/img/a.png"), 404, "File not found");
+    assert_error(server.get("/file/img/a.png"), 404, "File not found");
+    let r = server.raw("HEAD", "/api/v1/files/img/a.png", &[], b"");
+    assert_eq!(r.status, 404, "{}", r.head);
+
+    // Deleted through the API, after being kept again.
+    let (ws, server, _, _) = served_from_memory(2000);
+    let r = server
+        .request("DELETE", "/api/v1/files/img/a.png")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_error(server.get("/api/v1/files/img/a.png"), 404, "File not found");
+    assert!(!ws.notes().join("img/a.png").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_kept_file_swapped_for_a_symlink_out_is_refused() {
+    let (ws, server, _, _) = served_from_memory(2000);
+    let outside = ws.notes().parent().unwrap().join("outside.png");
+    std::fs::write(&outside, binary(2000, 7)).unwrap();
+    let file = ws.notes().join("img/a.png");
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&outside, &file).unwrap();
+    assert_error(server.get("/api/v1/files/img/a.png"), 400, "Invalid path");
+}
+
+#[test]
+fn ranges_head_and_304_answer_from_the_kept_version() {
+    let (_ws, server, bytes, etag) = served_from_memory(300_000);
+    for (range, start, end) in [
+        ("bytes=100-199", 100, 200),
+        ("bytes=-10", 299_990, 300_000),
+        ("bytes=299000-", 299_000, 300_000),
+        ("bytes=-400000", 0, 300_000),
+    ] {
+        let r = server
+            .request("GET", "/api/v1/files/img/a.png")
+            .header("Range", range)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 206, "{range}");
+        assert_eq!(
+            header(&r, "content-range"),
+            format!("bytes {start}-{}/300000", end - 1),
+            "{range}"
+        );
+        assert_eq!(header(&r, "content-length"), (end - start).to_string());
+        assert!(r.bytes().unwrap() == bytes[start..end], "{range}");
+    }
+    let r = server
+        .request("GET", "/api/v1/files/img/a.png")
+        .header("Range", "bytes=300000-")
+        .send()
+        .unwrap();
+    assert_error(r, 416, "Range not satisfiable: the file has 300000 bytes");
+
+    let r = server.raw("HEAD", "/api/v1/files/img/a.png", &[], b"");
+    assert_eq!(r.status, 200, "{}", r.head);
+    let head = r.head.to_ascii_lowercase();
+    assert!(head.contains("content-length: 300000"), "{head}");
+    assert!(head.contains("content-type: image/png"), "{head}");
+    assert!(r.body.is_empty());
+
+    let r = server
+        .request("GET", "/api/v1/files/img/a.png")
+        .header("If-None-Match", &etag)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 304);
+    assert_eq!(header(&r, "etag"), etag);
+    assert!(r.bytes().unwrap().is_empty());
+
+    let r = server.get("/api/v1/files/img/a.png");
+    assert_eq!(header(&r, "content-type"), "image/png");
+    assert_eq!(header(&r, "accept-ranges"), "bytes");
+    assert_eq!(header(&r, "x-content-type-options"), "nosniff");
+    assert!(!header(&r, "last-modified").is_empty());
+}
+
+#[test]
+fn active_content_from_memory_stays_sandboxed() {
+    let ws = Workspace::new();
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>";
+    ws.write("pic.svg", svg);
+    ws.write("page.html", "<script>alert(1)</script>");
+    let server = ws.serve();
+    std::thread::sleep(SETTLE);
+    for _ in 0..2 {
+        let r = server.get("/api/v1/files/pic.svg");
+        assert_eq!(header(&r, "content-type"), "image/svg+xml");
+        assert_eq!(header(&r, "content-security-policy"), "sandbox");
+        assert_eq!(r.text().unwrap(), svg);
+        let r = server.get("/file/page.html");
+        assert_eq!(header(&r, "content-type"), "text/plain; charset=utf-8");
+        assert_eq!(header(&r, "content-security-policy"), "sandbox");
+    }
+}
