@@ -25,6 +25,7 @@ mod notes_serve;
 mod notes_write;
 mod openapi;
 mod public_api;
+mod public_media;
 mod public_pages;
 mod publish_crash;
 mod races;

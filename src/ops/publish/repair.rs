@@ -32,6 +32,9 @@ pub(crate) struct RepairReport {
     pub(crate) feed_rebuilt: bool,
     /// The stylesheet was missing or altered.
     pub(crate) stylesheet_restored: bool,
+    /// Media files a page names that were missing, copied again from the notes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) restored_media: Vec<String>,
     /// Files of `media/` no page names, removed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) removed_media: Vec<String>,
@@ -96,6 +99,7 @@ impl Notebook {
                 }
             }
             media.take_failure().map_err(failed)?;
+            report.restored_media = media.created().into_iter().collect();
             if !report.dropped_entries.is_empty() {
                 self.save_record(&record)?;
             }

@@ -1,10 +1,11 @@
 //! Shared test harness: a temp notes folder with its CLI (`fixtures`), the real binary
 //! serving it on a free loopback port and killed on drop (`server`), HTTP requests and
-//! response checks (`client`), and the files on disk for "nothing changed" checks
-//! (`snapshot`).
+//! response checks (`client`), the files on disk for "nothing changed" checks
+//! (`snapshot`), and small images made on the spot (`images`).
 
 mod client;
 mod fixtures;
+mod images;
 mod server;
 mod snapshot;
 
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 pub use client::*;
 pub use fixtures::*;
+pub use images::*;
 pub use server::*;
 pub use snapshot::*;
 
