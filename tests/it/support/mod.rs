@@ -1,8 +1,10 @@
 //! Shared test harness: a temp notes folder with its CLI (`fixtures`), the real binary
 //! serving it on a free loopback port and killed on drop (`server`), HTTP requests and
 //! response checks (`client`), the files on disk for "nothing changed" checks
-//! (`snapshot`), and small images made on the spot (`images`).
+//! (`snapshot`), small images made on the spot (`images`), and headless Chromium for
+//! the tests that open pages in a browser (`browser`).
 
+mod browser;
 mod client;
 mod fixtures;
 mod images;
@@ -11,6 +13,7 @@ mod snapshot;
 
 use std::time::{Duration, Instant};
 
+pub use browser::*;
 pub use client::*;
 pub use fixtures::*;
 pub use images::*;
