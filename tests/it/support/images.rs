@@ -4,13 +4,12 @@
 
 /// A `width` × `height` PNG filled with `rgb`.
 pub fn png(width: u32, height: u32, rgb: [u8; 3]) -> Vec<u8> {
-    let mut raw = Vec::new();
-    for _ in 0..height {
-        raw.push(0); // no filter
-        for _ in 0..width {
-            raw.extend_from_slice(&rgb);
-        }
+    // Each row: filter type 0 (none), then the pixels.
+    let mut row = vec![0];
+    for _ in 0..width {
+        row.extend_from_slice(&rgb);
     }
+    let raw = row.repeat(height as usize);
     let mut header = Vec::new();
     header.extend_from_slice(&width.to_be_bytes());
     header.extend_from_slice(&height.to_be_bytes());
