@@ -277,7 +277,7 @@ impl Notebook {
             .and_then(|()| self.change(touched, pending, steps));
         // A file left behind (a failure to remove it) only waits for the next change or
         // the repair: it is never named by a page.
-        let _ = self.remove_unused_media(candidates);
+        let _ = self.remove_unused_media(candidates, &pages);
         outcome
     }
 

@@ -115,7 +115,7 @@ impl Notebook {
             report.removed_pages = self.remove_unnamed_pages(&record)?;
             // Every page is as it should be now: what no page names is left over.
             let candidates = media::all_media(dir).map_err(failed)?;
-            report.removed_media = self.remove_unused_media(candidates).map_err(failed)?;
+            report.removed_media = self.remove_unused_media(candidates, &[]).map_err(failed)?;
             let index = site::index(&record);
             report.index_rebuilt =
                 files::write_if_changed(&dir.join(site::INDEX_FILE), index.as_bytes())

@@ -218,16 +218,25 @@ pub(crate) fn all_media(public_dir: &Path) -> io::Result<BTreeSet<String>> {
 impl Notebook {
     /// Removes those of the media files `candidates` that no page of the public dir
     /// names any more; returns the names removed. Called after the pages changed, so
-    /// every page that still needs a file names it.
+    /// every page that still needs a file names it. The pages `first` (those the change
+    /// wrote, the likeliest to name them still) are read before the others, and the
+    /// reading stops once every candidate is found named.
     pub(crate) fn remove_unused_media(
         &self,
         mut candidates: BTreeSet<String>,
+        first: &[String],
     ) -> io::Result<Vec<String>> {
         if candidates.is_empty() {
             return Ok(Vec::new());
         }
         let dir = self.public_dir();
-        for page in all_pages(dir)? {
+        for name in names_in_pages(dir, first) {
+            candidates.remove(&name);
+        }
+        let others = all_pages(dir)?
+            .into_iter()
+            .filter(|page| !first.contains(page));
+        for page in others {
             if candidates.is_empty() {
                 break;
             }
@@ -325,35 +334,4 @@ fn remove_media(public: &RootDir, name: &str) -> io::Result<bool> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_follow_the_content_and_keep_to_safe_ascii() {
-        let a = media_name("Ridge photo (1).PNG", b"one");
-        let b = media_name("Ridge photo (1).PNG", b"two");
-        assert_ne!(a, b);
-        assert_eq!(a, media_name("Ridge photo (1).PNG", b"one"));
-        assert!(a.ends_with("-Ridge-photo-1.png"), "{a}");
-        assert_eq!(a.len(), HASH_HEX + "-Ridge-photo-1.png".len());
-        assert!(is_media_name(&a));
-        assert!(media_name("été.pdf", b"x").ends_with("-t.pdf"));
-        assert!(media_name("日本.jpg", b"x").ends_with("-file.jpg"));
-        assert!(media_name("Makefile", b"x").ends_with("-Makefile"));
-        assert!(media_name("a.tar.g z", b"x").ends_with("-a-tar"));
-        let long = media_name(&"x".repeat(300), b"x");
-        assert_eq!(long.len(), HASH_HEX + 1 + NAME_CHARS);
-    }
-
-    #[test]
-    fn pages_name_only_media_in_attributes() {
-        let a = media_name("a.png", b"a");
-        let b = media_name("b.pdf", b"b");
-        let html = format!(
-            "<img src=\"media/{a}\" alt=\"x\"><a href=\"media/{b}\">b</a> \
-             <p>&quot;media/{a}x&quot; \"media/../x\" \"media/.hidden\"</p>"
-        );
-        let names = names_in(&html);
-        assert_eq!(names, BTreeSet::from([a, b]));
-    }
-}
+mod tests;
