@@ -51,6 +51,7 @@ async fn file(full: FullPath, html: bool, state: Arc<State>) -> Result<Response,
         return Err(HttpError::RouteNotFound.into());
     };
     let rel = rel.into_owned();
+    let in_media = rel.starts_with(&format!("{}/", crate::ops::publish::media::MEDIA_DIR));
     let found = blocking(&state, move |s| {
         Ok::<_, HttpError>(
             s.notebook
@@ -65,6 +66,9 @@ async fn file(full: FullPath, html: bool, state: Arc<State>) -> Result<Response,
         Err(err) => return Err(warp::reject::custom(Missing(err))),
     };
     let mut response = reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name));
+    if in_media && let Some(value) = reply::header_value(media_type(&file.name)) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
     // Public pages share their origin with the API: no script may run in them, and no
     // other site may frame them.
     response
@@ -125,6 +129,16 @@ static PUBLIC_POLICY: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::ne
     ))
     .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"))
 });
+
+/// The type of a published attachment, from its extension by the media-type table the
+/// API uses; HTML goes out as plain text, never as a page (the policy above already
+/// keeps script out of SVG).
+fn media_type(name: &str) -> String {
+    match crate::ops::files::content_type(name).as_str() {
+        "text/html" | "application/xhtml+xml" => "text/plain; charset=utf-8".to_string(),
+        other => other.to_string(),
+    }
+}
 
 fn content_type(name: &str) -> &'static str {
     match name.rsplit_once('.').map(|(_, ext)| ext) {

@@ -50,6 +50,8 @@ pub struct Notebook {
     /// Small attachments recently read (`files::cache`).
     files: files::cache::FileCache,
     root: root::RootDir,
+    /// The public dir, for the files publishing writes beneath it (its media).
+    public_root: root::RootDir,
     listener: OnceLock<ChangeListener>,
 }
 
@@ -57,6 +59,7 @@ impl Notebook {
     pub(crate) fn new(config: Config) -> Self {
         Notebook {
             root: root::RootDir::new(config.notes_dir.clone()),
+            public_root: root::RootDir::new(config.public_dir.clone()),
             config,
             note_locks: locks::KeyedLocks::default(),
             cache: store::cache::Caches::default(),

@@ -27,6 +27,8 @@ mod notes_serve;
 mod notes_write;
 mod openapi;
 mod public_api;
+mod public_media;
+mod public_offline;
 mod public_pages;
 mod publish_crash;
 mod races;

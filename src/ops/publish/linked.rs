@@ -1,8 +1,10 @@
 //! Links on public pages. A link to a public note goes to its page (`NAME.html`, the
 //! heading kept); a link to a private or missing note is its text alone, so no private
-//! path or title reaches a page. When a note is published or unpublished, the pages of
-//! the public notes that link to it are rendered again.
+//! path or title reaches a page; an attachment goes to its copy in `media/` (`media.rs`),
+//! or is its text when it cannot be read. When a note is published or unpublished, the
+//! pages of the public notes that link to it are rendered again.
 
+use super::media::Media;
 use super::record::{Entry, Record};
 use super::{failed, files, site};
 use crate::error::Result;
@@ -16,14 +18,21 @@ pub(crate) struct PublicPlaces<'a> {
     targets: &'a LinkTargets,
     record: &'a Record,
     from: &'a NotePath,
+    media: &'a Media<'a>,
 }
 
 impl<'a> PublicPlaces<'a> {
-    pub(crate) fn new(targets: &'a LinkTargets, record: &'a Record, from: &'a NotePath) -> Self {
+    pub(crate) fn new(
+        targets: &'a LinkTargets,
+        record: &'a Record,
+        from: &'a NotePath,
+        media: &'a Media<'a>,
+    ) -> Self {
         PublicPlaces {
             targets,
             record,
             from,
+            media,
         }
     }
 }
@@ -43,10 +52,16 @@ impl LinkPlaces for PublicPlaces<'_> {
                 None => Place::Missing { href: None },
             },
             Destination::Missing { .. } => Place::Missing { href: None },
+            // An attachment is copied beside the pages; one that cannot be read (or a
+            // path leading outside the notes dir) is the link's text.
             Destination::File {
-                href: Some(href), ..
-            } => Place::File { href },
-            Destination::File { href: None, .. } | Destination::Elsewhere => Place::AsWritten,
+                path: Some(path), ..
+            } => match self.media.href(&path) {
+                Some(href) => Place::File { href },
+                None => Place::Missing { href: None },
+            },
+            Destination::File { path: None, .. } => Place::Missing { href: None },
+            Destination::Elsewhere => Place::AsWritten,
         }
     }
 }
@@ -86,6 +101,7 @@ impl Notebook {
         targets: &LinkTargets,
         to: &[String],
         except: &NotePath,
+        media: &Media,
     ) -> Vec<(String, String)> {
         let mut pages = Vec::new();
         for entry in record.entries() {
@@ -106,7 +122,7 @@ impl Notebook {
             });
             if links_here {
                 let note = self.note_of_raw(&raw);
-                let places = PublicPlaces::new(targets, record, &from);
+                let places = PublicPlaces::new(targets, record, &from, media);
                 let html = site::page(&note, entry, self.config().base_url.as_deref(), &places);
                 pages.push((entry.file.clone(), html));
             }

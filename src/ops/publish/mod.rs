@@ -6,12 +6,14 @@
 //! an entry. The record is the truth: a change that fails puts every file back as it
 //! was, and the order of the steps is chosen so that a crash can only leave what the
 //! repair (`repair_public`, run when the server starts) recognises and undoes: a page
-//! no entry names, a stale index or feed, a shared page marked as in progress.
+//! no entry names, a stale index or feed, a shared page marked as in progress, a media
+//! file no page names.
 
 pub(crate) mod feed;
 mod files;
 mod freshness;
 mod linked;
+pub(crate) mod media;
 mod moved;
 pub(crate) mod record;
 mod repair;
@@ -26,6 +28,7 @@ use serde::Serialize;
 pub(crate) use self::files::PublicFile;
 pub(crate) use self::freshness::PublicState;
 use self::linked::PublicPlaces;
+use self::media::Media;
 use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
 use super::fsutil;
@@ -248,6 +251,36 @@ impl Notebook {
         outcome
     }
 
+    /// `change`, for pages rendered with `media`: a media file that could not be written
+    /// fails the change before any step; after it (done or undone), the media files the
+    /// touched pages named before and those written for it are removed unless a page of
+    /// the public dir still names them.
+    fn change_with_media(
+        &self,
+        touched: &[PathBuf],
+        pending: &[&str],
+        media: &Media,
+        steps: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let dir = self.public_dir();
+        let pages: Vec<String> = touched
+            .iter()
+            .filter_map(|path| path.strip_prefix(dir).ok()?.to_str())
+            .filter(|rel| rel.ends_with(".html"))
+            .map(str::to_string)
+            .collect();
+        let mut candidates = media::names_in_pages(dir, &pages);
+        candidates.extend(media.created());
+        let outcome = media
+            .take_failure()
+            .map_err(failed)
+            .and_then(|()| self.change(touched, pending, steps));
+        // A file left behind (a failure to remove it) only waits for the next change or
+        // the repair: it is never named by a page.
+        let _ = self.remove_unused_media(candidates, &pages);
+        outcome
+    }
+
     /// Publishes (or republishes) `path`. The page is written before the record names
     /// it, so a crash in between leaves a page no entry names, which the repair removes.
     fn put_up(&self, record: &mut Record, path: &NotePath) -> Result<Publication> {
@@ -257,15 +290,17 @@ impl Notebook {
         let mut after = record.clone();
         after.insert(entry.clone());
         let targets = self.link_targets()?;
-        let places = PublicPlaces::new(&targets, &after, path);
+        let media = Media::new(&self.root, &self.public_root);
+        let places = PublicPlaces::new(&targets, &after, path, &media);
         let html = site::page(&note, &entry, self.config().base_url.as_deref(), &places);
         let affected = linked::affected(record, path);
-        let linking = self.linking_pages(&after, &targets, &affected, path);
+        let linking = self.linking_pages(&after, &targets, &affected, path, &media);
         let page = self.public_dir().join(&file);
         let record_file = Record::path(self.notes_dir());
         let shared = record.shares_page(&file, path.as_str());
         let pending = linked::pending_pages(shared.then_some(file.as_str()), &linking);
-        self.change(&self.touched_by_change(&page, &linking), &pending, || {
+        let touched = self.touched_by_change(&page, &linking);
+        self.change_with_media(&touched, &pending, &media, || {
             // The record exists before any page does, so that the repair knows the
             // public dir is this notebook's from the first publication on.
             if !files::is_regular(&record_file) {
@@ -301,12 +336,14 @@ impl Notebook {
         };
         let page = self.public_dir().join(&entry.file);
         let targets = self.link_targets()?;
-        let successor = self.successor(&mut after, &entry.file, at, &targets)?;
+        let media = Media::new(&self.root, &self.public_root);
+        let successor = self.successor(&mut after, &entry.file, at, &targets, &media)?;
         let affected = linked::affected(record, path);
-        let linking = self.linking_pages(&after, &targets, &affected, path);
+        let linking = self.linking_pages(&after, &targets, &affected, path, &media);
         let pending =
             linked::pending_pages(successor.as_ref().map(|_| entry.file.as_str()), &linking);
-        self.change(&self.touched_by_change(&page, &linking), &pending, || {
+        let touched = self.touched_by_change(&page, &linking);
+        self.change_with_media(&touched, &pending, &media, || {
             self.write_listing(&after)?;
             self.save_record(&after)?;
             match &successor {
@@ -339,9 +376,10 @@ impl Notebook {
         file: &str,
         at: chrono::DateTime<Utc>,
         targets: &LinkTargets,
+        media: &Media,
     ) -> Result<Option<(String, String)>> {
         while let Some(owner) = record.owner_of(file).cloned() {
-            match self.render_page(&owner, record, targets) {
+            match self.render_page(&owner, record, targets, media) {
                 Ok(html) => return Ok(Some((owner.path, html))),
                 Err(e) if note_is_gone(&e) => {
                     record.remove(&owner.path, at);
@@ -352,11 +390,18 @@ impl Notebook {
         Ok(None)
     }
 
-    /// The page of a public note, its links as `record` makes them.
-    fn render_page(&self, entry: &Entry, record: &Record, targets: &LinkTargets) -> Result<String> {
+    /// The page of a public note, its links as `record` makes them, its attachments
+    /// copied by `media`.
+    fn render_page(
+        &self,
+        entry: &Entry,
+        record: &Record,
+        targets: &LinkTargets,
+        media: &Media,
+    ) -> Result<String> {
         let path = NotePath::parse(&entry.path)?;
         let note = self.read(&path)?;
-        let places = PublicPlaces::new(targets, record, &path);
+        let places = PublicPlaces::new(targets, record, &path, media);
         Ok(site::page(
             &note,
             entry,

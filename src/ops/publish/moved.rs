@@ -1,8 +1,10 @@
-//! A public note that moved: its entry and its page follow it to the new path.
+//! A public note that moved: its entry and its page follow it to the new path (its
+//! attachments, read from where the moved note now points, copied as on publishing).
 
 use chrono::Utc;
 
 use super::linked::{self, PublicPlaces};
+use super::media::Media;
 use super::{failed, files, site};
 use crate::error::Result;
 use crate::ops::{NotePath, Notebook, fsutil};
@@ -37,12 +39,13 @@ impl Notebook {
             let targets = self.link_targets()?;
             // A note published later under the same name keeps the page.
             let owns_page = after.owner_of(&file).is_some_and(|e| e.path == entry.path);
-            let places = PublicPlaces::new(&targets, &after, to);
+            let media = Media::new(&self.root, &self.public_root);
+            let places = PublicPlaces::new(&targets, &after, to, &media);
             let html = owns_page
                 .then(|| site::page(&note, &entry, self.config().base_url.as_deref(), &places));
             let renamed_page = old.file != file;
             let successor = if renamed_page {
-                self.successor(&mut after, &old.file, at, &targets)?
+                self.successor(&mut after, &old.file, at, &targets, &media)?
             } else {
                 None
             };
@@ -50,7 +53,7 @@ impl Notebook {
             // took or left) now lead to its new page.
             let mut linked_to = linked::affected(&after, to);
             linked_to.extend(linked::affected(record, from));
-            let linking = self.linking_pages(&after, &targets, &linked_to, to);
+            let linking = self.linking_pages(&after, &targets, &linked_to, to, &media);
             // Pages whose name other notes share are marked while they change, so the
             // repair can rewrite them from their owners after a crash.
             let mut pending: Vec<&str> = Vec::new();
@@ -63,7 +66,7 @@ impl Notebook {
             pending.extend(linking.iter().map(|(file, _)| file.as_str()));
             let mut touched = self.touched_by_change(&page, &linking);
             touched.push(old_page.clone());
-            self.change(&touched, &pending, || {
+            self.change_with_media(&touched, &pending, &media, || {
                 site::write_assets(dir).map_err(failed)?;
                 if let Some(html) = &html {
                     fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;

@@ -1,6 +1,7 @@
 //! Reconciling the public dir with the record after a crash or a hand edit: pages no
-//! entry names go, missing pages come back from their notes, the index, the feed and
-//! the stylesheet are rebuilt. The record is the truth and is never reset.
+//! entry names go, missing pages come back from their notes (and so do pages whose
+//! media are missing), media no page names go, the index, the feed and the stylesheet
+//! are rebuilt. The record is the truth and is never reset.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -8,6 +9,7 @@ use std::fs;
 use chrono::Utc;
 use serde::Serialize;
 
+use super::media::{self, Media};
 use super::record::{self, Record};
 use super::{RECORD_LOCK, failed, feed, files, note_is_gone, site};
 use crate::error::Result;
@@ -30,6 +32,12 @@ pub(crate) struct RepairReport {
     pub(crate) feed_rebuilt: bool,
     /// The stylesheet was missing or altered.
     pub(crate) stylesheet_restored: bool,
+    /// Media files a page names that were missing, copied again from the notes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) restored_media: Vec<String>,
+    /// Files of `media/` no page names, removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) removed_media: Vec<String>,
 }
 
 #[cfg(test)]
@@ -64,15 +72,19 @@ impl Notebook {
             // made are rendered again.
             let now = Utc::now();
             let targets = self.link_targets()?;
+            let media = Media::new(&self.root, &self.public_root);
+            let present = media::all_media(dir).map_err(failed)?;
             let names: BTreeSet<String> = record.entries().map(|e| e.file.clone()).collect();
             let mut pages = Vec::new();
             for name in names {
                 // A page without this version's policy was made by an older version.
-                if files::carries_policy(&dir.join(&name)) && !pending.contains(&name) {
+                let whole = files::carries_policy(&dir.join(&name))
+                    && media::names_in_pages(dir, std::slice::from_ref(&name)).is_subset(&present);
+                if whole && !pending.contains(&name) {
                     continue;
                 }
                 while let Some(owner) = record.owner_of(&name).cloned() {
-                    match self.render_page(&owner, &record, &targets) {
+                    match self.render_page(&owner, &record, &targets, &media) {
                         Ok(html) => {
                             pages.push((name, html));
                             break;
@@ -86,6 +98,8 @@ impl Notebook {
                     }
                 }
             }
+            media.take_failure().map_err(failed)?;
+            report.restored_media = media.created().into_iter().collect();
             if !report.dropped_entries.is_empty() {
                 self.save_record(&record)?;
             }
@@ -99,6 +113,9 @@ impl Notebook {
                 }
             }
             report.removed_pages = self.remove_unnamed_pages(&record)?;
+            // Every page is as it should be now: what no page names is left over.
+            let candidates = media::all_media(dir).map_err(failed)?;
+            report.removed_media = self.remove_unused_media(candidates, &[]).map_err(failed)?;
             let index = site::index(&record);
             report.index_rebuilt =
                 files::write_if_changed(&dir.join(site::INDEX_FILE), index.as_bytes())

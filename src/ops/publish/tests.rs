@@ -268,6 +268,8 @@ fn repair_puts_every_kind_of_drift_right_and_then_finds_nothing() {
             index_rebuilt: true,
             feed_rebuilt: true,
             stylesheet_restored: true,
+            restored_media: Vec::new(),
+            removed_media: Vec::new(),
         }
     );
     assert_eq!(public_bytes(&nb, "a.html").unwrap(), a_page);

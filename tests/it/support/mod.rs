@@ -1,17 +1,22 @@
 //! Shared test harness: a temp notes folder with its CLI (`fixtures`), the real binary
 //! serving it on a free loopback port and killed on drop (`server`), HTTP requests and
-//! response checks (`client`), and the files on disk for "nothing changed" checks
-//! (`snapshot`).
+//! response checks (`client`), the files on disk for "nothing changed" checks
+//! (`snapshot`), small images made on the spot (`images`), and headless Chromium for
+//! the tests that open pages in a browser (`browser`).
 
+mod browser;
 mod client;
 mod fixtures;
+mod images;
 mod server;
 mod snapshot;
 
 use std::time::{Duration, Instant};
 
+pub use browser::*;
 pub use client::*;
 pub use fixtures::*;
+pub use images::*;
 pub use server::*;
 pub use snapshot::*;
 
