@@ -2,7 +2,7 @@
 //! with the network off (every host name unresolvable, every request sent to a proxy
 //! that is a closed port, loopback included): its two images show, its PDF link leads
 //! to a file beside the page, and the stylesheet applies. Nothing is served: the
-//! folder stands on its own, as on any static host. Screenshot `19-public-offline`.
+//! folder stands on its own, as on any static host. Screenshot `22-public-offline`.
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ fn a_published_note_with_two_images_and_a_pdf_opens_from_file_with_the_network_o
     in_browser(
         programs_ref(&programs),
         ws.root.path(),
-        "19-public-offline",
+        "22-public-offline",
         &network_off(),
         async |client| {
             // Loopback is unreachable too; the error page is all there is.
@@ -109,7 +109,7 @@ fn a_published_note_with_two_images_and_a_pdf_opens_from_file_with_the_network_o
             if style != json!(["672px", "20px"]) {
                 return Err(format!("the stylesheet did not apply: {style}").into());
             }
-            screenshot(client, "19-public-offline").await?;
+            screenshot(client, "22-public-offline").await?;
             Ok(())
         },
     );

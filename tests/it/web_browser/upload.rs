@@ -161,15 +161,14 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     assert_eq!(links.len(), 3);
     shots.take(client, "20-note-with-attachments").await?;
 
-    // Published: the public page exists and carries the image.
+    // Published: the public page shows its own copy of the image.
     click(client, "button[value=publish]").await?;
     wait_text(client, ".notice", "Published").await?;
     public_page_has_the_image(client, &shots).await
 }
 
-/// Opens the public page from the note page and checks that it has the image element.
-/// Whether the public copy of the image loads is up to publishing (it copies the
-/// attachments a note references); once it does, `wait_for_images` belongs here.
+/// Opens the public page from the note page and checks that its image is the published
+/// copy in `media/` and that it loads.
 async fn public_page_has_the_image(client: &Client, shots: &Shots) -> Result {
     click(client, ".toolbar a[href^='/public/']").await?;
     wait_text(client, "h1", "Alps").await?;
@@ -180,6 +179,9 @@ async fn public_page_has_the_image(client: &Client, shots: &Shots) -> Result {
     );
     let images = client.find_all(Locator::Css("img")).await?;
     assert_eq!(images.len(), 1, "the public page has no image");
+    let src = images[0].attr("src").await?.unwrap_or_default();
+    assert!(src.starts_with("media/"), "the public image is not a published copy: {src}");
+    wait_for_images(client, "img", 1).await?;
     shots.take(client, "21-public-page-with-image").await?;
     Ok(())
 }
