@@ -5,6 +5,7 @@ pub(crate) mod clock;
 pub(crate) mod files;
 pub mod front_matter;
 pub(crate) mod fsutil;
+pub(crate) mod history;
 pub(crate) mod links;
 pub(crate) mod locks;
 pub(crate) mod model;
@@ -42,6 +43,7 @@ pub struct Notebook {
     cache: store::cache::Caches,
     root: root::RootDir,
     listener: OnceLock<ChangeListener>,
+    history: history::Slot,
 }
 
 impl Notebook {
@@ -52,6 +54,7 @@ impl Notebook {
             note_locks: locks::KeyedLocks::default(),
             cache: store::cache::Caches::default(),
             listener: OnceLock::new(),
+            history: history::Slot::default(),
         }
     }
 
