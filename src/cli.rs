@@ -154,6 +154,13 @@ pub(crate) enum Command {
     Man(ManArgs),
 }
 
+/// Whether `serve` records the notes' history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum HistoryMode {
+    On,
+    Off,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
     /// The shell to complete for
@@ -183,6 +190,11 @@ pub(crate) struct ListPublicArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
+    /// Keep every note's past versions in .notes/history.git (`off` only for measuring
+    /// what the history costs: nothing is recorded, and nothing can be restored)
+    #[arg(long, env = "NOTES_HISTORY", default_value = "on", value_name = "MODE")]
+    pub(crate) history: HistoryMode,
+
     /// Address to listen on: IP:PORT, localhost:PORT, :PORT or PORT (the last three on
     /// 127.0.0.1). The API has no authentication: keep it on loopback or behind an
     /// authenticating proxy

@@ -12,6 +12,7 @@ mod completion_shells;
 mod connections;
 mod files;
 mod guard;
+mod history;
 mod hostile;
 mod links;
 mod links_pages;

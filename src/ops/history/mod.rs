@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use self::store::{Change, Store};
 use crate::error::{Error, Result};
-use crate::ops::model::{Precondition, PutOutcome};
+use crate::ops::model::{Note, Precondition, PutOutcome};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{NotePath, Notebook};
 
@@ -82,6 +82,8 @@ pub(crate) struct Trash {
 pub(crate) struct Slot {
     off: AtomicBool,
     store: OnceLock<Store>,
+    /// Held while the store is opened: two first uses at once must not both create it.
+    opening: std::sync::Mutex<()>,
 }
 
 fn failed(why: String) -> Error {
@@ -108,6 +110,17 @@ impl Notebook {
 
     /// The store, opened (and created) on first use.
     fn history_store(&self) -> Result<&Store> {
+        if !self.history_on() {
+            return Err(Error::NotFound);
+        }
+        if let Some(store) = self.history.store.get() {
+            return Ok(store);
+        }
+        let _opening = self
+            .history
+            .opening
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(store) = self.history.store.get() {
             return Ok(store);
         }
@@ -172,6 +185,13 @@ impl Notebook {
         store.blob(blob).map_err(failed)
     }
 
+    /// Version `id` of a note as a NoteResponse (its text read like a note's).
+    pub(crate) fn version_note(&self, path: &NotePath, id: &str) -> Result<Note> {
+        let bytes = self.version(path, id)?;
+        let text = crate::ops::store::text_of(&bytes);
+        Ok(crate::ops::store::note_of(path, &text, bytes.len() as u64))
+    }
+
     /// Writes version `id` of a note back as a new change, byte for byte; `created`
     /// when the note had been deleted.
     pub(crate) fn restore(&self, path: &NotePath, id: &str) -> Result<PutOutcome> {
@@ -184,6 +204,9 @@ impl Notebook {
     /// The notes whose last change removed them, most recently deleted first, each with
     /// its last version that had text.
     pub(crate) fn trash(&self) -> Result<Vec<Trashed>> {
+        if !self.history_on() {
+            return Ok(Vec::new());
+        }
         let mut trashed = self
             .history_store()?
             .with_index(|index| {

@@ -65,7 +65,10 @@ impl Store {
             Ok(repo) => repo,
             Err(e) if e.code() == git2::ErrorCode::NotFound => {
                 std::fs::create_dir_all(dir).map_err(io_err("cannot create the store"))?;
-                Repository::init_bare(dir).map_err(err("cannot create the store"))?
+                // Another process may be creating it at the same moment.
+                Repository::init_bare(dir)
+                    .or_else(|_| Repository::open_bare(dir))
+                    .map_err(err("cannot create the store"))?
             }
             Err(e) => return Err(err("cannot open the store")(e)),
         };
