@@ -2,6 +2,7 @@
 
 mod check;
 mod completions;
+mod history;
 mod links;
 mod list;
 mod list_public;
@@ -46,7 +47,11 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // finishes it at start-up, `mv` before moving).
     if matches!(
         cli.command,
-        Command::Put(_) | Command::Rm(_) | Command::Publish(_) | Command::Unpublish(_)
+        Command::Put(_)
+            | Command::Rm(_)
+            | Command::Publish(_)
+            | Command::Unpublish(_)
+            | Command::Restore(_)
     ) {
         finish_interrupted_move(&notebook);
     }
@@ -63,6 +68,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => search::run(&notebook, args),
         Command::Links(args) => links::run(&notebook, args),
         Command::Check(args) => check::run(&notebook, args),
+        Command::History(args) => history::list(&notebook, args),
+        Command::Diff(args) => history::diff(&notebook, args),
+        Command::Restore(args) => history::restore(&notebook, args),
+        Command::Trash(args) => history::trash(&notebook, args),
         Command::ListPublic(args) => list_public::run(notebook, args),
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),

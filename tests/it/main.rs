@@ -4,6 +4,7 @@
 mod support;
 
 mod cli_docs;
+mod cli_history;
 mod cli_notes;
 mod cli_polish;
 mod cli_public;

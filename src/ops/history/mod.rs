@@ -3,6 +3,7 @@
 //! recording of each change before it is acknowledged (`record`), and the lookups and
 //! the restore the API and the commands offer (here).
 
+mod compare;
 mod index;
 mod record;
 mod store;
@@ -13,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+pub(crate) use self::compare::Compared;
 use self::store::{Change, Store};
 use crate::error::{Error, Result};
 use crate::ops::model::{Note, Precondition, PutOutcome};
