@@ -202,10 +202,10 @@ impl Store {
             crate::log::warn(&format!("cannot write the history index: {e}"));
             inner.index = Index::default();
         }
-        if logged > wal::CHECKPOINT_BYTES {
-            if let Err(e) = checkpoint(&self.dir) {
-                crate::log::warn(&format!("cannot checkpoint the history log: {e}"));
-            }
+        if logged > wal::CHECKPOINT_BYTES
+            && let Err(e) = checkpoint(&self.dir)
+        {
+            crate::log::warn(&format!("cannot checkpoint the history log: {e}"));
         }
         Ok(commit)
     }
