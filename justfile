@@ -72,8 +72,14 @@ bench-files:
     cargo build --release
     python3 bench/files.py
 
+# History benchmark: PUT with the history on and off (new and replace), a note's
+# history at 1,000 versions, the store's size after 10k PUTs; writes bench/HISTORY.md
+bench-history:
+    cargo build --release
+    python3 bench/history.py target/release/notes
+
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move
+bench: bench-http bench-files bench-search bench-links bench-move bench-history
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md

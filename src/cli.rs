@@ -161,6 +161,35 @@ pub(crate) enum Command {
         notes files trips\n  \
         notes files --json | jq '.files[].path'")]
     Files(FilesArgs),
+    /// List a note's versions, newest first (every put, delete, move, restore and
+    /// outside edit is one)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes history ideas/hi.md\n  \
+        notes history ideas/hi.md --json | jq '.versions[0].id'")]
+    History(HistoryArgs),
+
+    /// Show the changes between two versions of a note (a unified diff, coloured on a
+    /// terminal): with no version, the last change; with one, from that version to the
+    /// note as it is now; with two, from the first to the second
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes diff ideas/hi.md\n  \
+        notes diff ideas/hi.md 3f2a9c1\n  \
+        notes diff ideas/hi.md 3f2a9c1 8be01d4")]
+    Diff(DiffArgs),
+
+    /// Bring back a version of a note as a new change: by default the version before
+    /// the last change (a deleted note: its last text)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes restore ideas/hi.md              undo the last change, or the delete\n  \
+        notes restore ideas/hi.md --version 3f2a9c1")]
+    Restore(RestoreArgs),
+
+    /// List the deleted notes, most recently deleted first, with the version that
+    /// `notes restore` brings back
+    #[command(
+        after_long_help = "EXAMPLES:\n  notes trash\n  notes trash --json | jq '.notes[].path'"
+    )]
+    Trash(TrashArgs),
 
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
@@ -174,6 +203,13 @@ pub(crate) enum Command {
         notes man --install                  write them to ~/.local/share/man/man1\n  \
         notes man --out-dir man              write them to ./man")]
     Man(ManArgs),
+}
+
+/// Whether `serve` records the notes' history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum HistoryMode {
+    On,
+    Off,
 }
 
 #[derive(Debug, Args)]
@@ -205,6 +241,11 @@ pub(crate) struct ListPublicArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
+    /// Keep every note's past versions in .notes/history.git (`off` only for measuring
+    /// what the history costs: nothing is recorded, and nothing can be restored)
+    #[arg(long, env = "NOTES_HISTORY", default_value = "on", value_name = "MODE")]
+    pub(crate) history: HistoryMode,
+
     /// Address to listen on: IP:PORT, localhost:PORT, :PORT or PORT (the last three on
     /// 127.0.0.1). The API has no authentication: keep it on loopback or behind an
     /// authenticating proxy
@@ -300,6 +341,53 @@ pub(crate) struct ShowArgs {
     #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub(crate) note: String,
     /// Print the API's JSON (NoteResponse)
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print this version of the note (an id from `notes history`, or a prefix of it)
+    #[arg(long, value_name = "ID")]
+    pub(crate) version: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HistoryArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
+    pub(crate) note: String,
+    /// Print the API's JSON ({"path", "versions"})
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
+    pub(crate) note: String,
+    /// The version to compare from (an id from `notes history`, or a prefix of it)
+    pub(crate) from: Option<String>,
+    /// The version to compare to (the note as it is now when left out)
+    pub(crate) to: Option<String>,
+    /// Print {"path", "from", "to", "diff"} as JSON
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RestoreArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    #[arg(add = ArgValueCompleter::new(note_candidates))]
+    pub(crate) note: String,
+    /// The version to bring back (an id from `notes history`, or a prefix of it)
+    #[arg(long, value_name = "ID")]
+    pub(crate) version: Option<String>,
+    /// Print the restored note as the API's JSON (NoteResponse)
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TrashArgs {
+    /// Print the API's JSON ({"notes": [{"path", "deletedAt", "version"}]})
     #[arg(long)]
     pub(crate) json: bool,
 }

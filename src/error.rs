@@ -86,6 +86,12 @@ pub enum Error {
     FileWriteFailed(#[source] std::io::Error),
     #[error("Failed to delete file")]
     FileDeleteFailed(#[source] std::io::Error),
+    /// The history store could not record a change (so the change was not made), or
+    /// could not be read.
+    #[error("Failed to record the note's history")]
+    HistoryFailed(String),
+    #[error("Version not found")]
+    VersionNotFound,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -131,7 +137,9 @@ impl Error {
             | FileExists
             | FileReadFailed(_)
             | FileWriteFailed(_)
-            | FileDeleteFailed(_) => 1,
+            | FileDeleteFailed(_)
+            | HistoryFailed(_)
+            | VersionNotFound => 1,
         }
     }
 
@@ -146,7 +154,9 @@ impl Error {
             source = cause.source();
         }
         match self {
-            Error::FrontMatterFailed(why) | Error::PublishFailed(why) => {
+            Error::FrontMatterFailed(why)
+            | Error::PublishFailed(why)
+            | Error::HistoryFailed(why) => {
                 out.push_str(": ");
                 out.push_str(why);
             }

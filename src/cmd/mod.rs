@@ -4,6 +4,7 @@ mod attach;
 mod check;
 mod completions;
 mod files;
+mod history;
 mod links;
 mod list;
 mod list_public;
@@ -53,6 +54,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Publish(_)
             | Command::Unpublish(_)
             | Command::Attach(_)
+            | Command::Restore(_)
     ) {
         finish_interrupted_move(&notebook);
     }
@@ -71,6 +73,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => check::run(&notebook, args),
         Command::Attach(args) => attach::run(&notebook, args),
         Command::Files(args) => files::run(&notebook, args),
+        Command::History(args) => history::list(&notebook, args),
+        Command::Diff(args) => history::diff(&notebook, args),
+        Command::Restore(args) => history::restore(&notebook, args),
+        Command::Trash(args) => history::trash(&notebook, args),
         Command::ListPublic(args) => list_public::run(notebook, args),
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),

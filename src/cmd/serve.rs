@@ -6,12 +6,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::ServeArgs;
+use crate::cli::{HistoryMode, ServeArgs};
 use crate::http::server::{self, Settings};
 use crate::ops::owner::{Claim, Ownership};
 use crate::ops::{Notebook, fsutil};
 
 pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    if args.history == HistoryMode::Off {
+        notebook.turn_history_off();
+    }
     let notes_dir = notebook.notes_dir();
     std::fs::create_dir_all(notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;

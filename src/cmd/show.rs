@@ -1,4 +1,5 @@
-//! `notes show`: a note's raw Markdown, or its NoteResponse JSON.
+//! `notes show`: a note's raw Markdown, or its NoteResponse JSON; of a past version
+//! with `--version`.
 
 use std::process::ExitCode;
 
@@ -8,6 +9,13 @@ use crate::ops::{NotePath, Notebook};
 pub(super) fn run(notebook: &Notebook, args: ShowArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
     let path = NotePath::parse(&args.note).map_err(at)?;
+    if let Some(version) = &args.version {
+        let note = notebook.version_note(&path, version).map_err(at)?;
+        if args.json {
+            return super::print_json(&note);
+        }
+        return super::print(&note.content);
+    }
     if args.json {
         return super::print_json(&notebook.read(&path).map_err(at)?);
     }

@@ -51,6 +51,21 @@ pub(crate) fn write_atomic_at(
     mode: u32,
     create: bool,
 ) -> io::Result<WrittenAt> {
+    write_atomic_gated(dir, name, bytes, mode, create, &mut || Ok(()))
+}
+
+/// `write_atomic_at`, with `gate` called once the data is synced and before the name
+/// appears: when it fails, the file is not written (the note's history is recorded
+/// there, side by side with the note's own sync).
+#[cfg(target_os = "linux")]
+pub(crate) fn write_atomic_gated(
+    dir: &std::os::fd::OwnedFd,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+    create: bool,
+    gate: &mut dyn FnMut() -> io::Result<()>,
+) -> io::Result<WrittenAt> {
     use rustix::fs::{AtFlags, CWD, Mode, OFlags, RenameFlags};
     use rustix::io::Errno;
     use std::os::fd::AsRawFd;
@@ -71,6 +86,7 @@ pub(crate) fn write_atomic_at(
         if let Ok(fd) = anonymous {
             let file = fs::File::from(fd);
             finish(&file)?;
+            gate()?;
             let proc_path = format!("/proc/self/fd/{}", file.as_raw_fd());
             match rustix::fs::linkat(CWD, &proc_path, dir, name, AtFlags::SYMLINK_FOLLOW) {
                 Ok(()) => {
@@ -84,7 +100,7 @@ pub(crate) fn write_atomic_at(
         }
     }
     let (temp, file) = create_temp_at(dir, mode)?;
-    let written = finish(&file).and_then(|()| {
+    let written = finish(&file).and_then(|()| gate()).and_then(|()| {
         let flags = if create {
             RenameFlags::NOREPLACE
         } else {

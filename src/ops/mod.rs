@@ -5,6 +5,7 @@ pub(crate) mod clock;
 pub(crate) mod files;
 pub mod front_matter;
 pub(crate) mod fsutil;
+pub(crate) mod history;
 pub(crate) mod links;
 pub(crate) mod locks;
 pub(crate) mod model;
@@ -53,6 +54,7 @@ pub struct Notebook {
     /// The public dir, for the files publishing writes beneath it (its media).
     public_root: root::RootDir,
     listener: OnceLock<ChangeListener>,
+    history: history::Slot,
 }
 
 impl Notebook {
@@ -65,6 +67,7 @@ impl Notebook {
             cache: store::cache::Caches::default(),
             files: files::cache::FileCache::default(),
             listener: OnceLock::new(),
+            history: history::Slot::default(),
         }
     }
 

@@ -5,6 +5,7 @@ mod support;
 
 mod cli_docs;
 mod cli_files;
+mod cli_history;
 mod cli_notes;
 mod cli_polish;
 mod cli_public;
@@ -14,6 +15,7 @@ mod connections;
 mod files;
 mod files_cache;
 mod guard;
+mod history;
 mod hostile;
 mod links;
 mod links_pages;

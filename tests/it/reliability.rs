@@ -159,6 +159,24 @@ fn acknowledged_writes_survive_a_kill_9() {
             "acknowledged write to {path} lost or torn"
         );
     }
+    // Every acknowledged version is in the history, byte for byte.
+    for (path, content) in &acknowledged {
+        let (status, history) = json(restarted.get(&format!("/api/v1/history/{path}")));
+        assert_eq!(status, 200, "{path} has no history: {history}");
+        let found = history["versions"].as_array().unwrap().iter().any(|v| {
+            let id = v["id"].as_str().unwrap();
+            let r = restarted
+                .request("GET", &format!("/api/v1/history/{path}?version={id}"))
+                .header("Accept", "text/markdown")
+                .send()
+                .unwrap();
+            r.status() == 200 && r.text().unwrap() == *content
+        });
+        assert!(
+            found,
+            "the acknowledged version of {path} is not in its history"
+        );
+    }
     // Every note on disk is whole: one of the bodies a writer sent, never a prefix.
     let (_, list) = json(restarted.get("/api/v1/notes"));
     for note in list["notes"].as_array().unwrap() {

@@ -7,6 +7,7 @@
 //! allocating (a different first segment, a different method) on its way to its route.
 
 mod files;
+mod history;
 mod links;
 mod moves;
 mod note_request;
@@ -39,6 +40,9 @@ pub(crate) fn routes(
     let move_path = || warp::path!("api" / "v1" / "move");
     let files = || warp::path!("api" / "v1" / "files" / ..);
     let file_list = || warp::path!("api" / "v1" / "files");
+    let history = || warp::path!("api" / "v1" / "history" / ..);
+    let restore = || warp::path!("api" / "v1" / "restore");
+    let trash = || warp::path!("api" / "v1" / "trash");
 
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
@@ -112,6 +116,38 @@ pub(crate) fn routes(
         .and(warp::header::headers_cloned())
         .and(with_state(state.clone()))
         .and_then(files::delete);
+    let history_routes = history()
+        .and(method_is(is_get))
+        .and(notes::path())
+        .and(raw_query())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state.clone()))
+        .and_then(history::get)
+        .or(history()
+            .and(method_is(|m| !is_get(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
+        .unify()
+        .or(restore()
+            .and(method_is(is_post))
+            .and(warp::header::headers_cloned())
+            .and(body::stream())
+            .and(with_state(state.clone()))
+            .and_then(history::restore))
+        .unify()
+        .or(restore()
+            .and(method_is(|m| !is_post(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
+        .unify()
+        .or(trash()
+            .and(method_is(is_get))
+            .and(with_state(state.clone()))
+            .and_then(history::trash))
+        .unify()
+        .or(trash()
+            .and(method_is(|m| !is_get(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
+        .unify()
+        .boxed();
     let list_files = file_list()
         .and(method_is(is_get))
         .and(raw_query())
@@ -189,6 +225,8 @@ pub(crate) fn routes(
         .or(move_note)
         .unify()
         .or(file_routes)
+        .unify()
+        .or(history_routes)
         .unify()
         .or(other_note_method)
         .unify()

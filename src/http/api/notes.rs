@@ -152,7 +152,7 @@ fn markdown(path: &NotePath, raw: &RawNote) -> Response {
 
 /// Whether a header value (`Accept`, `Content-Type`) names a media type anywhere in
 /// it; media types compare without regard to case.
-fn names_media(value: &str, media: &str) -> bool {
+pub(super) fn names_media(value: &str, media: &str) -> bool {
     let (value, media) = (value.as_bytes(), media.as_bytes());
     // Most clients send the one type they want: a prefix check settles it.
     value
@@ -163,7 +163,7 @@ fn names_media(value: &str, media: &str) -> bool {
             .any(|window| window.eq_ignore_ascii_case(media))
 }
 
-fn with_etag(response: Response, etag: &str) -> Response {
+pub(super) fn with_etag(response: Response, etag: &str) -> Response {
     with_etag_bytes(response, bytes::Bytes::copy_from_slice(etag.as_bytes()))
 }
 

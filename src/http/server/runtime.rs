@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use crate::http::{self, State};
 use crate::ops::Notebook;
-use crate::ops::search::indexer::{Indexer, SharedIndex};
+use crate::ops::search::indexer::{Covered, Indexer, SharedIndex};
 
 /// Threads for file and index work.
 const BLOCKING_THREADS: usize = 16;
@@ -60,7 +60,17 @@ pub fn run(
         // Opening is quick; searches work from the first request on. When it fails, the
         // indexer logs why and retries, or rebuilds a damaged index.
         let search = SharedIndex::open(&notes_dir);
-        let indexer = Indexer::start(&notes_dir, search.clone(), crate::memory::give_back);
+        // The history hears of every pass: at the start (the notes on disk that
+        // differ from their latest version) and of each change the watcher sees.
+        let (covered, history_work) = std::sync::mpsc::channel();
+        let indexer = Indexer::start(
+            &notes_dir,
+            search.clone(),
+            crate::memory::give_back,
+            move |work| {
+                let _ = covered.send(work);
+            },
+        );
         notebook.on_change(indexer.listener());
         // Sized now, with the index and the watcher open.
         let max_connections = settings
@@ -78,6 +88,7 @@ pub fn run(
                 base_url.as_deref(),
             )),
         });
+        record_outside_edits(state.clone(), history_work);
         // One event loop per core, each accepting from the same socket and keeping its
         // connections to itself, as nginx's workers do: a request never crosses cores.
         let mut loops = Vec::new();
@@ -219,4 +230,32 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Records, on a thread of its own, the notes edited outside the service that the
+/// indexer's passes cover, until the indexer stops.
+fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Covered>) {
+    let spawned = std::thread::Builder::new()
+        .name("history-outside".into())
+        .spawn(move || {
+            for covered in work {
+                let recorded = match covered {
+                    Covered::Everything => state.notebook.record_outside_edits(),
+                    Covered::Notes(paths) => state.notebook.record_outside(&paths),
+                };
+                match recorded {
+                    Ok(0) => {}
+                    Ok(n) => crate::log::info(&format!(
+                        "history: recorded {n} note(s) changed outside the service"
+                    )),
+                    Err(e) => crate::log::error(&format!(
+                        "history: cannot record the notes changed outside the service: {}",
+                        e.detailed()
+                    )),
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        crate::log::error(&format!("history: cannot start the recorder: {e}"));
+    }
 }

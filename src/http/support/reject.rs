@@ -104,7 +104,7 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterAliases(_)
         | MoveOntoItself
         | FileIsNote => StatusCode::BAD_REQUEST,
-        NotFound | NotesDirMissing(_) | FileNotFound => StatusCode::NOT_FOUND,
+        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound => StatusCode::NOT_FOUND,
         NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
@@ -125,7 +125,8 @@ pub fn status(err: &Error) -> StatusCode {
         | IndexBroken(_)
         | FileReadFailed(_)
         | FileWriteFailed(_)
-        | FileDeleteFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        | FileDeleteFailed(_)
+        | HistoryFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -117,6 +117,14 @@ impl Notebook {
             }
             let journal = Journal::new(from.to_string(), to.to_string(), rewrites);
             journal.save(&self.root)?;
+            // The history first: a store that cannot record the move stops it here,
+            // before anything changed.
+            if let Err(e) =
+                self.record_move(&journal.from, &journal.to, texts_after(&journal, &bytes))
+            {
+                Journal::remove(&self.root)?;
+                return Err(e);
+            }
             crash_after(true, "journal");
             self.apply(&journal, true)?;
             Ok(journal)
@@ -313,6 +321,20 @@ impl Notebook {
 /// The title a note of text `bytes` has at `path` (its file name when it has none).
 fn title_at(path: &NotePath, bytes: &[u8]) -> String {
     metadata_of(path, &text_of(bytes), bytes.len() as u64).title
+}
+
+/// Each note's text after the move: the moved note's at its new path (rewritten or as
+/// it was, `moved`), and every rewritten note's.
+fn texts_after(journal: &Journal, moved: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut texts: Vec<(String, Vec<u8>)> = journal
+        .rewrites
+        .iter()
+        .map(|r| (r.path.clone(), r.text.as_bytes().to_vec()))
+        .collect();
+    if !texts.iter().any(|(path, _)| *path == journal.to) {
+        texts.push((journal.to.clone(), moved.to_vec()));
+    }
+    texts
 }
 
 fn rewrite_of(path: &NotePath, old: &[u8], text: String) -> Rewrite {

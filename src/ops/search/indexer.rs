@@ -154,6 +154,16 @@ impl IndexSource for SharedIndex {
     }
 }
 
+/// The changes a pass of the indexer covers, told to whoever else follows the notes
+/// folder (the history records the edits made outside the service).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Covered {
+    /// These notes changed (by the service, or outside it).
+    Notes(Vec<NotePath>),
+    /// Anything may have changed: the start, or a change the watcher could not name.
+    Everything,
+}
+
 /// The running indexer and watcher; stopped on drop.
 pub(crate) struct Indexer {
     queue: Sender<Message>,
@@ -170,6 +180,7 @@ impl Indexer {
         notes_dir: &Path,
         shared: SharedIndex,
         after_pass: impl Fn() + Send + 'static,
+        covered: impl Fn(Covered) + Send + 'static,
     ) -> Indexer {
         let (queue, inbox) = mpsc::channel();
         *shared
@@ -180,7 +191,7 @@ impl Indexer {
         let dir = notes_dir.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("search-indexer".into())
-            .spawn(move || run(&dir, &shared, &inbox, &after_pass))
+            .spawn(move || run(&dir, &shared, &inbox, &after_pass, &covered))
             .map_err(|e| crate::log::error(&format!("search: cannot start the indexer: {e}")))
             .ok();
         let watcher = watch(notes_dir, queue.clone())
@@ -247,7 +258,13 @@ impl Pending {
     }
 }
 
-fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_pass: &dyn Fn()) {
+fn run(
+    notes_dir: &Path,
+    shared: &SharedIndex,
+    inbox: &Receiver<Message>,
+    after_pass: &dyn Fn(),
+    covered: &dyn Fn(Covered),
+) {
     let mut updater: Option<IndexUpdater> = None;
     let mut pending = Pending {
         catch_up: true,
@@ -305,6 +322,13 @@ fn run(notes_dir: &Path, shared: &SharedIndex, inbox: &Receiver<Message>, after_
             }
         }
         let mut work = std::mem::take(&mut pending);
+        // The history hears of the same changes (its own writes are recorded already,
+        // and found unchanged).
+        covered(if work.catch_up {
+            Covered::Everything
+        } else {
+            Covered::Notes(work.paths.iter().cloned().collect())
+        });
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             pass(notes_dir, shared, &mut updater, &work)
         }))
@@ -567,7 +591,7 @@ mod tests {
     fn settle_returns_once_queued_changes_are_indexed() {
         let notes = tempfile::tempdir().unwrap();
         let shared = SharedIndex::open(notes.path());
-        let indexer = Indexer::start(notes.path(), shared.clone(), || {});
+        let indexer = Indexer::start(notes.path(), shared.clone(), || {}, |_| {});
         shared.settle();
         let count = || shared.get().unwrap().reader.searcher().num_docs();
         assert_eq!(count(), 0);

@@ -10,6 +10,7 @@ use super::note_of;
 use super::title_from_stem;
 use crate::error::{Error, Result};
 use crate::ops::front_matter::{self, Document, FrontMatter};
+use crate::ops::history::Op;
 use crate::ops::model::{DeleteConfirmation, NoteFields, NoteInput, Precondition, PutOutcome};
 use crate::ops::root::{open_error, path_error};
 use crate::ops::{NotePath, Notebook, clock, fsutil};
@@ -29,7 +30,7 @@ impl Notebook {
         cond: Precondition,
     ) -> Result<PutOutcome> {
         path.check_writable()?;
-        self.write_with(path, &cond, |existing| match input {
+        self.write_recorded(path, &cond, Op::Put, |existing| match input {
             NoteInput::Markdown(text) => build_from_markdown(path, text),
             NoteInput::Fields(fields) => build_from_fields(path, fields, existing),
         })
@@ -39,7 +40,7 @@ impl Notebook {
     /// text would write it (front matter kept, its last_modified set). A note that does
     /// not exist is not created.
     pub(crate) fn append_to_note(&self, path: &NotePath, lines: &str) -> Result<PutOutcome> {
-        self.write_with(path, &Precondition::None, |existing| {
+        self.write_recorded(path, &Precondition::None, Op::Put, |existing| {
             let mut text = existing.ok_or(Error::NotFound)?.to_string();
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
@@ -54,11 +55,13 @@ impl Notebook {
     }
 
     /// Writes the text `build` makes (given the current text, when the note exists),
-    /// holding the note's lock so writers to one note take turns.
-    fn write_with(
+    /// holding the note's lock so writers to one note take turns, and records it in the
+    /// history as `op` before the write is done.
+    pub(crate) fn write_recorded(
         &self,
         path: &NotePath,
         cond: &Precondition,
+        op: Op,
         build: impl FnOnce(Option<&str>) -> Result<String>,
     ) -> Result<PutOutcome> {
         path.check_writable()?;
@@ -71,7 +74,7 @@ impl Notebook {
                 None => (None, fsutil::NEW_FILE_MODE),
             };
             let text = build(text.as_deref())?;
-            self.store(path, text.as_bytes(), mode, created)?;
+            self.store_recorded(path, text.as_bytes(), mode, created, op)?;
             Ok(PutOutcome {
                 note: note_of(path, &text, text.len() as u64),
                 created,
@@ -119,11 +122,26 @@ impl Notebook {
         mode: u32,
         create: bool,
     ) -> Result<()> {
+        self.store_gated(parent, name, bytes, mode, create, &mut || Ok(()))
+    }
+
+    /// `store_named`, with `gate` called once the bytes are synced, before the name
+    /// appears (`fsutil::write_atomic_gated`).
+    #[cfg(target_os = "linux")]
+    pub(crate) fn store_gated(
+        &self,
+        parent: &str,
+        name: &str,
+        bytes: &[u8],
+        mode: u32,
+        create: bool,
+        gate: &mut dyn FnMut() -> io::Result<()>,
+    ) -> Result<()> {
         let dir = self
             .root
             .open_beneath(parent, rustix::fs::OFlags::RDONLY, true)
             .map_err(|e| path_error(e.into(), Error::CreateDirFailed))?;
-        let written = fsutil::write_atomic_at(&dir, name, bytes, mode, create)
+        let written = fsutil::write_atomic_gated(&dir, name, bytes, mode, create, gate)
             .map_err(|e| path_error(e, Error::WriteFailed))?;
         match written {
             fsutil::WrittenAt::Done => Ok(()),
@@ -152,9 +170,24 @@ impl Notebook {
         parent: &str,
         name: &str,
         bytes: &[u8],
+        mode: u32,
+        create: bool,
+    ) -> Result<()> {
+        self.store_gated(parent, name, bytes, mode, create, &mut || Ok(()))
+    }
+
+    /// `store_named`, with `gate` called before the file is written.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn store_gated(
+        &self,
+        parent: &str,
+        name: &str,
+        bytes: &[u8],
         _mode: u32,
         _create: bool,
+        gate: &mut dyn FnMut() -> io::Result<()>,
     ) -> Result<()> {
+        gate().map_err(Error::WriteFailed)?;
         let rel = if parent == "." {
             name.to_string()
         } else {
@@ -224,6 +257,7 @@ impl Notebook {
             file.read_to_end(&mut bytes).map_err(Error::ReadFailed)?;
             cond.check(Some(&bytes))?;
         }
+        self.record_delete(path)?;
         // A deleted note does not stay public: its page and entry go first, so a
         // record that cannot be updated leaves the note in place.
         self.unpublish_deleted(path)?;
@@ -244,6 +278,7 @@ impl Notebook {
         if *cond != Precondition::None {
             cond.check(Some(&fs::read(&full).map_err(Error::ReadFailed)?))?;
         }
+        self.record_delete(path)?;
         self.unpublish_deleted(path)?;
         fsutil::remove_durable(&full).map_err(|e| open_error(e, Error::DeleteFailed))
     }

@@ -4,15 +4,17 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-/// Every file under `dir` with its bytes, sorted; but the server log and the search
-/// index, which the server writes in the background on its own schedule (its start-up
-/// catch-up, merges), whatever requests it gets.
+/// Every file under `dir` with its bytes, sorted; but the server log, the search index
+/// and the history store, which the server writes in the background on its own
+/// schedule (its start-up catch-up, merges, the notes found changed at start-up),
+/// whatever requests it gets.
 pub fn snapshot_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<_> = files_under(dir)
         .into_iter()
         .filter(|p| {
             !(p.file_name().is_some_and(|n| n == "server.log")
-                || p.ancestors().any(|a| a.ends_with(".notes/index")))
+                || p.ancestors().any(|a| a.ends_with(".notes/index"))
+                || p.ancestors().any(|a| a.ends_with(".notes/history.git")))
         })
         .map(|p| {
             let bytes = std::fs::read(&p).unwrap_or_default();

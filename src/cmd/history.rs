@@ -1,0 +1,140 @@
+//! `notes history`, `notes diff`, `notes restore` and `notes trash`: a note's versions,
+//! the changes between two of them, bringing one back, and the deleted notes.
+
+use std::fmt::Write;
+use std::process::ExitCode;
+
+use console::style;
+use serde::Serialize;
+
+use crate::cli::{DiffArgs, HistoryArgs, RestoreArgs, TrashArgs};
+use crate::ops::history::{Compared, History, Trash};
+use crate::ops::{NotePath, Notebook};
+
+/// How many hex digits of a version id the plain output shows.
+const SHORT_ID: usize = 12;
+
+fn short(id: &str) -> &str {
+    id.get(..SHORT_ID).unwrap_or(id)
+}
+
+pub(super) fn list(notebook: &Notebook, args: HistoryArgs) -> anyhow::Result<ExitCode> {
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
+    let versions = notebook.history(&path).map_err(at)?;
+    if args.json {
+        return super::print_json(&History {
+            path: path.to_string(),
+            versions,
+        });
+    }
+    let mut out = String::new();
+    for version in &versions {
+        let _ = writeln!(
+            out,
+            "{}  {}  {:<12}  {} bytes",
+            style(short(&version.id)).yellow(),
+            style(&version.at).dim(),
+            version.operation,
+            version.size
+        );
+    }
+    super::print(&out)
+}
+
+/// The JSON form of a diff.
+#[derive(Serialize)]
+struct DiffJson<'a> {
+    path: &'a str,
+    from: &'a str,
+    to: &'a str,
+    diff: &'a str,
+}
+
+pub(super) fn diff(notebook: &Notebook, args: DiffArgs) -> anyhow::Result<ExitCode> {
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
+    let Compared { from, to } = notebook
+        .compare(&path, args.from.as_deref(), args.to.as_deref())
+        .map_err(at)?;
+    let (old, new) = (
+        String::from_utf8_lossy(&from.text),
+        String::from_utf8_lossy(&to.text),
+    );
+    let text = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .header(
+            &format!("{path} {}", from.label),
+            &format!("{path} {}", to.label),
+        )
+        .to_string();
+    if args.json {
+        return super::print_json(&DiffJson {
+            path: path.as_str(),
+            from: &from.label,
+            to: &to.label,
+            diff: &text,
+        });
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let styled = if line.starts_with("+++") || line.starts_with("---") {
+            style(line).bold()
+        } else if line.starts_with('+') {
+            style(line).green()
+        } else if line.starts_with('-') {
+            style(line).red()
+        } else if line.starts_with("@@") {
+            style(line).cyan()
+        } else {
+            style(line)
+        };
+        let _ = write!(out, "{styled}");
+    }
+    super::print(&out)
+}
+
+pub(super) fn restore(notebook: &Notebook, args: RestoreArgs) -> anyhow::Result<ExitCode> {
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let path = NotePath::parse(&args.note).map_err(at)?;
+    let version = match args.version {
+        Some(version) => version,
+        None => notebook.previous_version(&path).map_err(at)?,
+    };
+    let outcome = notebook.restore(&path, &version).map_err(at)?;
+    if args.json {
+        return super::print_json(&outcome.note);
+    }
+    let verb = if outcome.created {
+        "restored deleted note"
+    } else {
+        "restored"
+    };
+    super::print(&format!("{verb} {path} from version {}\n", short(&version)))
+}
+
+pub(super) fn trash(notebook: &Notebook, args: TrashArgs) -> anyhow::Result<ExitCode> {
+    let notes = notebook
+        .trash()
+        .map_err(|err| super::at_folder(notebook.notes_dir(), err))?;
+    if args.json {
+        return super::print_json(&Trash { notes });
+    }
+    let width = notes
+        .iter()
+        .map(|n| n.path.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for note in &notes {
+        let _ = writeln!(
+            out,
+            "{}  deleted {}  version {}",
+            style(format!("{:<width$}", note.path)).bold(),
+            style(&note.deleted_at).dim(),
+            style(short(&note.version)).yellow()
+        );
+    }
+    super::print(&out)
+}

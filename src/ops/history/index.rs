@@ -1,0 +1,185 @@
+//! The per-note index of the store, `notes-index` inside the bare repository: one line
+//! per note a commit changed (commit, time, operation, size, blob, path), appended in
+//! commit order. It answers a note's history without walking the commit graph; it is
+//! a cache of the repository, so when it is missing or behind the ref it is completed
+//! (or rebuilt) from the commits themselves.
+
+use std::collections::HashMap;
+use std::fs::OpenOptions;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use git2::Oid;
+
+/// The index's file name inside the repository.
+pub(crate) const FILE: &str = "notes-index";
+
+/// One change of one note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) commit: Oid,
+    /// Seconds since the epoch (the commit's time).
+    pub(crate) at: i64,
+    pub(crate) op: String,
+    pub(crate) size: u64,
+    /// The note's text after the change; `None` when the change removed it.
+    pub(crate) blob: Option<Oid>,
+}
+
+/// The index in memory: each note's entries, oldest first, and how far it has read.
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    pub(crate) notes: HashMap<String, Vec<Entry>>,
+    /// The commit of the last line read or written.
+    pub(crate) tip: Option<Oid>,
+    /// How many bytes of the file have been read.
+    offset: u64,
+}
+
+impl Index {
+    /// Reads the lines the file gained since the last read (written by this process or
+    /// another); a damaged line stops the reading there (the rest is completed from the
+    /// repository).
+    pub(crate) fn read_new(&mut self, repo: &Path) -> io::Result<()> {
+        let mut file = match OpenOptions::new().read(true).open(repo.join(FILE)) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        file.seek(SeekFrom::Start(self.offset))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        let mut read = 0;
+        for line in bytes.split_inclusive(|b| *b == b'\n') {
+            if !line.ends_with(b"\n") {
+                break;
+            }
+            let Some((path, entry)) = parse_line(line) else {
+                break;
+            };
+            self.add(path, entry);
+            read += line.len();
+        }
+        self.offset += read as u64;
+        Ok(())
+    }
+
+    /// Appends the entries of one commit, in memory and in the file (not synced: the
+    /// repository is the truth, the index is completed from it after a crash).
+    pub(crate) fn append(&mut self, repo: &Path, entries: Vec<(String, Entry)>) -> io::Result<()> {
+        let mut text = String::new();
+        for (path, entry) in &entries {
+            text.push_str(&line_of(path, entry));
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(repo.join(FILE))?;
+        // Torn by a crash before: the new lines start on a line of their own.
+        let len = file.metadata()?.len();
+        if len > self.offset {
+            self.read_new(repo)?;
+            if len > self.offset {
+                file.set_len(self.offset)?;
+            }
+        }
+        file.write_all(text.as_bytes())?;
+        self.offset = file.metadata()?.len();
+        for (path, entry) in entries {
+            self.add(path, entry);
+        }
+        Ok(())
+    }
+
+    /// Forgets everything and empties the file (before a rebuild).
+    pub(crate) fn reset(&mut self, repo: &Path) -> io::Result<()> {
+        *self = Index::default();
+        match std::fs::remove_file(repo.join(FILE)) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn add(&mut self, path: String, entry: Entry) {
+        self.tip = Some(entry.commit);
+        self.notes.entry(path).or_default().push(entry);
+    }
+
+    /// The latest entry of a note.
+    pub(crate) fn latest(&self, path: &str) -> Option<&Entry> {
+        self.notes.get(path).and_then(|entries| entries.last())
+    }
+}
+
+fn line_of(path: &str, entry: &Entry) -> String {
+    let blob = entry
+        .blob
+        .map_or_else(|| "-".to_string(), |b| b.to_string());
+    let path = serde_json::to_string(path).unwrap_or_default();
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{}\n",
+        entry.commit, entry.at, entry.op, entry.size, blob, path
+    )
+}
+
+fn parse_line(line: &[u8]) -> Option<(String, Entry)> {
+    let line = std::str::from_utf8(line).ok()?.trim_end_matches('\n');
+    let mut fields = line.splitn(6, '\t');
+    let commit = Oid::from_str(fields.next()?).ok()?;
+    let at = fields.next()?.parse().ok()?;
+    let op = fields.next()?.to_string();
+    let size = fields.next()?.parse().ok()?;
+    let blob = match fields.next()? {
+        "-" => None,
+        hex => Some(Oid::from_str(hex).ok()?),
+    };
+    let path: String = serde_json::from_str(fields.next()?).ok()?;
+    Some((
+        path,
+        Entry {
+            commit,
+            at,
+            op,
+            size,
+            blob,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip_and_other_writers_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let commit = Oid::hash_object(git2::ObjectType::Blob, b"c").unwrap();
+        let blob = Oid::hash_object(git2::ObjectType::Blob, b"b").unwrap();
+        let entry = Entry {
+            commit,
+            at: 7,
+            op: "put".into(),
+            size: 1,
+            blob: Some(blob),
+        };
+        let gone = Entry {
+            blob: None,
+            size: 0,
+            op: "delete".into(),
+            ..entry.clone()
+        };
+        let mut mine = Index::default();
+        mine.append(dir.path(), vec![("a\tb.md".into(), entry.clone())])
+            .unwrap();
+        let mut other = Index::default();
+        other.read_new(dir.path()).unwrap();
+        other
+            .append(dir.path(), vec![("x.md".into(), gone.clone())])
+            .unwrap();
+        mine.read_new(dir.path()).unwrap();
+        assert_eq!(mine.latest("a\tb.md"), Some(&entry));
+        assert_eq!(mine.latest("x.md"), Some(&gone));
+        assert_eq!(mine.tip, Some(commit));
+    }
+}

@@ -1,0 +1,242 @@
+//! Every note's past versions: the store (`store`, a bare git repository at
+//! `.notes/history.git`, made durable by its log `wal`, looked up through `index`), the
+//! recording of each change before it is acknowledged (`record`), and the lookups and
+//! the restore the API and the commands offer (here).
+
+mod compare;
+mod index;
+mod record;
+mod store;
+mod wal;
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+
+pub(crate) use self::compare::Compared;
+use self::store::{Change, Store};
+use crate::error::{Error, Result};
+use crate::ops::model::{Note, Precondition, PutOutcome};
+use crate::ops::path::INTERNAL_DIR;
+use crate::ops::{NotePath, Notebook};
+
+/// The store's folder inside `.notes/`.
+pub(crate) const STORE_DIR: &str = "history.git";
+
+/// What a change did, the first word of its commit message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Put,
+    Delete,
+    Move,
+    Restore,
+    OutsideEdit,
+}
+
+impl Op {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Op::Put => "put",
+            Op::Delete => "delete",
+            Op::Move => "move",
+            Op::Restore => "restore",
+            Op::OutsideEdit => "outside-edit",
+        }
+    }
+}
+
+/// One version of a note: `{"id", "at", "operation", "size"}`; `size` is 0 for a
+/// change that removed the note (a delete, or the old path of a move).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Version {
+    pub(crate) id: String,
+    /// RFC 3339, UTC, whole seconds.
+    pub(crate) at: String,
+    pub(crate) operation: String,
+    pub(crate) size: u64,
+}
+
+/// A note's history, newest first: the API's answer.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct History {
+    pub(crate) path: String,
+    pub(crate) versions: Vec<Version>,
+}
+
+/// A deleted note: `{"path", "deletedAt", "version"}`, `version` being its last text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Trashed {
+    pub(crate) path: String,
+    #[serde(rename = "deletedAt")]
+    pub(crate) deleted_at: String,
+    pub(crate) version: String,
+}
+
+/// The deleted notes, most recently deleted first: the API's answer.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Trash {
+    pub(crate) notes: Vec<Trashed>,
+}
+
+/// The notebook's store: opened on first use, or turned off.
+#[derive(Default)]
+pub(crate) struct Slot {
+    off: AtomicBool,
+    store: OnceLock<Store>,
+    /// Held while the store is opened: two first uses at once must not both create it.
+    opening: std::sync::Mutex<()>,
+}
+
+fn failed(why: String) -> Error {
+    Error::HistoryFailed(why)
+}
+
+fn rfc3339(secs: i64) -> String {
+    chrono::DateTime::from_timestamp(secs, 0)
+        .unwrap_or_default()
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+impl Notebook {
+    /// Turns the history off for this notebook (the reference runs of the benchmark):
+    /// nothing is recorded, lookups find nothing.
+    pub(crate) fn turn_history_off(&self) {
+        self.history.off.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn history_on(&self) -> bool {
+        !self.history.off.load(Ordering::Relaxed)
+    }
+
+    /// The store, opened (and created) on first use.
+    fn history_store(&self) -> Result<&Store> {
+        if !self.history_on() {
+            return Err(Error::NotFound);
+        }
+        if let Some(store) = self.history.store.get() {
+            return Ok(store);
+        }
+        let _opening = self
+            .history
+            .opening
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(store) = self.history.store.get() {
+            return Ok(store);
+        }
+        let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
+        let store = Store::open(&dir).map_err(failed)?;
+        Ok(self.history.store.get_or_init(|| store))
+    }
+
+    /// Records one commit of `changes`, durably, when the history is on.
+    pub(crate) fn record(&self, op: Op, message: String, changes: &[Change]) -> Result<()> {
+        if !self.history_on() {
+            return Ok(());
+        }
+        self.history_store()?
+            .record(op.as_str(), &message, changes)
+            .map(|_| ())
+            .map_err(failed)
+    }
+
+    /// The versions of a note, newest first; `NotFound` when it has none.
+    pub(crate) fn history(&self, path: &NotePath) -> Result<Vec<Version>> {
+        let versions = self.history_store()?.with_index(|index| {
+            index.notes.get(path.as_str()).map(|entries| {
+                entries
+                    .iter()
+                    .rev()
+                    .map(|e| Version {
+                        id: e.commit.to_string(),
+                        at: rfc3339(e.at),
+                        operation: e.op.clone(),
+                        size: e.size,
+                    })
+                    .collect::<Vec<_>>()
+            })
+        });
+        versions.map_err(failed)?.ok_or(Error::NotFound)
+    }
+
+    /// The text of version `id` of a note (the full id, or a prefix of at least 4 hex
+    /// digits that names one version); `VersionNotFound` when the note has no such
+    /// version or that version removed it.
+    pub(crate) fn version(&self, path: &NotePath, id: &str) -> Result<Vec<u8>> {
+        let store = self.history_store()?;
+        let blob = store
+            .with_index(|index| {
+                let entries = index.notes.get(path.as_str())?;
+                let id = id.to_ascii_lowercase();
+                if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return None;
+                }
+                let mut found = entries
+                    .iter()
+                    .filter(|e| e.commit.to_string().starts_with(&id));
+                let first = found.next()?;
+                match found.next() {
+                    Some(other) if other.commit != first.commit => None,
+                    _ => first.blob,
+                }
+            })
+            .map_err(failed)?
+            .ok_or(Error::VersionNotFound)?;
+        store.blob(blob).map_err(failed)
+    }
+
+    /// Version `id` of a note as a NoteResponse (its text read like a note's).
+    pub(crate) fn version_note(&self, path: &NotePath, id: &str) -> Result<Note> {
+        let bytes = self.version(path, id)?;
+        let text = crate::ops::store::text_of(&bytes);
+        Ok(crate::ops::store::note_of(path, &text, bytes.len() as u64))
+    }
+
+    /// Writes version `id` of a note back as a new change, byte for byte; `created`
+    /// when the note had been deleted.
+    pub(crate) fn restore(&self, path: &NotePath, id: &str) -> Result<PutOutcome> {
+        path.check_writable()?;
+        let bytes = self.version(path, id)?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::VersionNotFound)?;
+        self.write_recorded(path, &Precondition::None, Op::Restore, |_| Ok(text))
+    }
+
+    /// The notes whose last change removed them, most recently deleted first, each with
+    /// its last version that had text.
+    pub(crate) fn trash(&self) -> Result<Vec<Trashed>> {
+        if !self.history_on() {
+            return Ok(Vec::new());
+        }
+        let mut trashed = self
+            .history_store()?
+            .with_index(|index| {
+                index
+                    .notes
+                    .iter()
+                    .filter_map(|(path, entries)| {
+                        let last = entries.last()?;
+                        if last.blob.is_some() {
+                            return None;
+                        }
+                        let kept = entries.iter().rev().find(|e| e.blob.is_some())?;
+                        Some((
+                            last.at,
+                            Trashed {
+                                path: path.clone(),
+                                deleted_at: rfc3339(last.at),
+                                version: kept.commit.to_string(),
+                            },
+                        ))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .map_err(failed)?;
+        trashed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
+        Ok(trashed.into_iter().map(|(_, t)| t).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests;

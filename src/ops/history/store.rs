@@ -1,0 +1,418 @@
+//! The history store: a bare git repository, `.notes/history.git`, owned by the
+//! service. One commit per change on `refs/notes/history`, whose tree is the notebook's
+//! notes after the change; the message names the operation and the path. Changes are
+//! made durable by the write-ahead log (`wal`), the per-note index (`index`) answers
+//! lookups, and a lock file keeps the commands and the server taking turns.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
+
+use super::index::{Entry, Index};
+use super::wal;
+
+/// The private ref the commits are on (outside `refs/heads`, so no branch of a user's
+/// repository or tool ever shows it).
+pub(crate) const REF: &str = "refs/notes/history";
+/// The lock file inside the repository that writers of the store take in turn.
+const LOCK_FILE: &str = "notes.lock";
+
+/// One note's new state in a change: its text, or `None` when the change removes it.
+pub(crate) struct Change {
+    pub(crate) path: String,
+    pub(crate) text: Option<Vec<u8>>,
+}
+
+/// A failure of the store, with what it was doing.
+pub(crate) type StoreResult<T> = Result<T, String>;
+
+fn err(what: &str) -> impl Fn(git2::Error) -> String + '_ {
+    move |e| format!("{what}: {}", e.message())
+}
+
+fn io_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// The open store.
+pub(crate) struct Store {
+    dir: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    repo: Repository,
+    index: Index,
+}
+
+/// The store's lock, held across processes while it is written or its index completed.
+struct Turn(File);
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+impl Store {
+    /// Opens the store at `dir`, creating the bare repository when it is not there,
+    /// and replays its log (a change whose sync finished before a crash is complete
+    /// again).
+    pub(crate) fn open(dir: &Path) -> StoreResult<Store> {
+        let repo = match Repository::open_bare(dir) {
+            Ok(repo) => repo,
+            Err(e) if e.code() == git2::ErrorCode::NotFound => {
+                std::fs::create_dir_all(dir).map_err(io_err("cannot create the store"))?;
+                // Another process may be creating it at the same moment.
+                Repository::init_bare(dir)
+                    .or_else(|_| Repository::open_bare(dir))
+                    .map_err(err("cannot create the store"))?
+            }
+            Err(e) => return Err(err("cannot open the store")(e)),
+        };
+        let store = Store {
+            dir: dir.to_path_buf(),
+            inner: Mutex::new(Inner {
+                repo,
+                index: Index::default(),
+            }),
+        };
+        {
+            let _turn = store.turn()?;
+            let mut inner = store.lock();
+            replay(&store.dir, &inner.repo)?;
+            inner.refresh(&store.dir)?;
+        }
+        Ok(store)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn turn(&self) -> StoreResult<Turn> {
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join(LOCK_FILE))
+            .map_err(io_err("cannot open the store's lock"))?;
+        file.lock().map_err(io_err("cannot lock the store"))?;
+        Ok(Turn(file))
+    }
+
+    /// Records `changes` as one commit with `message` (first word: the operation),
+    /// durably; the commit's id.
+    pub(crate) fn record(&self, op: &str, message: &str, changes: &[Change]) -> StoreResult<Oid> {
+        let _turn = self.turn()?;
+        let mut guard = self.lock();
+        guard.refresh(&self.dir)?;
+        let inner: &mut Inner = &mut guard;
+        let repo = &inner.repo;
+        let parent = match repo.refname_to_id(REF) {
+            Ok(id) => Some(
+                repo.find_commit(id)
+                    .map_err(err("cannot read the last commit"))?,
+            ),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+            Err(e) => return Err(err("cannot read the store's ref")(e)),
+        };
+        let base = match &parent {
+            Some(commit) => commit.tree().map_err(err("cannot read the last tree"))?,
+            None => {
+                let empty = repo
+                    .treebuilder(None)
+                    .and_then(|b| b.write())
+                    .map_err(err("cannot write a tree"))?;
+                repo.find_tree(empty).map_err(err("cannot read a tree"))?
+            }
+        };
+        let mut objects = Vec::new();
+        let mut update = TreeUpdateBuilder::new();
+        let mut blobs = Vec::with_capacity(changes.len());
+        for change in changes {
+            match &change.text {
+                Some(text) => {
+                    let blob = repo.blob(text).map_err(err("cannot write a blob"))?;
+                    objects.push(wal::Object {
+                        kind: b'b',
+                        bytes: text.clone(),
+                    });
+                    update.upsert(change.path.as_str(), blob, git2::FileMode::Blob);
+                    blobs.push(Some((blob, text.len() as u64)));
+                }
+                None => {
+                    if base.get_path(Path::new(&change.path)).is_ok() {
+                        update.remove(change.path.as_str());
+                    }
+                    blobs.push(None);
+                }
+            }
+        }
+        let tree_id = update
+            .create_updated(repo, &base)
+            .map_err(err("cannot write a tree"))?;
+        let tree = repo.find_tree(tree_id).map_err(err("cannot read a tree"))?;
+        let odb = repo.odb().map_err(err("cannot open the objects"))?;
+        for id in trees_along(&tree, changes) {
+            let object = odb.read(id).map_err(err("cannot read a tree"))?;
+            objects.push(wal::Object {
+                kind: b't',
+                bytes: object.data().to_vec(),
+            });
+        }
+        let now = chrono::Utc::now().timestamp();
+        let signature = Signature::new("notes", "notes@localhost", &Time::new(now, 0))
+            .map_err(err("cannot sign the commit"))?;
+        let parents: Vec<&git2::Commit> = parent.iter().collect();
+        let buffer = repo
+            .commit_create_buffer(&signature, &signature, message, &tree, &parents)
+            .map_err(err("cannot make the commit"))?;
+        let commit = odb
+            .write(ObjectType::Commit, &buffer)
+            .map_err(err("cannot write the commit"))?;
+        objects.push(wal::Object {
+            kind: b'c',
+            bytes: buffer.to_vec(),
+        });
+        let logged = wal::append(&self.dir, &objects).map_err(io_err("cannot write the log"))?;
+        repo.reference(REF, commit, true, message)
+            .map_err(err("cannot move the store's ref"))?;
+        let entries = changes
+            .iter()
+            .zip(blobs)
+            .map(|(change, blob)| {
+                let entry = Entry {
+                    commit,
+                    at: now,
+                    op: op.to_string(),
+                    size: blob.map_or(0, |(_, size)| size),
+                    blob: blob.map(|(id, _)| id),
+                };
+                (change.path.clone(), entry)
+            })
+            .collect();
+        let dir = self.dir.clone();
+        if let Err(e) = inner.index.append(&dir, entries) {
+            // The index is completed from the commits at the next lookup.
+            crate::log::warn(&format!("cannot write the history index: {e}"));
+            inner.index = Index::default();
+        }
+        if logged > wal::CHECKPOINT_BYTES
+            && let Err(e) = checkpoint(&self.dir)
+        {
+            crate::log::warn(&format!("cannot checkpoint the history log: {e}"));
+        }
+        Ok(commit)
+    }
+
+    /// Runs `f` on the index, brought up to date with the repository first.
+    pub(crate) fn with_index<T>(&self, f: impl FnOnce(&Index) -> T) -> StoreResult<T> {
+        let mut inner = self.lock();
+        let tip = inner.tip()?;
+        if tip != inner.index.tip {
+            drop(inner);
+            let _turn = self.turn()?;
+            inner = self.lock();
+            inner.refresh(&self.dir)?;
+        }
+        Ok(f(&inner.index))
+    }
+
+    /// The bytes of blob `id`.
+    pub(crate) fn blob(&self, id: Oid) -> StoreResult<Vec<u8>> {
+        let inner = self.lock();
+        let blob = inner
+            .repo
+            .find_blob(id)
+            .map_err(err("cannot read a version"))?;
+        Ok(blob.content().to_vec())
+    }
+}
+
+impl Inner {
+    fn tip(&self) -> StoreResult<Option<Oid>> {
+        match self.repo.refname_to_id(REF) {
+            Ok(id) => Ok(Some(id)),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(err("cannot read the store's ref")(e)),
+        }
+    }
+
+    /// Brings the index up to date with the ref (holding the store's lock): the lines
+    /// other writers added, then the commits no line names yet; a history the index
+    /// does not lead to (pruned, or a lost index) is indexed again from the start.
+    fn refresh(&mut self, dir: &Path) -> StoreResult<()> {
+        let tip = self.tip()?;
+        if tip == self.index.tip {
+            return Ok(());
+        }
+        self.index
+            .read_new(dir)
+            .map_err(io_err("cannot read the history index"))?;
+        let Some(tip) = tip else {
+            return Ok(());
+        };
+        if Some(tip) == self.index.tip {
+            return Ok(());
+        }
+        let mut missing = Vec::new();
+        let mut at = Some(tip);
+        while let Some(id) = at {
+            if Some(id) == self.index.tip {
+                break;
+            }
+            let commit = self
+                .repo
+                .find_commit(id)
+                .map_err(err("cannot read a commit"))?;
+            missing.push(id);
+            at = commit.parent_ids().next();
+        }
+        if at.is_none() && self.index.tip.is_some() {
+            self.index
+                .reset(dir)
+                .map_err(io_err("cannot reset the history index"))?;
+        }
+        for id in missing.into_iter().rev() {
+            let entries = entries_of(&self.repo, id)?;
+            self.index
+                .append(dir, entries)
+                .map_err(io_err("cannot write the history index"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The entries of commit `id`: the notes its tree changed from its first parent's.
+fn entries_of(repo: &Repository, id: Oid) -> StoreResult<Vec<(String, Entry)>> {
+    let commit = repo.find_commit(id).map_err(err("cannot read a commit"))?;
+    let tree = commit.tree().map_err(err("cannot read a tree"))?;
+    let parent_tree = match commit.parent(0) {
+        Ok(parent) => Some(parent.tree().map_err(err("cannot read a tree"))?),
+        Err(_) => None,
+    };
+    let diff = repo
+        .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), None)
+        .map_err(err("cannot compare two trees"))?;
+    let op = commit
+        .message()
+        .ok()
+        .and_then(|m| m.split_whitespace().next())
+        .unwrap_or("put")
+        .to_string();
+    let at = commit.time().seconds();
+    let mut entries = Vec::new();
+    for delta in diff.deltas() {
+        let (file, gone) = match delta.status() {
+            git2::Delta::Deleted => (delta.old_file(), true),
+            _ => (delta.new_file(), false),
+        };
+        let Some(path) = file.path().and_then(Path::to_str) else {
+            continue;
+        };
+        let (blob, size) = if gone {
+            (None, 0)
+        } else {
+            let id = file.id();
+            let size = repo
+                .odb()
+                .and_then(|odb| odb.read_header(id))
+                .map_or(0, |(size, _)| size as u64);
+            (Some(id), size)
+        };
+        entries.push((
+            path.to_string(),
+            Entry {
+                commit: id,
+                at,
+                op: op.clone(),
+                size,
+                blob,
+            },
+        ));
+    }
+    Ok(entries)
+}
+
+/// The ids of the root tree and of each folder tree on the way to a changed note.
+fn trees_along(tree: &git2::Tree, changes: &[Change]) -> Vec<Oid> {
+    let mut ids = vec![tree.id()];
+    for change in changes {
+        let mut folder = PathBuf::new();
+        let parts: Vec<&str> = change.path.split('/').collect();
+        for part in &parts[..parts.len().saturating_sub(1)] {
+            folder.push(part);
+            if let Ok(entry) = tree.get_path(&folder)
+                && !ids.contains(&entry.id())
+            {
+                ids.push(entry.id());
+            }
+        }
+    }
+    ids
+}
+
+/// Writes again every object of the log that the repository cannot read (its loose
+/// file lost or torn by a crash) and points the ref at the log's last commit.
+fn replay(dir: &Path, repo: &Repository) -> StoreResult<()> {
+    let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
+    if records.is_empty() {
+        return Ok(());
+    }
+    let odb = repo.odb().map_err(err("cannot open the objects"))?;
+    let mut last = None;
+    for record in &records {
+        for object in record {
+            let kind = match object.kind {
+                b'b' => ObjectType::Blob,
+                b't' => ObjectType::Tree,
+                _ => ObjectType::Commit,
+            };
+            let id = Oid::hash_object(kind, &object.bytes).map_err(err("cannot hash"))?;
+            if odb.read(id).is_err() {
+                let hex = id.to_string();
+                let loose = dir.join("objects").join(&hex[..2]).join(&hex[2..]);
+                let _ = std::fs::remove_file(loose);
+                odb.write(kind, &object.bytes)
+                    .map_err(err("cannot write an object again"))?;
+            }
+            if kind == ObjectType::Commit {
+                last = Some(id);
+            }
+        }
+    }
+    if let Some(last) = last {
+        let current = repo.refname_to_id(REF).ok();
+        if current != Some(last) {
+            // A ref file a crash left empty or torn cannot be updated: it goes first.
+            if current.is_none() {
+                let _ = std::fs::remove_file(dir.join(REF));
+            }
+            repo.reference(REF, last, true, "replayed from the log")
+                .map_err(err("cannot move the store's ref"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes every object and the ref durable, then empties the log.
+fn checkpoint(dir: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let store = File::open(dir)?;
+        rustix::fs::syncfs(&store)?;
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for entry in walkdir::WalkDir::new(dir) {
+            let entry = entry.map_err(std::io::Error::other)?;
+            File::open(entry.path())?.sync_all()?;
+        }
+    }
+    wal::clear(dir)
+}
