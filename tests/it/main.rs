@@ -33,5 +33,6 @@ mod render_safety;
 mod search_api;
 mod serve_owner;
 mod web_browser;
+mod web_history;
 mod web_pages;
 mod xml;

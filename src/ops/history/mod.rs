@@ -4,6 +4,7 @@
 //! the restore the API and the commands offer (here).
 
 mod index;
+mod kept;
 mod record;
 mod store;
 mod wal;
@@ -13,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+pub(crate) use self::kept::KeptVersion;
 use self::store::{Change, Store};
 use crate::error::{Error, Result};
 use crate::ops::model::{Precondition, PutOutcome};
