@@ -105,7 +105,11 @@ fn the_history_page_lists_versions_newest_first_and_shows_each() {
     for (id, text) in ids.iter().zip(texts_written.iter().rev()) {
         let (status, shown) = page(server.get(&format!("/history/plans/a%20b.md?version={id}")));
         assert_eq!(status, 200);
-        assert_eq!(texts(&shown, "pre.version-text"), [text.clone()], "{shown}");
+        assert_eq!(
+            texts(&shown, "pre.version-text"),
+            [text.as_str()],
+            "{shown}"
+        );
         assert!(!shown.contains("<b>bold"), "{shown}");
     }
     // A short prefix names a version too.

@@ -116,7 +116,9 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                     @if versions[*at].has_text {
                         pre.version-text { (text) }
                         div.actions {
-                            (restore_form(path, &versions[*at].version.id, "button primary", "Restore this version"))
+                            @if !(live && *at == 0) {
+                                (restore_form(path, &versions[*at].version.id, "button primary", "Restore this version"))
+                            }
                             a.button href=(history_href(path, &format!("to={}", versions[*at].version.id))) { "Compare with previous" }
                         }
                     } @else {
@@ -137,7 +139,8 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                         "to " (label(versions, *to))
                     }
                     (markup)
-                    @if versions[*to].has_text {
+                    // The note's text now needs no restore.
+                    @if versions[*to].has_text && !(live && *to == 0) {
                         div.actions {
                             (restore_form(path, &versions[*to].version.id, "button primary", "Restore the newer one"))
                         }
@@ -168,7 +171,8 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                             td { (moment(&kept.version.at)) }
                             td { (operation(&kept.version.operation, kept.has_text)) " " code.id title=(id) { (short(id)) } }
                             td.size { @if kept.has_text { (size(kept.version.size)) } @else { "—" } }
-                            td.row-actions {
+                            // A table cell is not made a flex box: it would lose its borders.
+                            td { div.row-actions {
                                 @if kept.has_text {
                                     a href=(history_href(path, &format!("version={id}"))) { "View" }
                                 }
@@ -178,7 +182,7 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                                 @if kept.has_text && !(live && at == 0) {
                                     (restore_form(path, id, "button small", "Restore"))
                                 }
-                            }
+                            } }
                         }
                     }
                 }
