@@ -283,7 +283,12 @@ fn form_posts_redirect_after_post() {
     // Delete.
     let response = same_site_post(&server, "/delete", &[("path", "n.md")]);
     assert_eq!(response.status(), 303);
-    assert_eq!(location(&response), "/?done=deleted");
+    // The list confirms it, with an Undo (tests/it/web_history.rs).
+    assert!(
+        location(&response).starts_with("/?done=deleted&undo=n.md&version="),
+        "{}",
+        location(&response)
+    );
     assert!(!ws.notes().join("n.md").exists());
     let (_, home) = page(server.get("/?done=deleted"));
     assert!(home.contains("Note deleted."), "{home}");

@@ -67,9 +67,15 @@ mod tests {
     fn a_delete_answers_the_version_that_undoes_it() {
         let (_dir, nb) = temp_notebook();
         let path = NotePath::parse("a.md").unwrap();
-        let text = "---\ntitle: A\n---\nkeep me\n";
-        nb.put(&path, NoteInput::Markdown(text.into()), Precondition::None)
-            .unwrap();
+        let text = nb
+            .put(
+                &path,
+                NoteInput::Markdown("---\ntitle: A\n---\nkeep me\n".into()),
+                Precondition::None,
+            )
+            .unwrap()
+            .note
+            .content;
         let undo = nb
             .delete_undoable(&path, &Precondition::None)
             .unwrap()
