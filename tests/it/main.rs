@@ -41,5 +41,6 @@ mod search_files;
 mod serve_owner;
 mod web_attachments;
 mod web_browser;
+mod web_history;
 mod web_pages;
 mod xml;

@@ -1,7 +1,8 @@
 //! The web interface in a real browser: headless Chromium driven through chromedriver
 //! (WebDriver, with fantoccini) from the empty public index and the 404 page, along a
 //! wikilink to a note with backlinks, through create → edit → view rendered → publish →
-//! open the public page → search → delete, saving a screenshot of each page under
+//! open the public page → search → delete, and a note's history, trash and undo, saving
+//! a screenshot of each page under
 //! `tests/artifacts/web/` (desktop, phone width, and dark).
 //!
 //! Outside CI the test is skipped, loudly, when Chromium or chromedriver is missing;
@@ -517,7 +518,7 @@ async fn journey(client: &Client, driver: &Driver, base: &str, ws: &Workspace) -
     client.goto(moved_url.as_str()).await?;
     wait_text(client, "article h1", "Weekend plans").await?;
     click(client, "details.delete summary").await?;
-    wait_text(client, "form.confirm", "cannot be undone").await?;
+    wait_text(client, "form.confirm", "goes to the trash").await?;
     shots.take(client, "14-delete-confirm").await?;
     click(client, "form.confirm button").await?;
     wait_text(client, ".notice", "Note deleted.").await?;
@@ -762,4 +763,123 @@ fn a_note_page_shows_the_images_beside_the_note() {
             Ok(())
         },
     );
+}
+
+/// A note edited twice in the editor: its History page shows the diff of the last edit,
+/// the first version is restored from there; a deleted note comes back with Undo, and
+/// from the Trash.
+#[test]
+fn history_diff_restore_undo_and_trash_in_a_real_browser() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let ws = Workspace::new();
+    let server = ws.serve();
+    in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, _| history_flow(client, &server.base, &ws).await,
+    );
+}
+
+async fn history_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
+    let shots = Shots::new();
+    let url = |path: &str| format!("{}{path}", base.trim_end_matches('/'));
+
+    // Written in the editor, then edited twice.
+    client.goto(&url("/new")).await?;
+    type_into(client, "input[name=title]", "Packing list").await?;
+    type_into(client, "input[name=path]", "trips/packing.md").await?;
+    type_into(
+        client,
+        "textarea[name=body]",
+        "- passport\n- <b>charger</b>\n",
+    )
+    .await?;
+    click(client, "form.editor button[type=submit]").await?;
+    wait_text(client, ".notice", "Note created.").await?;
+    let first = ws.read("trips/packing.md");
+    for line in ["- sunscreen\n", "- <script>alert(1)</script>\n"] {
+        client.goto(&url("/edit/trips/packing.md")).await?;
+        wait_text(client, "h1", "Edit").await?;
+        client
+            .find(Locator::Css("textarea[name=body]"))
+            .await?
+            .send_keys(line)
+            .await?;
+        click(client, "form.editor button[type=submit]").await?;
+        wait_text(client, ".notice", "Changes saved.").await?;
+    }
+    assert!(
+        ws.read("trips/packing.md")
+            .contains("<script>alert(1)</script>")
+    );
+
+    // History, from the note page: three versions, the last edit's diff.
+    click(client, "a[href='/history/trips/packing.md']").await?;
+    wait_text(client, "h1", "History of").await?;
+    assert_eq!(
+        client
+            .find_all(Locator::Css("table.versions tbody tr"))
+            .await?
+            .len(),
+        3
+    );
+    click(
+        client,
+        "table.versions tbody tr:first-child .row-actions a:nth-child(2)",
+    )
+    .await?;
+    let added = wait_text(client, "table.diff tr.add", "<script>").await?;
+    assert!(added.contains("alert(1)"), "{added}");
+    // Besides the front matter's stamp (when the minute turned), no line went.
+    for removed in client.find_all(Locator::Css("table.diff tr.del")).await? {
+        let text = removed.text().await?;
+        assert!(text.contains("last_modified"), "removed: {text}");
+    }
+    shots.take(client, "19-history-diff").await?;
+
+    // Two chosen versions: the oldest against the newest.
+    click(
+        client,
+        "table.versions tbody tr:last-child input[name=from]",
+    )
+    .await?;
+    click(client, "form.compare button").await?;
+    wait_text(client, "table.diff tr.add", "sunscreen").await?;
+
+    // Restore the first version: the note is its text again, byte for byte.
+    click(
+        client,
+        "table.versions tbody tr:last-child form.restore button",
+    )
+    .await?;
+    wait_text(client, ".notice", "Version restored").await?;
+    wait_text(client, "article h1", "Packing list").await?;
+    assert_eq!(ws.read("trips/packing.md"), first);
+
+    // Delete, then Undo.
+    click(client, "details.delete summary").await?;
+    click(client, "form.confirm button").await?;
+    wait_text(client, ".notice", "Note deleted.").await?;
+    assert!(!ws.notes().join("trips/packing.md").exists());
+    shots.take(client, "20-delete-undo").await?;
+    click(client, ".notice.undo button").await?;
+    wait_text(client, ".notice", "Delete undone").await?;
+    assert_eq!(ws.read("trips/packing.md"), first);
+
+    // Delete again: the Trash lists it and restores it.
+    click(client, "details.delete summary").await?;
+    click(client, "form.confirm button").await?;
+    wait_text(client, ".notice", "Note deleted.").await?;
+    click(client, "footer.site a[href='/trash']").await?;
+    wait_text(client, ".trash li .title", "trips/packing.md").await?;
+    shots.take(client, "21-trash").await?;
+    click(client, ".trash li form.restore button").await?;
+    wait_text(client, ".notice", "Version restored").await?;
+    assert_eq!(ws.read("trips/packing.md"), first);
+    client.goto(&url("/trash")).await?;
+    wait_text(client, ".empty-state", "The trash is empty.").await?;
+    Ok(())
 }

@@ -19,7 +19,7 @@ fn origin(server: &Server) -> String {
 }
 
 /// POSTs a form the way a browser on this site does.
-fn post(
+pub(crate) fn post(
     server: &Server,
     path: &str,
     fields: &[(&str, &str)],
@@ -35,7 +35,7 @@ fn post(
     request.send().unwrap()
 }
 
-fn same_site_post(
+pub(crate) fn same_site_post(
     server: &Server,
     path: &str,
     fields: &[(&str, &str)],
@@ -50,11 +50,11 @@ fn same_site_post(
 }
 
 /// Status and body of an HTML page, checking its content type.
-fn page(response: reqwest::blocking::Response) -> (u16, String) {
+pub(crate) fn page(response: reqwest::blocking::Response) -> (u16, String) {
     body_of_type(response, "text/html; charset=utf-8")
 }
 
-fn location(response: &reqwest::blocking::Response) -> String {
+pub(crate) fn location(response: &reqwest::blocking::Response) -> String {
     response
         .headers()
         .get("location")
@@ -283,7 +283,12 @@ fn form_posts_redirect_after_post() {
     // Delete.
     let response = same_site_post(&server, "/delete", &[("path", "n.md")]);
     assert_eq!(response.status(), 303);
-    assert_eq!(location(&response), "/?done=deleted");
+    // The list confirms it, with an Undo (tests/it/web_history.rs).
+    assert!(
+        location(&response).starts_with("/?done=deleted&undo=n.md&version="),
+        "{}",
+        location(&response)
+    );
     assert!(!ws.notes().join("n.md").exists());
     let (_, home) = page(server.get("/?done=deleted"));
     assert!(home.contains("Note deleted."), "{home}");

@@ -1,5 +1,5 @@
-//! The form posts: save (create or replace), delete, publish / unpublish, and the live
-//! preview. Each is refused when it comes from another site, validates the note path
+//! The form posts: save (create or replace), delete, publish / unpublish, restore (in
+//! `history`), and the live preview. Each is refused when it comes from another site, validates the note path
 //! like the API, calls one `ops` operation, and answers 303 to the page to show next.
 //! Bad input gets an HTML page saying what is wrong, and nothing is written.
 
@@ -28,9 +28,10 @@ pub(crate) enum Action {
     Delete,
     Publish,
     Preview,
+    Restore,
 }
 
-/// `POST /save`, `/delete`, `/publish` and `/preview`.
+/// `POST /save`, `/delete`, `/publish`, `/preview` and `/restore`.
 pub(super) async fn handle(
     action: Action,
     headers: HeaderMap,
@@ -43,6 +44,7 @@ pub(super) async fn handle(
         Action::Delete => delete(form(&bytes)?, &state).await,
         Action::Publish => publish(form(&bytes)?, &state).await,
         Action::Preview => preview(form(&bytes)?, &state).await,
+        Action::Restore => super::history::restore(form(&bytes)?, &state).await,
     }
 }
 
@@ -223,14 +225,20 @@ fn form_path(form: &PathForm) -> Result<NotePath, HttpError> {
     Ok(NotePath::parse(raw)?)
 }
 
+/// Deletes the note; the list then confirms it with an Undo that restores the version
+/// just deleted.
 async fn delete(form: PathForm, state: &Arc<State>) -> Reply {
     let path = form_path(&form).map_err(failed)?;
-    blocking(state, move |s| {
-        s.notebook.delete(&path, &Precondition::None)
+    let target = path.clone();
+    let kept = blocking(state, move |s| {
+        s.notebook.delete_undoable(&target, &Precondition::None)
     })
     .await
     .map_err(failed)?;
-    Ok(see_other("/?done=deleted"))
+    Ok(see_other(&format!(
+        "/{}",
+        super::history::undo_query(path.as_str(), kept.as_deref())
+    )))
 }
 
 async fn publish(form: PathForm, state: &Arc<State>) -> Reply {

@@ -1,13 +1,14 @@
 //! The web interface at `/`: server-rendered pages over the same `ops` as the API.
 //!
 //! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
-//! `/new`, `/search`, `/assets/…`, `/move/…` and the POST-only `/save`, `/delete`,
-//! `/publish`, `/preview`, `/move`), so `/api/…` and `/public/…` are never shadowed; any other path is the
+//! `/new`, `/search`, `/assets/…`, `/move/…`, `/history/…`, `/trash` and the POST-only
+//! `/save`, `/delete`, `/publish`, `/preview`, `/move`, `/restore`), so `/api/…` and `/public/…` are never shadowed; any other path is the
 //! API's JSON 404, or this interface's 404 page for a browser. Pages are GET; every change is a same-origin form POST answered
 //! with a 303 redirect.
 
 mod attachments;
 mod forms;
+mod history;
 mod links;
 mod moves;
 mod pages;
@@ -70,6 +71,7 @@ pub(crate) fn routes(
         .and(method_is(is_read))
         .and_then(pages::asset);
     let move_note = moves::routes(state.clone());
+    let history = history::routes(state.clone());
     let file = super::api::file_for_browser(state.clone());
     let posts = actions()
         .and(method_is(is_post))
@@ -104,6 +106,8 @@ pub(crate) fn routes(
         .unify()
         .or(move_note)
         .unify()
+        .or(history)
+        .unify()
         .or(file)
         .unify()
         .or(posts)
@@ -132,6 +136,8 @@ fn actions() -> impl Filter<Extract = (forms::Action,), Error = Rejection> + Clo
         .or(warp::path!("publish").map(|| forms::Action::Publish))
         .unify()
         .or(warp::path!("preview").map(|| forms::Action::Preview))
+        .unify()
+        .or(warp::path!("restore").map(|| forms::Action::Restore))
         .unify()
 }
 

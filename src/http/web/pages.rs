@@ -31,7 +31,11 @@ fn notice(params: &HashMap<String, String>) -> Option<&'static str> {
         "published" => "Published: the public page is up.",
         "republished" => "Public page updated.",
         "unpublished" => "Unpublished: the public page is gone.",
-        "deleted" => "Note deleted.",
+        "deleted" => "Note deleted. It is in the trash until it is restored.",
+        "restored" => {
+            "Version restored: it is the note's text again, kept as a new version in its history."
+        }
+        "undone" => "Delete undone: the note is back.",
         _ => return None,
     })
 }
@@ -126,6 +130,7 @@ pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
             tags: &tags,
             tag: tag.as_deref(),
             notice: notice(&params),
+            undo: super::history::undo_offer(params.get("undo"), params.get("version")),
         }),
     ))
 }

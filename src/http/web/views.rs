@@ -40,6 +40,8 @@ pub(super) struct Listing<'a> {
     pub tags: &'a BTreeMap<String, usize>,
     pub tag: Option<&'a str>,
     pub notice: Option<&'static str>,
+    /// After a delete: the deleted note and the version its Undo restores.
+    pub undo: Option<(String, String)>,
 }
 
 pub(super) struct NoteView<'a> {
@@ -106,6 +108,12 @@ pub(super) fn explain(err: &HttpError) -> String {
             "There is no note at this path. It may have been moved or deleted.".into()
         }
         Error::NotPublic(_) => "This note is not public.".into(),
+        Error::VersionNotFound => "This note has no such version. Its history page lists \
+             the versions kept."
+            .into(),
+        Error::HistoryFailed(_) => "The note's history could not be read or written, so \
+             nothing was changed. The server log says why."
+            .into(),
         Error::InvalidQuery(why) => format!("That search could not be understood: {why}."),
         Error::IndexRebuilding => "Search is unavailable for a moment: the index is being \
              rebuilt from the notes. Try again in a few seconds."
@@ -132,7 +140,7 @@ fn day(date: &str) -> String {
 }
 
 /// A UTC instant in the service's local time, read like `when`.
-fn local(at: DateTime<Utc>) -> String {
+pub(super) fn local(at: DateTime<Utc>) -> String {
     at.with_timezone(&Local)
         .format("%-d %b %Y, %H:%M")
         .to_string()
@@ -146,7 +154,7 @@ pub(super) fn size(bytes: u64) -> String {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -196,6 +204,8 @@ pub(super) fn layout(title: &str, query: Option<&str>, class: &str, content: Mar
                 footer.site {
                     a href="/public/" { "Public pages" }
                     span.dot aria-hidden="true" { "·" }
+                    a href="/trash" { "Trash" }
+                    span.dot aria-hidden="true" { "·" }
                     a href="/api/v1/openapi.json" { "API" }
                 }
             }
@@ -239,9 +249,23 @@ pub(super) fn index(page: &Listing) -> Markup {
                     span.dot aria-hidden="true" { "·" }
                     a href="/" { "Show all" }
                 }
+                span.dot aria-hidden="true" { "·" }
+                a href="/trash" { "Trash" }
             }
         }
-        (notice(page.notice))
+        @if let (Some(text), Some((path, version))) = (page.notice, &page.undo) {
+            div.notice.undo role="status" {
+                p { (text) }
+                form method="post" action="/restore" {
+                    input type="hidden" name="path" value=(path);
+                    input type="hidden" name="version" value=(version);
+                    input type="hidden" name="undo" value="1";
+                    button.button type="submit" { "Undo" }
+                }
+            }
+        } @else {
+            (notice(page.notice))
+        }
         @if page.public_unknown {
             p.notice role="status" { (PUBLISH_STATE_UNKNOWN) }
         }
@@ -350,6 +374,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
                 a.button.primary href=(note_url("edit", &note.path)) { "Edit" }
                 a.button href=(note_url("raw", &note.path)) { "Raw Markdown" }
                 a.button href=(note_url("move", &note.path)) { "Move / rename" }
+                a.button href=(note_url("history", &note.path)) { "History" }
                 @if let Some(public) = page.public {
                     a.button href=(public) { "Public page ↗" }
                     // An out-of-date page has the button in its hint, above.
@@ -370,8 +395,8 @@ pub(super) fn note(page: &NoteView) -> Markup {
                     summary.button.danger-outline { "Delete…" }
                     form.confirm method="post" action="/delete" {
                         input type="hidden" name="path" value=(note.path);
-                        p { "Delete " strong { (note.title) } " for good? This cannot be undone." }
-                        button.button.danger type="submit" { "Delete permanently" }
+                        p { "Delete " strong { (note.title) } "? It goes to the trash, from where it can be restored." }
+                        button.button.danger type="submit" { "Delete" }
                     }
                 }
             }

@@ -5,6 +5,7 @@
 
 mod compare;
 mod index;
+mod kept;
 mod record;
 mod store;
 mod wal;
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 pub(crate) use self::compare::Compared;
+pub(crate) use self::kept::KeptVersion;
 use self::store::{Change, Store};
 use crate::error::{Error, Result};
 use crate::ops::model::{Note, Precondition, PutOutcome};
