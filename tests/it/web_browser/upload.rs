@@ -180,7 +180,10 @@ async fn public_page_has_the_image(client: &Client, shots: &Shots) -> Result {
     let images = client.find_all(Locator::Css("img")).await?;
     assert_eq!(images.len(), 1, "the public page has no image");
     let src = images[0].attr("src").await?.unwrap_or_default();
-    assert!(src.starts_with("media/"), "the public image is not a published copy: {src}");
+    assert!(
+        src.starts_with("media/"),
+        "the public image is not a published copy: {src}"
+    );
     wait_for_images(client, "img", 1).await?;
     shots.take(client, "21-public-page-with-image").await?;
     Ok(())
