@@ -8,141 +8,25 @@
 //! Outside CI the test is skipped, loudly, when Chromium or chromedriver is missing;
 //! with `CI=true` it must run.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::key::Key;
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
 use serde_json::json;
 
-use crate::support::{Server, Workspace};
+use crate::support::{Driver, Server, Workspace, browser_programs as browser};
 
 /// Attachments: uploads in the editor, the image on the note and public pages.
 mod upload;
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
-/// An executable on `PATH`.
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
-/// Chromium and chromedriver, or `None` (after saying so loudly) when the test may skip.
-fn browser() -> Option<(PathBuf, PathBuf)> {
-    let chromium = find_program(&["chromium", "chromium-browser", "google-chrome"]);
-    let driver = find_program(&["chromedriver"]);
-    match (chromium, driver) {
-        (Some(chromium), Some(driver)) => Some((chromium, driver)),
-        (chromium, driver) => {
-            let missing = [
-                chromium.is_none().then_some("chromium"),
-                driver.is_none().then_some("chromedriver"),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" and ");
-            assert!(
-                !in_ci(),
-                "CI=true but {missing} is not installed: the browser test must run in CI"
-            );
-            eprintln!(
-                "\n==================== BROWSER TEST SKIPPED ====================\n\
-                 {missing} not found on PATH. Install them to run the web interface's\n\
-                 end-to-end test:  apt-get install -y chromium chromium-driver\n\
-                 ==============================================================\n"
-            );
-            None
-        }
-    }
-}
-
-/// A running chromedriver on a free loopback port, killed on drop.
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Driver {
-    fn start(program: &Path, log: &Path) -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        let child = Command::new(program)
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).expect("driver log"))
-            .spawn()
-            .expect("start chromedriver");
-        let driver = Driver { child, port };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        driver
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A browser session: headless Chromium with the flags that work here (as root, in a
 /// container), a fresh profile, no network beyond loopback.
 async fn session(driver: &Driver, chromium: &Path, profile: &Path) -> Result<Client> {
-    let mut caps = serde_json::Map::new();
-    // WebDriver Classic accepts the dialog a page raises before it is left, unseen; with
-    // BiDi on (`webSocketUrl`), a session may keep it open for the test to see, as the
-    // editor's is tested. Any other dialog still fails the next command.
-    caps.insert("webSocketUrl".into(), json!(true));
-    caps.insert(
-        "unhandledPromptBehavior".into(),
-        json!({"beforeUnload": "ignore", "default": "dismiss and notify"}),
-    );
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium,
-            "args": [
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-                "--hide-scrollbars",
-                "--window-size=1280,900",
-                format!("--user-data-dir={}", profile.display()),
-            ],
-        }),
-    );
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    Ok(ClientBuilder::new(connector)
-        .capabilities(caps)
-        .connect(&driver.url())
-        .await?)
+    crate::support::session(driver, chromium, profile, &[]).await
 }
 
 /// Screenshots of every step.
@@ -838,7 +722,7 @@ async fn history_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
         let text = removed.text().await?;
         assert!(text.contains("last_modified"), "removed: {text}");
     }
-    shots.take(client, "19-history-diff").await?;
+    shots.take(client, "23-history-diff").await?;
 
     // Two chosen versions: the oldest against the newest.
     click(
@@ -864,7 +748,7 @@ async fn history_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     click(client, "form.confirm button").await?;
     wait_text(client, ".notice", "Note deleted.").await?;
     assert!(!ws.notes().join("trips/packing.md").exists());
-    shots.take(client, "20-delete-undo").await?;
+    shots.take(client, "24-delete-undo").await?;
     click(client, ".notice.undo button").await?;
     wait_text(client, ".notice", "Delete undone").await?;
     assert_eq!(ws.read("trips/packing.md"), first);
@@ -875,7 +759,7 @@ async fn history_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     wait_text(client, ".notice", "Note deleted.").await?;
     click(client, "footer.site a[href='/trash']").await?;
     wait_text(client, ".trash li .title", "trips/packing.md").await?;
-    shots.take(client, "21-trash").await?;
+    shots.take(client, "25-trash").await?;
     click(client, ".trash li form.restore button").await?;
     wait_text(client, ".notice", "Version restored").await?;
     assert_eq!(ws.read("trips/packing.md"), first);

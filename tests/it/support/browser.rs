@@ -58,7 +58,8 @@ pub fn browser_programs() -> Option<(PathBuf, PathBuf)> {
 /// A running chromedriver on a free loopback port, killed on drop.
 pub struct Driver {
     child: Child,
-    port: u16,
+    /// chromedriver's loopback port, for the raw WebDriver calls fantoccini lacks.
+    pub port: u16,
 }
 
 impl Driver {
@@ -83,7 +84,7 @@ impl Driver {
         driver
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 }
@@ -119,6 +120,14 @@ pub async fn session(
     ];
     args.extend_from_slice(extra);
     let mut caps = serde_json::Map::new();
+    // WebDriver Classic accepts the dialog a page raises before it is left, unseen; with
+    // BiDi on (`webSocketUrl`), a session may keep it open for the test to see, as the
+    // editor's is tested. Any other dialog still fails the next command.
+    caps.insert("webSocketUrl".into(), json!(true));
+    caps.insert(
+        "unhandledPromptBehavior".into(),
+        json!({"beforeUnload": "ignore", "default": "dismiss and notify"}),
+    );
     caps.insert(
         "goog:chromeOptions".into(),
         json!({"binary": chromium, "args": args}),
