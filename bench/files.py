@@ -33,6 +33,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import write_keeping_notes  # noqa: E402
 from run import free_port, stop, wait_http  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -239,12 +240,7 @@ def main():
         results = [measure(tmp, notes_dir, layout) for layout in layouts()]
     text = report(results, load)
     print(text)
-    out = REPO / "bench" / "FILES.md"
-    # The sections written by hand below the generated table (`## ...`) are kept.
-    kept = out.read_text().partition("\n## ") if out.exists() else ("", "", "")
-    if kept[1]:
-        text += "\n## " + kept[2]
-    out.write_text(text)
+    write_keeping_notes(REPO / "bench" / "FILES.md", text)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from report import write_keeping_notes  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/notes"
 PUTS = int(sys.argv[2]) if len(sys.argv) > 2 else 500
@@ -160,8 +164,7 @@ def main():
         "",
     ]
     report = "\n".join(lines)
-    with open("bench/HISTORY.md", "w") as f:
-        f.write(report)
+    write_keeping_notes(Path("bench/HISTORY.md"), report)
     print(report)
 
 
