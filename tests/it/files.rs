@@ -7,7 +7,7 @@ use crate::support::{Workspace, assert_cross_site_refused, assert_error, json};
 
 /// `len` bytes that are not text and repeat only every 251 bytes.
 fn binary(len: usize) -> Vec<u8> {
-    (0..len).map(|i| ((i * 7 + i / 251) % 256) as u8).collect()
+    crate::files_cache::binary(len, 0)
 }
 
 fn put(server: &crate::support::Server, path: &str, body: Vec<u8>) -> reqwest::blocking::Response {
@@ -19,8 +19,46 @@ fn put(server: &crate::support::Server, path: &str, body: Vec<u8>) -> reqwest::b
         .unwrap()
 }
 
-fn header<'a>(r: &'a reqwest::blocking::Response, name: &str) -> &'a str {
+pub(crate) fn header<'a>(r: &'a reqwest::blocking::Response, name: &str) -> &'a str {
     r.headers().get(name).map_or("", |v| v.to_str().unwrap())
+}
+
+/// Each `(Range, start, end)` of `url` answers 206 with exactly `bytes[start..end]`,
+/// its `Content-Range` and `Content-Length`; then a range starting at the end answers
+/// 416 naming the size.
+pub(crate) fn assert_ranges(
+    server: &crate::support::Server,
+    url: &str,
+    bytes: &[u8],
+    cases: &[(&str, usize, usize)],
+) {
+    let len = bytes.len();
+    for &(range, start, end) in cases {
+        let r = server
+            .request("GET", url)
+            .header("Range", range)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 206, "{range}");
+        assert_eq!(
+            header(&r, "content-range"),
+            format!("bytes {start}-{}/{len}", end - 1),
+            "{range}"
+        );
+        assert_eq!(header(&r, "content-length"), (end - start).to_string());
+        assert!(r.bytes().unwrap() == bytes[start..end], "{range}");
+    }
+    let r = server
+        .request("GET", url)
+        .header("Range", format!("bytes={len}-"))
+        .send()
+        .unwrap();
+    assert_eq!(header(&r, "content-range"), format!("bytes */{len}"));
+    assert_error(
+        r,
+        416,
+        &format!("Range not satisfiable: the file has {len} bytes"),
+    );
 }
 
 #[test]
@@ -125,36 +163,20 @@ fn byte_ranges_and_head() {
     let server = ws.serve();
     let bytes = binary(600_000);
     assert_eq!(put(&server, "r.bin", bytes.clone()).status(), 201);
-    for (range, start, end) in [
-        ("bytes=100-199", 100, 200),
-        ("bytes=-10", 599_990, 600_000),
-        ("bytes=599000-", 599_000, 600_000),
-        // Larger than what is read at once: streamed.
-        ("bytes=1000-400999", 1000, 401_000),
-        // A suffix longer than the file is the whole file (RFC 9110, 14.1.2).
-        ("bytes=-700000", 0, 600_000),
-    ] {
-        let r = server
-            .request("GET", "/api/v1/files/r.bin")
-            .header("Range", range)
-            .send()
-            .unwrap();
-        assert_eq!(r.status(), 206, "{range}");
-        assert_eq!(
-            header(&r, "content-range"),
-            format!("bytes {start}-{}/600000", end - 1),
-            "{range}"
-        );
-        assert_eq!(header(&r, "content-length"), (end - start).to_string());
-        assert!(r.bytes().unwrap() == bytes[start..end], "{range}");
-    }
-    let r = server
-        .request("GET", "/api/v1/files/r.bin")
-        .header("Range", "bytes=600000-")
-        .send()
-        .unwrap();
-    assert_eq!(header(&r, "content-range"), "bytes */600000");
-    assert_error(r, 416, "Range not satisfiable: the file has 600000 bytes");
+    assert_ranges(
+        &server,
+        "/api/v1/files/r.bin",
+        &bytes,
+        &[
+            ("bytes=100-199", 100, 200),
+            ("bytes=-10", 599_990, 600_000),
+            ("bytes=599000-", 599_000, 600_000),
+            // Larger than what is read at once: streamed.
+            ("bytes=1000-400999", 1000, 401_000),
+            // A suffix longer than the file is the whole file (RFC 9110, 14.1.2).
+            ("bytes=-700000", 0, 600_000),
+        ],
+    );
 
     let r = server.raw("HEAD", "/api/v1/files/r.bin", &[], b"");
     assert_eq!(r.status, 200, "{}", r.head);

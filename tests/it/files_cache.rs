@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use crate::files::{assert_ranges, header};
 use crate::support::{Server, Workspace, assert_error};
 
 /// A version is kept only once its file has been unchanged this long (see
@@ -13,14 +14,10 @@ use crate::support::{Server, Workspace, assert_error};
 const SETTLE: Duration = Duration::from_millis(1100);
 
 /// `len` bytes that repeat only every 251 bytes, shifted by `seed`.
-fn binary(len: usize, seed: u8) -> Vec<u8> {
+pub(crate) fn binary(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
         .map(|i| ((i * 7 + i / 251) as u8).wrapping_add(seed))
         .collect()
-}
-
-fn header<'a>(r: &'a reqwest::blocking::Response, name: &str) -> &'a str {
-    r.headers().get(name).map_or("", |v| v.to_str().unwrap())
 }
 
 /// The bytes and tag of a `GET`, which must answer 200.
@@ -138,32 +135,17 @@ fn a_kept_file_swapped_for_a_symlink_out_is_refused() {
 #[test]
 fn ranges_head_and_304_answer_from_the_kept_version() {
     let (_ws, server, bytes, etag) = served_from_memory(300_000);
-    for (range, start, end) in [
-        ("bytes=100-199", 100, 200),
-        ("bytes=-10", 299_990, 300_000),
-        ("bytes=299000-", 299_000, 300_000),
-        ("bytes=-400000", 0, 300_000),
-    ] {
-        let r = server
-            .request("GET", "/api/v1/files/img/a.png")
-            .header("Range", range)
-            .send()
-            .unwrap();
-        assert_eq!(r.status(), 206, "{range}");
-        assert_eq!(
-            header(&r, "content-range"),
-            format!("bytes {start}-{}/300000", end - 1),
-            "{range}"
-        );
-        assert_eq!(header(&r, "content-length"), (end - start).to_string());
-        assert!(r.bytes().unwrap() == bytes[start..end], "{range}");
-    }
-    let r = server
-        .request("GET", "/api/v1/files/img/a.png")
-        .header("Range", "bytes=300000-")
-        .send()
-        .unwrap();
-    assert_error(r, 416, "Range not satisfiable: the file has 300000 bytes");
+    assert_ranges(
+        &server,
+        "/api/v1/files/img/a.png",
+        &bytes,
+        &[
+            ("bytes=100-199", 100, 200),
+            ("bytes=-10", 299_990, 300_000),
+            ("bytes=299000-", 299_000, 300_000),
+            ("bytes=-400000", 0, 300_000),
+        ],
+    );
 
     let r = server.raw("HEAD", "/api/v1/files/img/a.png", &[], b"");
     assert_eq!(r.status, 200, "{}", r.head);

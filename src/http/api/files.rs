@@ -17,7 +17,7 @@ use warp::path::Tail;
 use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::notes::precondition;
+use super::notes::{precondition, with_etag};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
@@ -86,9 +86,7 @@ pub(super) async fn read(
 ) -> Result<Response, Rejection> {
     let opened = state.notebook.open_file(&path)?;
     if not_modified(&headers, &opened.etag) {
-        let mut response = empty(StatusCode::NOT_MODIFIED);
-        add_etag(&mut response, &opened.etag);
-        return Ok(response);
+        return Ok(with_etag(empty(StatusCode::NOT_MODIFIED), &opened.etag));
     }
     let len = opened.info.size;
     let range = match headers.typed_get::<headers::Range>() {
@@ -127,7 +125,7 @@ pub(super) async fn read(
     };
     *response.status_mut() = status;
     describe(&mut response, &info.content_type, end - start, modified);
-    add_etag(&mut response, &etag);
+    let mut response = with_etag(response, &etag);
     if status == StatusCode::PARTIAL_CONTENT
         && let Some(value) = reply::header_value(format!("bytes {start}-{}/{len}", end - 1))
     {
@@ -274,12 +272,6 @@ fn served_type(media: &str) -> (String, bool) {
     }
 }
 
-fn add_etag(response: &mut Response, etag: &str) {
-    if let Some(value) = reply::header_value(etag.to_string()) {
-        response.headers_mut().insert(header::ETAG, value);
-    }
-}
-
 /// `PUT /api/v1/files/{path}`: create or replace from the raw body, up to
 /// `--max-upload` bytes; nothing is written unless the whole body arrived.
 pub(super) async fn put(
@@ -297,9 +289,7 @@ pub(super) async fn put(
     } else {
         StatusCode::OK
     };
-    let mut response = reply::json(status, &put.info);
-    add_etag(&mut response, &put.etag);
-    Ok(response)
+    Ok(with_etag(reply::json(status, &put.info), &put.etag))
 }
 
 /// `DELETE /api/v1/files/{path}`.

@@ -6,15 +6,15 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use warp::http::{HeaderMap, StatusCode, header};
+use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
-use super::notes::{names_media, with_etag};
+use super::notes::{wants_text, with_etag, written};
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, header_str, reply};
+use crate::http::support::{blocking, content_length, reply};
 use crate::ops::NotePath;
 use crate::ops::history::{History, Trash};
 
@@ -53,8 +53,7 @@ pub(super) async fn get(
         return Ok(reply::json(StatusCode::OK, &history));
     };
     let note = blocking(&state, move |s| s.notebook.version_note(&path, &version)).await?;
-    let accept = header_str(&headers, header::ACCEPT);
-    if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
+    if wants_text(&headers) {
         let response = reply::with_type(
             StatusCode::OK,
             note.content.clone(),
@@ -76,15 +75,7 @@ pub(super) async fn restore(
     let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
     let (path, version) = restore_request(&bytes)?;
     let outcome = blocking(&state, move |s| s.notebook.restore(&path, &version)).await?;
-    let status = if outcome.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok(with_etag(
-        reply::json(status, &outcome.note),
-        &outcome.note.etag,
-    ))
+    Ok(written(&outcome))
 }
 
 /// `GET /api/v1/trash`.

@@ -18,7 +18,7 @@ use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
 use crate::http::support::{blocking, content_length, header_str, reply, url};
 use crate::ops::NotePath;
-use crate::ops::model::Precondition;
+use crate::ops::model::{Precondition, PutOutcome};
 use crate::ops::store::{Opened, RawNote};
 
 /// The note path after `/api/v1/notes/`, checked (400 when it is not a note path). An
@@ -115,8 +115,7 @@ pub(super) async fn read(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let raw = read_version(&path, &state).await?;
-    let accept = header_str(&headers, header::ACCEPT);
-    if names_media(accept, "text/markdown") || names_media(accept, "text/plain") {
+    if wants_text(&headers) {
         return Ok(markdown(&path, &raw));
     }
     let etag = raw.etag_bytes();
@@ -148,6 +147,12 @@ fn markdown(path: &NotePath, raw: &RawNote) -> Response {
             .insert(header::CONTENT_DISPOSITION, value);
     }
     with_etag_bytes(response, raw.etag_bytes())
+}
+
+/// Whether a read's `Accept` asks for the note's text rather than its NoteResponse.
+pub(super) fn wants_text(headers: &HeaderMap) -> bool {
+    let accept = header_str(headers, header::ACCEPT);
+    names_media(accept, "text/markdown") || names_media(accept, "text/plain")
 }
 
 /// Whether a header value (`Accept`, `Content-Type`) names a media type anywhere in
@@ -211,13 +216,16 @@ pub(super) async fn put(
         Ok::<_, HttpError>(s.notebook.put(&path, input, cond)?)
     })
     .await?;
+    Ok(written(&outcome))
+}
+
+/// The answer to a write of a whole note: 201 when it created the note, else 200, with
+/// the NoteResponse and its tag.
+pub(super) fn written(outcome: &PutOutcome) -> Response {
     let status = if outcome.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok(with_etag(
-        reply::json(status, &outcome.note),
-        &outcome.note.etag,
-    ))
+    with_etag(reply::json(status, &outcome.note), &outcome.note.etag)
 }

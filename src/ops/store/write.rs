@@ -113,7 +113,6 @@ impl Notebook {
 
     /// Stores `bytes` as the file `name` of the folder `parent` (a checked path,
     /// relative to the notes dir), durably; notes and attachments are written alike.
-    #[cfg(target_os = "linux")]
     pub(crate) fn store_named(
         &self,
         parent: &str,
@@ -160,20 +159,6 @@ impl Notebook {
                 }
             }
         }
-    }
-
-    /// Stores `bytes` as the file `name` of the folder `parent`, durably: folders
-    /// made, then the path checked for symlinks leading outside and written.
-    #[cfg(not(target_os = "linux"))]
-    pub(crate) fn store_named(
-        &self,
-        parent: &str,
-        name: &str,
-        bytes: &[u8],
-        mode: u32,
-        create: bool,
-    ) -> Result<()> {
-        self.store_gated(parent, name, bytes, mode, create, &mut || Ok(()))
     }
 
     /// `store_named`, with `gate` called before the file is written.
