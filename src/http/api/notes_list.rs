@@ -36,7 +36,7 @@ struct PageRequest {
 /// `GET /api/v1/notes[?limit=N&after=PATH]`.
 pub(super) async fn list(raw: String, state: Arc<State>) -> Result<Response, Rejection> {
     let page = page_request(&raw)?;
-    let snapshot = blocking(&state, |s| Ok::<_, Error>(s.notebook.list_snapshot()?)).await?;
+    let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
     if let Some(page) = page {
         let notes = snapshot.page_after(page.after.as_deref(), page.limit);
         let more = notes.last().is_some_and(|last| {

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use walkdir::WalkDir;
 
 use super::cache::FileId;
-use super::snapshot::ListSnapshot;
+use super::snapshot::{ListSnapshot, Listed};
 use super::{metadata_of, text_of};
 use crate::error::{Error, Result};
-use crate::ops::model::{NoteList, NoteMeta};
+use crate::ops::model::NoteList;
 use crate::ops::{NotePath, Notebook};
 
 /// How long a watched list is trusted without a full re-scan: what the events miss
@@ -277,11 +277,7 @@ impl Notebook {
 
     /// The entry of a note file: `old`'s when the file has the identity it was read
     /// with, else read from the file, with its identity when it had settled.
-    fn entry_of(
-        &self,
-        file: &NoteFile,
-        old: Option<&ListSnapshot>,
-    ) -> Option<(NoteMeta, Option<FileId>)> {
+    fn entry_of(&self, file: &NoteFile, old: Option<&ListSnapshot>) -> Option<Listed> {
         let id = FileId::of(&file.meta);
         if let Some(entry) = old.and_then(|old| old.entry(file.path.as_str(), id)) {
             return Some((entry.clone(), Some(id)));

@@ -25,6 +25,9 @@ pub(crate) struct ListSnapshot {
     order: Arc<OnceLock<ListOrder>>,
 }
 
+/// A note's list entry and the identity of its file when it had settled.
+pub(crate) type Listed = (NoteMeta, Option<FileId>);
+
 /// The notes in the order the web interface shows them, made once per list, so a page
 /// costs what it shows.
 #[derive(Debug, Default)]
@@ -69,10 +72,7 @@ impl ListSnapshot {
     /// This list with the entries of `changed` (sorted by path) replaced: `Some` is the
     /// note's entry now, `None` a note that is gone. The entries are moved, not
     /// copied, when no one else holds this list.
-    pub(crate) fn patched(
-        self,
-        changed: Vec<(String, Option<(NoteMeta, Option<FileId>)>)>,
-    ) -> Self {
+    pub(crate) fn patched(self, changed: Vec<(String, Option<Listed>)>) -> Self {
         let notes = Arc::unwrap_or_clone(self.list).notes;
         let ids = Arc::unwrap_or_clone(self.ids);
         let mut out_notes = Vec::with_capacity(notes.len() + changed.len());
