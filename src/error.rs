@@ -45,6 +45,9 @@ pub enum Error {
     InvalidQuery(String),
     #[error("Invalid limit: {0:?} (use a whole number from 1 to 100)")]
     InvalidLimit(String),
+    /// The `limit` of a page of the list (`GET /api/v1/notes?limit=N`).
+    #[error("Invalid limit: {0:?} (use a whole number from 1 to 1000)")]
+    InvalidPageLimit(String),
     #[error("Search index failure: {0}")]
     Index(String),
     /// Another process (a running `notes serve`) holds the index's writer and keeps the
@@ -107,6 +110,7 @@ impl Error {
             | NotMarkdown
             | InvalidQuery(_)
             | InvalidLimit(_)
+            | InvalidPageLimit(_)
             | FrontMatterTooLarge(_)
             | FrontMatterTooDeep(_)
             | FrontMatterAliases(_)

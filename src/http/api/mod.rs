@@ -12,6 +12,7 @@ mod links;
 mod moves;
 mod note_request;
 mod notes;
+mod notes_list;
 mod public;
 mod search;
 
@@ -55,8 +56,9 @@ pub(crate) fn routes(
         .and_then(notes::read);
     let read_list = list()
         .and(method_is(is_get))
+        .and(raw_query())
         .and(with_state(state.clone()))
-        .and_then(notes::list);
+        .and_then(notes_list::list);
     let put_note = notes()
         .and(method_is(|m| m == Method::PUT))
         .and(notes::path())

@@ -32,12 +32,6 @@ pub(super) fn path() -> impl Filter<Extract = (NotePath,), Error = Rejection> + 
     })
 }
 
-/// `GET /api/v1/notes`.
-pub(super) async fn list(state: Arc<State>) -> Result<Response, Rejection> {
-    let json = blocking(&state, list_json).await?;
-    Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE))
-}
-
 /// `DELETE /api/v1/notes/{path}`.
 pub(super) async fn delete(
     path: NotePath,
@@ -47,20 +41,6 @@ pub(super) async fn delete(
     let cond = precondition(&headers);
     let deleted = blocking(&state, move |s| s.notebook.delete(&path, &cond)).await?;
     Ok(reply::json(StatusCode::OK, &deleted))
-}
-
-/// The list as the indented JSON the API sends, made once per list snapshot.
-fn list_json(state: &State) -> Result<bytes::Bytes> {
-    let snapshot = state.notebook.list_snapshot()?;
-    if let Some(json) = snapshot.rendered.get() {
-        return Ok(json.clone());
-    }
-    let json = json_bytes(&*snapshot.list).map_err(|e| Error::ListFailed(io::Error::other(e)))?;
-    let json = snapshot.rendered.get_or_init(|| json).clone();
-    drop(snapshot);
-    // A new list was built and serialised: give its scratch memory back.
-    crate::memory::give_back();
-    Ok(json)
 }
 
 /// The NoteResponse of a version as the indented JSON the API sends, made once per

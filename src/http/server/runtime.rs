@@ -72,6 +72,8 @@ pub fn run(
             },
         );
         notebook.on_change(indexer.listener());
+        // The list follows the folder by its own watch, read at the start of each list.
+        notebook.watch_list();
         // Sized now, with the index and the watcher open.
         let max_connections = settings
             .max_connections

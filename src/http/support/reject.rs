@@ -99,6 +99,7 @@ pub fn status(err: &Error) -> StatusCode {
         | NotMarkdown
         | InvalidQuery(_)
         | InvalidLimit(_)
+        | InvalidPageLimit(_)
         | FrontMatterTooLarge(_)
         | FrontMatterTooDeep(_)
         | FrontMatterAliases(_)

@@ -68,13 +68,6 @@ fn public_href(page: &std::path::Path) -> Option<String> {
 /// publish state is unknown, as the list does).
 type Publication = std::result::Result<Option<PublicState>, ()>;
 
-/// Sort key of a `DD-MM-YYYY:HH:MM` stamp: newest first; unreadable stamps last.
-fn recency(note: &NoteMeta) -> std::cmp::Reverse<Option<chrono::NaiveDateTime>> {
-    std::cmp::Reverse(
-        chrono::NaiveDateTime::parse_from_str(&note.last_modified, "%d-%m-%Y:%H:%M").ok(),
-    )
-}
-
 /// Notes on one page of the list.
 const PAGE_SIZE: usize = 100;
 
@@ -84,44 +77,45 @@ pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
     let params = params(&raw);
     let tag = params.get("tag").filter(|t| !t.is_empty()).cloned();
     let loaded = blocking(&state, |s| {
-        Ok::<_, Error>((s.notebook.list()?, public_pages(&s.notebook)?))
+        Ok::<_, Error>((s.notebook.list_snapshot()?, public_pages(&s.notebook)?))
     })
     .await;
-    let (list, public) = match loaded {
+    let (snapshot, public) = match loaded {
         Ok(loaded) => loaded,
         Err(err) => return Err(failed(err)),
     };
     let public_unknown = public.is_none();
     let public = public.unwrap_or_default();
-    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
-    for note in &list.notes {
-        for t in &note.tags {
-            *tags.entry(t.clone()).or_default() += 1;
-        }
-    }
-    let mut notes: Vec<&NoteMeta> = list
-        .notes
+    // The order by recency and by tag is made once per list: a page reads the
+    // hundred entries it shows.
+    let order = snapshot.order();
+    let tags: BTreeMap<String, usize> = order
+        .tags
         .iter()
-        .filter(|n| tag.as_ref().is_none_or(|t| n.tags.contains(t)))
+        .map(|(tag, notes)| (tag.clone(), notes.len()))
         .collect();
-    notes.sort_by_cached_key(|note| recency(note));
-    let pages = notes.len().div_ceil(PAGE_SIZE).max(1);
+    let matched: &[u32] = match &tag {
+        Some(tag) => order.tags.get(tag).map_or(&[], Vec::as_slice),
+        None => &order.recent,
+    };
+    let pages = matched.len().div_ceil(PAGE_SIZE).max(1);
     let page = params
         .get("page")
         .and_then(|p| p.parse::<usize>().ok())
         .unwrap_or(1)
         .clamp(1, pages);
-    let shown: Vec<NoteMeta> = notes
+    let list = &snapshot.list;
+    let shown: Vec<NoteMeta> = matched
         .iter()
         .skip((page - 1) * PAGE_SIZE)
         .take(PAGE_SIZE)
-        .map(|note| (*note).clone())
+        .filter_map(|&at| list.notes.get(at as usize).cloned())
         .collect();
     Ok(html(
         StatusCode::OK,
         views::index(&Listing {
             notes: &shown,
-            matched: notes.len(),
+            matched: matched.len(),
             total: list.notes.len(),
             page,
             pages,

@@ -1,10 +1,10 @@
 //! The caches of the note store, each keyed by file identity (inode, size, modification
-//! and change times): a note's list entry, so a warm list costs one `stat` per note; the
-//! list itself, by the fingerprint of the files it was made from; the parsed head of a
-//! note read, so reading an unchanged note skips the YAML; and the bytes of recently
-//! read notes (with what a caller made of them), so a hot note costs an open and a
-//! `stat`. A file changed by anything (the service, an editor, a `git pull`) is read
-//! again on the next request.
+//! and change times): the list (`list::ListState`, kept valid by the watch of the
+//! notes folder, or by the fingerprint of the files it was made from); the parsed head
+//! of a note read, so reading an unchanged note skips the YAML; and the bytes of
+//! recently read notes (with what a caller made of them), so a hot note costs an open
+//! and a `stat`. A file changed by anything (the service, an editor, a `git pull`) is
+//! read again on the next request.
 //!
 //! A change within one tick of the file system's clock that keeps the size leaves the
 //! identity as it was, so a version is cached only once it has settled (last changed
@@ -17,13 +17,13 @@ use std::sync::{Mutex, PoisonError};
 
 use std::sync::Arc;
 
+use super::list::ListState;
 use crate::ops::front_matter::FrontMatter;
-use crate::ops::links::LinkCache;
-use crate::ops::model::{Note, NoteList, NoteMeta};
+use crate::ops::model::Note;
 use crate::ops::path::NotePath;
 
-/// Most note reads remembered at once; past it the memory starts over.
-const MAX_HEADS: usize = 50_000;
+/// Bytes of parsed heads remembered at once; past it the memory starts over.
+const HEAD_BUDGET: usize = 4 << 20;
 /// Bytes of note versions (text and JSON) kept for hot reads.
 const VERSION_BUDGET: usize = 8 << 20;
 /// Largest note whose version is kept.
@@ -43,6 +43,19 @@ pub(crate) struct Head {
 }
 
 impl Head {
+    /// What this head holds in memory, its strings and their places.
+    fn weight(&self) -> usize {
+        let strings = self.title.len()
+            + self.last_modified.len()
+            + self.front_matter.as_ref().map_or(0, |f| {
+                f.title.len()
+                    + f.date.len()
+                    + f.last_modified.len()
+                    + f.tags.iter().map(|t| t.len() + 24).sum::<usize>()
+            });
+        std::mem::size_of::<Self>() + strings + 64
+    }
+
     /// The head of `note`, read from `text`; its body is always a suffix of the text.
     pub(crate) fn of(note: &Note, text: &str) -> Self {
         Head {
@@ -173,42 +186,16 @@ impl FileId {
 /// the paths of notes read, not any path a client sends.
 type PathMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
 
-/// Every cache of the store. List entries by note path are bounded by the number of
-/// notes (every list drops the entries of files it did not see); heads by a count;
-/// versions by a byte budget.
+/// Every cache of the store. The list holds one entry per note (no copy elsewhere);
+/// heads and versions by byte budgets.
 #[derive(Default)]
 pub(crate) struct Caches {
-    entries: Mutex<PathMap<(FileId, NoteMeta)>>,
-    /// The last list body served, with the fingerprint of the files it was made from.
-    snapshot: Mutex<Option<(u64, ListSnapshot)>>,
-    /// Held while a list body is built.
-    building: Mutex<()>,
+    /// The list, and how it is kept valid. Held while a list is brought up to date.
+    pub(super) list: Mutex<ListState>,
     /// Parsed heads of note versions read, by note path.
-    heads: Mutex<PathMap<(FileId, Arc<Head>)>>,
+    heads: Mutex<Heads>,
     /// Hot note versions, by note path.
     versions: Mutex<Versions>,
-}
-
-/// A list of the notes, shared by every request made while no note file changed.
-#[derive(Debug, Clone)]
-pub(crate) struct ListSnapshot {
-    pub(crate) list: Arc<NoteList>,
-    /// Where a caller keeps what it made of this list (the API keeps its JSON), made
-    /// once per list.
-    pub(crate) rendered: Arc<std::sync::OnceLock<bytes::Bytes>>,
-    /// What the links of these notes make (their resolver), made once per list, when
-    /// first asked for (`ops::links`).
-    pub(crate) links: Arc<LinkCache>,
-}
-
-impl ListSnapshot {
-    pub(crate) fn new(list: NoteList) -> Self {
-        ListSnapshot {
-            list: Arc::new(list),
-            rendered: Arc::default(),
-            links: Arc::default(),
-        }
-    }
 }
 
 /// One version of a note's file as read: its bytes, their entity tag, and what a
@@ -239,43 +226,22 @@ impl Version {
 }
 
 #[derive(Default)]
+struct Heads {
+    by_path: PathMap<(FileId, Arc<Head>)>,
+    weight: usize,
+}
+
+#[derive(Default)]
 struct Versions {
     by_path: PathMap<Arc<Version>>,
     weight: usize,
 }
 
 impl Caches {
-    /// The cached entry of `path` when the file is still the one it was read from.
-    pub(crate) fn get(&self, path: &str, id: FileId) -> Option<NoteMeta> {
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        match entries.get(path) {
-            Some((cached, meta)) if *cached == id => Some(meta.clone()),
-            _ => None,
-        }
-    }
-
-    /// Keeps the list entry of a settled file version.
-    pub(crate) fn put(&self, id: FileId, meta: NoteMeta) {
-        if !id.settled() {
-            return;
-        }
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        entries.insert(meta.path.clone(), (id, meta));
-    }
-
-    /// The last list, when it was made from files with this fingerprint.
-    pub(crate) fn snapshot(&self, fingerprint: u64) -> Option<ListSnapshot> {
-        let snapshot = self.snapshot.lock().unwrap_or_else(PoisonError::into_inner);
-        match &*snapshot {
-            Some((made_from, list)) if *made_from == fingerprint => Some(list.clone()),
-            _ => None,
-        }
-    }
-
     /// The parsed head of `path` when the file is still the version it was read from.
     pub(crate) fn head(&self, path: &str, id: FileId) -> Option<Arc<Head>> {
         let heads = self.heads.lock().unwrap_or_else(PoisonError::into_inner);
-        match heads.get(path) {
+        match heads.by_path.get(path) {
             Some((cached, head)) if *cached == id => Some(head.clone()),
             _ => None,
         }
@@ -286,11 +252,16 @@ impl Caches {
         if !id.settled() {
             return;
         }
+        let weight = head.weight() + path.len();
         let mut heads = self.heads.lock().unwrap_or_else(PoisonError::into_inner);
-        if heads.len() >= MAX_HEADS {
-            heads.clear();
+        if heads.weight + weight > HEAD_BUDGET {
+            heads.by_path.clear();
+            heads.weight = 0;
         }
-        heads.insert(path.to_string(), (id, Arc::new(head)));
+        heads.weight += weight;
+        if let Some((_, old)) = heads.by_path.insert(path.to_string(), (id, Arc::new(head))) {
+            heads.weight = heads.weight.saturating_sub(old.weight() + path.len());
+        }
     }
 
     /// The kept version of `path`, whatever the file is now.
@@ -321,25 +292,6 @@ impl Caches {
         versions.weight += version.weight();
         versions.by_path.insert(path.to_string(), version.clone());
     }
-
-    /// Serialises list builds.
-    pub(crate) fn build_lock(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.building.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn set_snapshot(&self, fingerprint: u64, list: ListSnapshot) {
-        *self.snapshot.lock().unwrap_or_else(PoisonError::into_inner) = Some((fingerprint, list));
-    }
-
-    /// Keeps only the entries of `seen` (the notes a full list just found).
-    pub(crate) fn retain_listed(&self, seen: &[NoteMeta]) {
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        if entries.len() == seen.len() {
-            return;
-        }
-        let keep: std::collections::HashSet<&str> = seen.iter().map(|m| m.path.as_str()).collect();
-        entries.retain(|path, _| keep.contains(path.as_str()));
-    }
 }
 
 #[cfg(all(test, unix))]
@@ -365,17 +317,6 @@ mod tests {
         }
     }
 
-    fn meta(path: &str) -> NoteMeta {
-        NoteMeta {
-            path: path.into(),
-            title: path.into(),
-            tags: Vec::new(),
-            last_modified: String::new(),
-            date: String::new(),
-            size: 1,
-        }
-    }
-
     #[test]
     fn a_version_is_settled_a_second_after_its_last_change() {
         assert!(id(1, 1, 5).settled());
@@ -385,24 +326,9 @@ mod tests {
     }
 
     #[test]
-    fn entries_hold_while_the_file_identity_does() {
-        let caches = Caches::default();
-        let old = id(7, 10, 5);
-        caches.put(old, meta("a.md"));
-        assert_eq!(caches.get("a.md", old), Some(meta("a.md")));
-        // Any change of identity (size, inode, times) misses.
-        assert_eq!(caches.get("a.md", id(7, 11, 5)), None);
-        assert_eq!(caches.get("a.md", id(8, 10, 5)), None);
-        assert_eq!(caches.get("a.md", id(7, 10, 6)), None);
-        assert_eq!(caches.get("b.md", old), None);
-    }
-
-    #[test]
     fn unsettled_versions_are_not_kept() {
         let caches = Caches::default();
         let fresh = id(1, 4, 0);
-        caches.put(fresh, meta("a.md"));
-        assert_eq!(caches.get("a.md", fresh), None);
         let note = crate::ops::store::note_of(
             &NotePath::parse("a.md").unwrap(),
             "---\ntitle: T\n---\nbody",
@@ -412,6 +338,33 @@ mod tests {
         assert!(caches.head("a.md", fresh).is_none());
         caches.put_version("a.md", &Arc::new(Version::new(fresh, b"abcd".to_vec())));
         assert!(caches.version("a.md").is_none());
+    }
+
+    #[test]
+    fn heads_are_bounded_in_bytes() {
+        let caches = Caches::default();
+        let text = format!("---\ntitle: {}\ntags: [a, b]\n---\nbody", "t".repeat(200));
+        let path = NotePath::parse("a.md").unwrap();
+        let note = crate::ops::store::note_of(&path, &text, text.len() as u64);
+        let one = Head::of(&note, &text).weight();
+        let count = HEAD_BUDGET / one + 10;
+        for n in 0..count {
+            let name = format!("n{n}.md");
+            caches.put_head(&name, id(n as u64, 1, 5), Head::of(&note, &text));
+            // The same note again replaces its head, without counting it twice.
+            caches.put_head(&name, id(n as u64, 1, 5), Head::of(&note, &text));
+        }
+        let heads = caches.heads.lock().unwrap();
+        assert!(heads.weight <= HEAD_BUDGET);
+        assert!(heads.by_path.len() < count);
+        assert_eq!(
+            heads.weight,
+            heads
+                .by_path
+                .iter()
+                .map(|(path, (_, head))| head.weight() + path.len())
+                .sum::<usize>()
+        );
     }
 
     #[test]
@@ -426,31 +379,6 @@ mod tests {
         let again = head.note(&path, text, text.len() as u64).unwrap();
         assert_eq!((again.title.as_str(), again.body.as_str()), ("T", "body"));
         assert!(caches.head("a.md", id(2, text.len() as u64, 5)).is_none());
-    }
-
-    #[test]
-    fn the_list_snapshot_is_keyed_by_its_fingerprint() {
-        let caches = Caches::default();
-        assert!(caches.snapshot(1).is_none());
-        let snapshot = ListSnapshot::new(NoteList {
-            notes: vec![meta("a.md")],
-            total: 1,
-        });
-        caches.set_snapshot(1, snapshot.clone());
-        let kept = caches.snapshot(1).unwrap();
-        // The same list, shared, with the same place for its rendering.
-        assert!(Arc::ptr_eq(&kept.list, &snapshot.list));
-        assert!(Arc::ptr_eq(&kept.rendered, &snapshot.rendered));
-        assert!(caches.snapshot(2).is_none());
-        caches.set_snapshot(
-            2,
-            ListSnapshot::new(NoteList {
-                notes: Vec::new(),
-                total: 0,
-            }),
-        );
-        assert!(caches.snapshot(1).is_none());
-        assert_eq!(caches.snapshot(2).unwrap().list.total, 0);
     }
 
     #[test]
@@ -483,15 +411,5 @@ mod tests {
             versions.weight,
             versions.by_path.values().map(|v| v.weight()).sum::<usize>()
         );
-    }
-
-    #[test]
-    fn a_full_list_drops_the_entries_of_files_it_did_not_see() {
-        let caches = Caches::default();
-        caches.put(id(1, 1, 5), meta("a.md"));
-        caches.put(id(2, 1, 5), meta("b.md"));
-        caches.retain_listed(&[meta("b.md")]);
-        assert_eq!(caches.get("a.md", id(1, 1, 5)), None);
-        assert_eq!(caches.get("b.md", id(2, 1, 5)), Some(meta("b.md")));
     }
 }

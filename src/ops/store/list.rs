@@ -1,17 +1,68 @@
 //! Listing: every note file of the tree, walked with the listing's rules, and the list
-//! of their entries, shared while no note file changed (its fingerprint is the same).
+//! of their entries, kept between requests. While `serve` runs, the list is kept valid
+//! by the watch of the notes folder (`watch`): a warm list costs a read of the events
+//! queued since the last one, and a changed note costs reading that note. Without a
+//! watch (the commands, another system, the kernel's limit of watches reached) every
+//! list walks the tree and compares its fingerprint.
 
 use std::fs;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError};
+use std::time::{Duration, Instant};
 
 use walkdir::WalkDir;
 
-use super::cache::{FileId, ListSnapshot};
+use super::cache::FileId;
+use super::snapshot::{ListSnapshot, Listed};
 use super::{metadata_of, text_of};
 use crate::error::{Error, Result};
 use crate::ops::model::NoteList;
 use crate::ops::{NotePath, Notebook};
+
+/// How long a watched list is trusted without a full re-scan: what the events miss
+/// (a file system that does not report every change, a race with a folder being
+/// created while it was scanned) shows after this at the latest.
+const RESCAN_EVERY: Duration = Duration::from_secs(300);
+
+/// The list kept between requests and how it is kept valid.
+#[derive(Default)]
+pub(crate) struct ListState {
+    snapshot: Option<ListSnapshot>,
+    /// The fingerprint of the files the snapshot was made from, when it is kept valid
+    /// by comparing fingerprints (no watch).
+    fingerprint: Option<u64>,
+    /// Whether the list should be kept valid by a watch (`serve`).
+    watching: bool,
+    #[cfg(target_os = "linux")]
+    watch: Option<Watched>,
+    /// When setting the watches last failed: tried again after `RESCAN_EVERY`.
+    watch_failed: Option<Instant>,
+}
+
+/// The watch the snapshot is valid for.
+#[cfg(target_os = "linux")]
+struct Watched {
+    watch: super::watch::TreeWatch,
+    /// When the tree was last scanned in full.
+    scanned: Instant,
+    /// The notes that are symlinks: a change of their target is reported on the
+    /// target's name, so they are compared on each list.
+    links: Vec<(NotePath, Option<FileId>)>,
+}
+
+/// The note files found by a walk, and the folders it went through.
+struct Walked {
+    files: Vec<NoteFile>,
+    /// The notes that are symlinks, with the identity of their file.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    links: Vec<(NotePath, Option<FileId>)>,
+    #[cfg(target_os = "linux")]
+    watch: Option<std::io::Result<super::watch::TreeWatch>>,
+}
+
+/// Whether a warning about the watch was logged (once per process).
+static WATCH_WARNED: AtomicBool = AtomicBool::new(false);
 
 impl Notebook {
     /// Every `.md` file of the tree, dot-files and dot-folders skipped, sorted by path.
@@ -19,62 +70,223 @@ impl Notebook {
         Ok(self.list_snapshot()?.list)
     }
 
-    fn sorted_note_files(&self) -> Result<Vec<NoteFile>> {
-        let mut files = note_files(self.notes_dir())?;
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(files)
+    /// From now on, keep the list valid by watching the notes folder rather than
+    /// walking it on every list (`serve`). Has no effect where there is no watch.
+    pub(crate) fn watch_list(&self) {
+        let mut state = self
+            .cache
+            .list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        state.watching = cfg!(target_os = "linux");
     }
 
-    /// The list, shared by every call made while no note file changed (same paths,
-    /// same file identities), without building 10k entries again for each.
+    /// The list, shared by every call made while no note file changed.
     pub(crate) fn list_snapshot(&self) -> Result<ListSnapshot> {
-        // The first walk keeps nothing but a fingerprint, so concurrent warm lists
-        // cost a stat per note and almost no memory.
-        if let Some(snapshot) = self.cache.snapshot(fingerprint(self.notes_dir())?) {
-            return Ok(snapshot);
+        let watching = {
+            let state = self
+                .cache
+                .list
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            state.watching
+                && state
+                    .watch_failed
+                    .is_none_or(|failed| failed.elapsed() >= RESCAN_EVERY)
+        };
+        #[cfg(target_os = "linux")]
+        if watching {
+            return self.watched_snapshot();
         }
-        // One build at a time: concurrent requests that saw the same change wait for
-        // it and share its result instead of each building their own.
-        let _building = self.cache.build_lock();
+        let _ = watching;
+        self.fingerprinted_snapshot()
+    }
+
+    /// The list kept valid by comparing the fingerprint of the files: a `stat` per
+    /// note on every call, and a rebuild when anything changed.
+    fn fingerprinted_snapshot(&self) -> Result<ListSnapshot> {
         // Taken before the files are read: a change made during the build gives the
-        // next request another fingerprint, never this list.
+        // next call another fingerprint, never this list.
         let fingerprint = fingerprint(self.notes_dir())?;
-        if let Some(snapshot) = self.cache.snapshot(fingerprint) {
-            return Ok(snapshot);
+        let mut state = self
+            .cache
+            .list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(snapshot) = &state.snapshot
+            && state.fingerprint == Some(fingerprint)
+        {
+            return Ok(snapshot.clone());
         }
-        let files = self.sorted_note_files()?;
-        let snapshot = ListSnapshot::new(self.list_of(&files));
+        let walked = self.walk(false)?;
+        let (snapshot, settled) = self.scan(walked.files, state.snapshot.as_ref());
         // A list made while a file is unsettled could outlive a change the
         // fingerprint does not show.
-        if files.iter().all(|file| FileId::of(&file.meta).settled()) {
-            self.cache.set_snapshot(fingerprint, snapshot.clone());
-        }
+        state.fingerprint = settled.then_some(fingerprint);
+        state.snapshot = Some(snapshot.clone());
         Ok(snapshot)
     }
 
-    /// The list entries of `files` (sorted), parsed only for files not seen before.
-    fn list_of(&self, files: &[NoteFile]) -> NoteList {
-        let mut notes = Vec::with_capacity(files.len());
-        for file in files {
-            let id = FileId::of(&file.meta);
-            if let Some(cached) = self.cache.get(file.path.as_str(), id) {
-                notes.push(cached);
-                continue;
+    /// The list kept valid by the watch: the events queued since the last call name
+    /// the notes to read again, or ask for a re-scan.
+    #[cfg(target_os = "linux")]
+    fn watched_snapshot(&self) -> Result<ListSnapshot> {
+        use super::watch::Drained;
+        let mut state = self
+            .cache
+            .list
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let state = &mut *state;
+        let drained = match (&mut state.watch, &state.snapshot) {
+            (Some(watched), Some(_)) if watched.scanned.elapsed() < RESCAN_EVERY => {
+                watched.watch.drain(self.notes_dir())
             }
-            // Read through the checked open: the walk found the name by its path, which
-            // may lead elsewhere by now. What is not a regular note any more is left out.
-            let Ok((text, id)) = self.read_listed(&file.path) else {
-                continue;
-            };
-            let entry = metadata_of(&file.path, &text_of(&text), text.len() as u64);
-            self.cache.put(id, entry.clone());
-            notes.push(entry);
+            _ => Drained::Everything,
+        };
+        let changed = match drained {
+            Drained::Everything => return self.rescan(state),
+            Drained::Lost => {
+                crate::log::info(
+                    "list: the watch of the notes folder lost events (too many at once); \
+                     scanning the folder again",
+                );
+                return self.rescan(state);
+            }
+            Drained::Notes(changed) => changed,
+        };
+        let (Some(watched), Some(snapshot)) = (&mut state.watch, &state.snapshot) else {
+            return self.rescan(state);
+        };
+        let mut paths: Vec<NotePath> = changed
+            .iter()
+            .filter_map(|p| NotePath::parse(p).ok())
+            .collect();
+        // A symlinked note whose file changed, under whatever name it was reported.
+        for (path, id) in &watched.links {
+            let now = note_file(self.notes_dir(), path).map(|f| FileId::of(&f.meta));
+            if now.is_none() || now != *id {
+                paths.push(path.clone());
+            }
         }
-        self.cache.retain_listed(&notes);
-        NoteList {
+        if paths.is_empty() {
+            return Ok(snapshot.clone());
+        }
+        paths.sort();
+        paths.dedup();
+        let mut updates = Vec::with_capacity(paths.len());
+        for path in paths {
+            let file = note_file(self.notes_dir(), &path);
+            let now = file.and_then(|file| self.entry_of(&file, None));
+            if let Some(link) = watched.links.iter_mut().find(|(p, _)| *p == path) {
+                link.1 = now.as_ref().and_then(|(_, id)| *id);
+            }
+            updates.push((path.to_string(), now));
+        }
+        let snapshot = state.snapshot.take().map(|s| s.patched(updates));
+        state.snapshot = snapshot.clone();
+        snapshot.ok_or_else(|| Error::ListFailed(std::io::Error::other("no list")))
+    }
+
+    /// A full scan that also sets the watches anew.
+    #[cfg(target_os = "linux")]
+    fn rescan(&self, state: &mut ListState) -> Result<ListSnapshot> {
+        state.watch = None;
+        let walked = self.walk(true)?;
+        let links = walked.links;
+        let (snapshot, _) = self.scan(walked.files, state.snapshot.as_ref());
+        match walked.watch {
+            Some(Ok(watch)) => {
+                state.watch = Some(Watched {
+                    watch,
+                    scanned: Instant::now(),
+                    links,
+                });
+                state.watch_failed = None;
+            }
+            Some(Err(e)) => {
+                state.watch_failed = Some(Instant::now());
+                if !WATCH_WARNED.swap(true, Ordering::Relaxed) {
+                    crate::log::warn(&format!(
+                        "list: cannot watch {} ({e}); every list walks the folder",
+                        self.notes_dir().display()
+                    ));
+                }
+            }
+            None => {}
+        }
+        state.fingerprint = None;
+        state.snapshot = Some(snapshot.clone());
+        Ok(snapshot)
+    }
+
+    /// The note files of the tree, sorted by path; with `watch`, a watch of every
+    /// folder walked, set before the folder is read.
+    fn walk(&self, watch: bool) -> Result<Walked> {
+        let root = self.notes_dir();
+        #[cfg(target_os = "linux")]
+        let mut watcher = watch.then(|| super::watch::TreeWatch::new(root));
+        #[cfg(not(target_os = "linux"))]
+        let _ = watch;
+        let mut files = Vec::new();
+        let mut links = Vec::new();
+        visit_tree(root, |entry| {
+            #[cfg(target_os = "linux")]
+            if let Tree::Folder(full, rel) = &entry
+                && let Some(Ok(w)) = &mut watcher
+                && let Err(e) = w.add(full, rel)
+            {
+                watcher = Some(Err(e));
+            }
+            if let Tree::Note(file, linked) = entry {
+                if linked {
+                    links.push((file.path.clone(), Some(FileId::of(&file.meta))));
+                }
+                files.push(file);
+            }
+        })?;
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Walked {
+            files,
+            links,
+            #[cfg(target_os = "linux")]
+            watch: watcher,
+        })
+    }
+
+    /// The list of `files` (sorted), each entry taken from `old` when its file has the
+    /// same identity, else read; and whether every file had settled.
+    fn scan(&self, files: Vec<NoteFile>, old: Option<&ListSnapshot>) -> (ListSnapshot, bool) {
+        let mut notes = Vec::with_capacity(files.len());
+        let mut ids = Vec::with_capacity(files.len());
+        let mut settled = true;
+        for file in files {
+            settled &= FileId::of(&file.meta).settled();
+            // What is not a regular note any more is left out.
+            if let Some((entry, id)) = self.entry_of(&file, old) {
+                notes.push(entry);
+                ids.push(id);
+            }
+        }
+        let list = NoteList {
             total: notes.len(),
             notes,
+        };
+        (ListSnapshot::new(list, ids), settled)
+    }
+
+    /// The entry of a note file: `old`'s when the file has the identity it was read
+    /// with, else read from the file, with its identity when it had settled.
+    fn entry_of(&self, file: &NoteFile, old: Option<&ListSnapshot>) -> Option<Listed> {
+        let id = FileId::of(&file.meta);
+        if let Some(entry) = old.and_then(|old| old.entry(file.path.as_str(), id)) {
+            return Some((entry.clone(), Some(id)));
         }
+        // Read through the checked open: the walk found the name by its path, which
+        // may lead elsewhere by now.
+        let (text, id) = self.read_listed(&file.path).ok()?;
+        let entry = metadata_of(&file.path, &text_of(&text), text.len() as u64);
+        Some((entry, id.settled().then_some(id)))
     }
 
     /// The bytes and identity of a note the list walk found.
@@ -142,45 +354,89 @@ pub fn note_files(root: &Path) -> Result<Vec<NoteFile>> {
     Ok(files)
 }
 
-/// The `.md` entries under `root`, dot-files and dot-folders skipped, in the walk's
-/// order. A folder that cannot be read is left out rather than failing the list; a
-/// root that cannot be read fails it.
-fn markdown_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> {
+/// The entries under `root`, dot-files and dot-folders skipped, in the walk's order
+/// (a folder before what it holds). A folder that cannot be read is left out rather
+/// than failing the list; a root that cannot be read fails it.
+fn tree_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> {
     fs::read_dir(root).map_err(Error::ListFailed)?;
     Ok(WalkDir::new(root)
         .min_depth(1)
         .into_iter()
         .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
-        .flatten()
-        .filter(|e| e.file_name().as_encoded_bytes().ends_with(b".md")))
+        .flatten())
+}
+
+/// The `.md` entries of `tree_entries`.
+fn markdown_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> {
+    Ok(tree_entries(root)?.filter(|e| e.file_name().as_encoded_bytes().ends_with(b".md")))
+}
+
+/// What a walk of the tree meets.
+enum Tree {
+    /// A folder (not a symlink), full path and path relative to the root.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Folder(std::path::PathBuf, String),
+    /// A note file, and whether its name is a symlink.
+    Note(NoteFile, bool),
 }
 
 /// Calls `visit` with every note file under `root` (the rules of `note_files`), in
 /// the walk's order, without keeping them.
 pub(crate) fn visit_note_files(root: &Path, mut visit: impl FnMut(NoteFile)) -> Result<()> {
-    for entry in markdown_entries(root)? {
+    visit_tree(root, |entry| {
+        if let Tree::Note(file, _) = entry {
+            visit(file);
+        }
+    })
+}
+
+/// Calls `visit` with every folder and note file under `root`, in the walk's order.
+fn visit_tree(root: &Path, mut visit: impl FnMut(Tree)) -> Result<()> {
+    for entry in tree_entries(root)? {
+        if entry.file_type().is_dir() {
+            if let Some(rel) = relative(root, entry.path()) {
+                visit(Tree::Folder(entry.path().to_path_buf(), rel));
+            }
+            continue;
+        }
+        if !entry.file_name().as_encoded_bytes().ends_with(b".md") {
+            continue;
+        }
         let Some(rel) = relative(root, entry.path()) else {
             continue;
         };
         let Ok(path) = NotePath::parse(&rel) else {
             continue;
         };
-        // The walk does not follow links, so only a symlink can lead outside.
-        let full = if entry.path_is_symlink() {
-            match crate::ops::root::resolve(root, &path) {
-                Ok(full) => full,
-                Err(_) => continue,
-            }
-        } else {
-            entry.path().to_path_buf()
-        };
-        let Ok(meta) = fs::metadata(&full) else {
-            continue;
-        };
-        if !meta.is_file() {
-            continue;
+        let linked = entry.path_is_symlink();
+        if let Some(file) = found(root, path, linked) {
+            visit(Tree::Note(file, linked));
         }
-        visit(NoteFile { path, full, meta });
     }
     Ok(())
+}
+
+/// The note file at `path` when it is one the list shows (a regular file, or a
+/// symlink to one inside the root), found by its name.
+#[cfg(target_os = "linux")]
+fn note_file(root: &Path, path: &NotePath) -> Option<NoteFile> {
+    let linked = fs::symlink_metadata(root.join(path.as_str()))
+        .ok()?
+        .file_type()
+        .is_symlink();
+    found(root, path.clone(), linked)
+}
+
+fn found(root: &Path, path: NotePath, linked: bool) -> Option<NoteFile> {
+    // The walk does not follow links, so only a symlink can lead outside.
+    let full = if linked {
+        crate::ops::root::resolve(root, &path).ok()?
+    } else {
+        root.join(path.as_str())
+    };
+    let meta = fs::metadata(&full).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    Some(NoteFile { path, full, meta })
 }

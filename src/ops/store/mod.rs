@@ -1,10 +1,14 @@
 //! The v1 note operations on disk: list (`list`), read (`read`), create-or-replace and
 //! delete (`write`), with the spec's defaults and its lenient reading of broken notes;
-//! the caches that make the warm paths cheap are in `cache`, behind a plain API.
+//! the caches that make the warm paths cheap are in `cache`, behind a plain API; the
+//! list kept between requests is a `snapshot`, kept valid by a `watch` of the folder.
 
 pub(crate) mod cache;
 mod list;
 mod read;
+mod snapshot;
+#[cfg(target_os = "linux")]
+mod watch;
 mod write;
 
 pub(crate) use list::relative;

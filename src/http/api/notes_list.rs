@@ -1,0 +1,302 @@
+//! `GET /api/v1/notes`: the spec's ListNotesResponse, streamed a chunk of entries at a
+//! time (a large list is never held whole as JSON; a small one is kept with its list
+//! snapshot and shared), and the `?limit=N&after=PATH` extension: one page of the
+//! list after a cursor, with the cursor of the next page.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde::Serialize;
+use warp::http::StatusCode;
+use warp::reject::Rejection;
+use warp::reply::{Reply, Response};
+
+use crate::error::Error;
+use crate::http::State;
+use crate::http::support::{blocking, reply};
+use crate::ops::model::{NoteList, NoteMeta};
+
+/// Entries rendered per chunk of a streamed list.
+const CHUNK: usize = 256;
+/// Lists of up to this many notes are rendered whole once per list and kept…
+const KEEP_NOTES: usize = 16 << 10;
+/// …when their JSON is at most this large.
+const KEEP_BYTES: usize = 4 << 20;
+/// The largest page of the `limit` extension, and its size when only `after` is given.
+const MAX_PAGE: usize = 1000;
+
+/// A page of the list, when the request asks for one.
+#[derive(Debug, PartialEq, Eq)]
+struct PageRequest {
+    limit: usize,
+    after: Option<String>,
+}
+
+/// `GET /api/v1/notes[?limit=N&after=PATH]`.
+pub(super) async fn list(raw: String, state: Arc<State>) -> Result<Response, Rejection> {
+    let page = page_request(&raw)?;
+    let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
+    if let Some(page) = page {
+        let notes = snapshot.page_after(page.after.as_deref(), page.limit);
+        let more = notes.last().is_some_and(|last| {
+            snapshot
+                .list
+                .notes
+                .last()
+                .is_some_and(|end| end.path != last.path)
+        });
+        let body = Page {
+            notes,
+            total: snapshot.list.total,
+            next: notes.last().filter(|_| more).map(|n| n.path.as_str()),
+        };
+        return Ok(reply::json(StatusCode::OK, &body));
+    }
+    if let Some(json) = snapshot.rendered.get() {
+        return Ok(reply::with_type(
+            StatusCode::OK,
+            json.clone(),
+            reply::JSON_TYPE,
+        ));
+    }
+    let list = snapshot.list.clone();
+    if list.notes.len() <= KEEP_NOTES {
+        let json = whole(&list);
+        if json.len() <= KEEP_BYTES {
+            let json = snapshot.rendered.get_or_init(|| json).clone();
+            return Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE));
+        }
+        return Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE));
+    }
+    drop(snapshot);
+    let mut response =
+        warp::reply::stream(futures_util::stream::iter(chunks(list))).into_response();
+    response.headers_mut().insert(
+        warp::http::header::CONTENT_TYPE,
+        warp::http::HeaderValue::from_static(reply::JSON_TYPE),
+    );
+    Ok(response)
+}
+
+/// The answer to a page request: the spec's two fields and the cursor of the next page
+/// (`null` on the last).
+#[derive(Serialize)]
+struct Page<'a> {
+    notes: &'a [NoteMeta],
+    total: usize,
+    next: Option<&'a str>,
+}
+
+/// `limit` (1 to `MAX_PAGE`) and `after` (a path, the `next` of the previous page):
+/// `None` when neither is given (the whole list, as the spec has it).
+fn page_request(raw: &str) -> Result<Option<PageRequest>, Error> {
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let params: HashMap<String, String> = serde_urlencoded::from_str(raw)
+        .map_err(|e| Error::InvalidQuery(format!("the query string is malformed: {e}")))?;
+    let after = params.get("after").filter(|a| !a.is_empty()).cloned();
+    let limit = match params.get("limit") {
+        None if after.is_none() => return Ok(None),
+        None => MAX_PAGE,
+        Some(text) => text
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_PAGE).contains(n))
+            .ok_or_else(|| Error::InvalidPageLimit(text.clone()))?,
+    };
+    Ok(Some(PageRequest { limit, after }))
+}
+
+/// The whole list as `serde_json::to_vec_pretty` writes it, and a line feed.
+fn whole(list: &NoteList) -> Bytes {
+    let mut out = Vec::with_capacity(list.notes.len() * 200 + 64);
+    head(&mut out, list);
+    for (n, note) in list.notes.iter().enumerate() {
+        entry(&mut out, note, n == 0);
+    }
+    tail(&mut out, list);
+    out.into()
+}
+
+/// The list a chunk of entries at a time, each rendered when the connection takes it.
+struct Chunks {
+    list: Arc<NoteList>,
+    /// The first entry of the next chunk; `None` once the list ended.
+    at: Option<usize>,
+}
+
+impl Iterator for Chunks {
+    type Item = std::io::Result<Bytes>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.at?;
+        let list = &self.list;
+        let mut out = Vec::with_capacity(CHUNK * 200);
+        if at == 0 {
+            head(&mut out, list);
+        }
+        let end = list.notes.len().min(at + CHUNK);
+        for (n, note) in list.notes[at..end].iter().enumerate() {
+            entry(&mut out, note, at + n == 0);
+        }
+        self.at = if end == list.notes.len() {
+            tail(&mut out, list);
+            None
+        } else {
+            Some(end)
+        };
+        Some(Ok(Bytes::from(out)))
+    }
+}
+
+fn chunks(list: Arc<NoteList>) -> Chunks {
+    Chunks { list, at: Some(0) }
+}
+
+fn head(out: &mut Vec<u8>, list: &NoteList) {
+    out.extend_from_slice(if list.notes.is_empty() {
+        b"{\n  \"notes\": []"
+    } else {
+        b"{\n  \"notes\": ["
+    });
+}
+
+fn tail(out: &mut Vec<u8>, list: &NoteList) {
+    if !list.notes.is_empty() {
+        out.extend_from_slice(b"\n  ]");
+    }
+    out.extend_from_slice(format!(",\n  \"total\": {}\n}}\n", list.total).as_bytes());
+}
+
+/// One entry of the list, indented as in the whole document, after a comma unless it
+/// is the first. The fields are those of `NoteMeta`, in its order.
+fn entry(out: &mut Vec<u8>, note: &NoteMeta, first: bool) {
+    out.extend_from_slice(if first { b"\n    {" } else { b",\n    {" });
+    field(out, "path", &note.path);
+    out.push(b',');
+    field(out, "title", &note.title);
+    out.extend_from_slice(b",\n      \"tags\": [");
+    for (n, tag) in note.tags.iter().enumerate() {
+        out.extend_from_slice(if n == 0 {
+            b"\n        "
+        } else {
+            b",\n        "
+        });
+        string(out, tag);
+    }
+    if !note.tags.is_empty() {
+        out.extend_from_slice(b"\n      ");
+    }
+    out.extend_from_slice(b"],");
+    field(out, "lastModified", &note.last_modified);
+    out.push(b',');
+    field(out, "date", &note.date);
+    out.extend_from_slice(format!(",\n      \"size\": {}\n    }}", note.size).as_bytes());
+}
+
+fn field(out: &mut Vec<u8>, key: &str, value: &str) {
+    out.extend_from_slice(b"\n      \"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\": ");
+    string(out, value);
+}
+
+/// A JSON string, escaped as serde_json escapes it.
+fn string(out: &mut Vec<u8>, text: &str) {
+    // Writing to a Vec cannot fail, and a &str always serialises.
+    let _ = serde_json::to_writer(&mut *out, text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(path: &str, title: &str, tags: &[&str]) -> NoteMeta {
+        NoteMeta {
+            path: path.into(),
+            title: title.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            last_modified: "01-02-2024:10:30".into(),
+            date: String::new(),
+            size: 42,
+        }
+    }
+
+    fn list(n: usize) -> NoteList {
+        let notes: Vec<NoteMeta> = (0..n)
+            .map(|i| match i % 3 {
+                0 => meta(&format!("a/{i}.md"), "Plain", &[]),
+                1 => meta(&format!("b/{i}.md"), "Quote \" back\\slash \u{1} é", &["x"]),
+                _ => meta(&format!("c/{i}.md"), "", &["x", "tab\there"]),
+            })
+            .collect();
+        NoteList {
+            total: notes.len(),
+            notes,
+        }
+    }
+
+    fn expected(list: &NoteList) -> Vec<u8> {
+        let mut text = serde_json::to_vec_pretty(list).unwrap();
+        text.push(b'\n');
+        text
+    }
+
+    #[test]
+    fn the_whole_body_is_what_serde_writes() {
+        for n in [0, 1, 2, 5] {
+            let list = list(n);
+            assert_eq!(
+                String::from_utf8(whole(&list).to_vec()).unwrap(),
+                String::from_utf8(expected(&list)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn the_streamed_body_is_the_same_in_chunks() {
+        for n in [0, 1, CHUNK, CHUNK + 1, 3 * CHUNK + 7] {
+            let list = Arc::new(list(n));
+            let parts: Vec<Bytes> = chunks(list.clone()).map(|c| c.unwrap()).collect();
+            assert_eq!(parts.len(), n.div_ceil(CHUNK).max(1));
+            assert_eq!(parts.concat(), expected(&list), "{n} notes");
+        }
+    }
+
+    #[test]
+    fn page_requests() {
+        let ok = |raw| page_request(raw).unwrap();
+        assert_eq!(ok(""), None);
+        assert_eq!(ok("other=1"), None);
+        assert_eq!(
+            ok("limit=2"),
+            Some(PageRequest {
+                limit: 2,
+                after: None
+            })
+        );
+        assert_eq!(
+            ok("limit=5&after=a%2Fb.md"),
+            Some(PageRequest {
+                limit: 5,
+                after: Some("a/b.md".into())
+            })
+        );
+        assert_eq!(
+            ok("after=x.md"),
+            Some(PageRequest {
+                limit: MAX_PAGE,
+                after: Some("x.md".into())
+            })
+        );
+        for bad in ["limit=0", "limit=1001", "limit=ab", "limit="] {
+            assert!(
+                matches!(page_request(bad), Err(Error::InvalidPageLimit(_))),
+                "{bad}"
+            );
+        }
+    }
+}
