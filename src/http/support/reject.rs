@@ -31,6 +31,9 @@ pub enum HttpError {
     BodyUnreadable,
     #[error("Unsupported Content-Type. Use application/json or text/markdown")]
     UnsupportedContentType,
+    /// A section edit (PATCH) whose body is not declared as JSON.
+    #[error("Unsupported Content-Type. Use application/json")]
+    JsonContentTypeRequired,
     #[error("Request body is larger than the limit of {0} bytes")]
     PayloadTooLarge(u64),
     #[error("The request body stalled")]
@@ -65,7 +68,9 @@ impl HttpError {
             HttpError::PathRequired | HttpError::InvalidJson(_) | HttpError::BodyUnreadable => {
                 StatusCode::BAD_REQUEST
             }
-            HttpError::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            HttpError::UnsupportedContentType | HttpError::JsonContentTypeRequired => {
+                StatusCode::UNSUPPORTED_MEDIA_TYPE
+            }
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             HttpError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use serde_yaml::{Mapping, Value};
+use serde_yaml::Mapping;
 
 use super::parse::{self, Heading};
 use super::{Edit, HeadingPath};
@@ -169,7 +169,7 @@ fn keys(text: &str) -> Vec<String> {
         .map(|d| {
             d.yaml
                 .keys()
-                .filter_map(Value::as_str)
+                .filter_map(serde_yaml::Value::as_str)
                 .map(str::to_string)
                 .collect()
         })
@@ -179,6 +179,7 @@ fn keys(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_yaml::Value;
 
     fn path(p: &[&str]) -> HeadingPath {
         p.iter().map(|s| s.to_string()).collect()

@@ -44,6 +44,9 @@ pub(crate) enum Edit {
 pub(crate) struct Outline {
     pub(crate) path: String,
     pub(crate) headings: Vec<OutlineHeading>,
+    /// Entity tag of the note's bytes the tree was read from (for a later `If-Match`).
+    #[serde(skip)]
+    pub(crate) etag: String,
 }
 
 /// One heading of the tree: its section runs from `lineStart` (the heading) to
@@ -60,6 +63,10 @@ pub(crate) struct OutlineHeading {
 }
 
 /// One section as read: the heading line, everything under it, its subsections.
+#[allow(
+    dead_code,
+    reason = "for the clients that read one section (the MCP server's read_note)"
+)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Section {
     pub(crate) path: String,
@@ -79,10 +86,15 @@ impl Notebook {
         Ok(Outline {
             path: path.to_string(),
             headings: outline_of(&text),
+            etag: raw.etag().to_string(),
         })
     }
 
     /// The one section `heading` names (errors as for an edit: missing, ambiguous).
+    #[allow(
+        dead_code,
+        reason = "for the clients that read one section (the MCP server's read_note)"
+    )]
     pub(crate) fn read_section(&self, path: &NotePath, heading: &HeadingPath) -> Result<Section> {
         let raw = self.read_raw(path)?;
         let text = text_of(raw.bytes());
