@@ -200,7 +200,7 @@ fn bad_bodies_and_missing_notes() {
 
     // The spec's 405 for other methods is unchanged.
     let r = server.request("POST", "/api/v1/notes/n.md").send().unwrap();
-    assert_eq!(r.headers()["allow"], "GET, PUT, DELETE");
+    assert_eq!(r.headers()["allow"], "GET, PUT, PATCH, DELETE");
     assert_error(r, 405, "Method not allowed. Supported: GET, PUT, DELETE");
 
     // A write like PUT: a cross-site browser request is refused.

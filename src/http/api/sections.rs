@@ -17,14 +17,15 @@ use crate::error::Error;
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, header_str, reply};
+use crate::http::support::{blocking, content_length, header_str, raw_query, reply};
 use crate::ops::NotePath;
 use crate::ops::sections::Edit;
 
 /// Requests whose query has an `outline` parameter (`?outline`, `?outline=1`); any
-/// other falls through to the plain read.
+/// other falls through to the plain read as "not found", which every later route
+/// overrides (a missing query must not surface as warp's "invalid query" rejection).
 pub(super) fn outline_query() -> impl Filter<Extract = (), Error = Rejection> + Clone {
-    warp::query::raw()
+    raw_query()
         .and_then(|query: String| {
             let asked = query
                 .split('&')

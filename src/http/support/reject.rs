@@ -82,7 +82,8 @@ impl HttpError {
     pub fn allow(&self) -> Option<&'static str> {
         match self {
             HttpError::MethodNotAllowed { allow } => Some(allow),
-            HttpError::NoteMethodNotAllowed => Some("GET, PUT, DELETE"),
+            // The message is the spec's; the header lists the extension's PATCH too.
+            HttpError::NoteMethodNotAllowed => Some("GET, PUT, PATCH, DELETE"),
             _ => None,
         }
     }
@@ -231,7 +232,7 @@ mod tests {
         );
         assert_eq!(
             HttpError::NoteMethodNotAllowed.allow(),
-            Some("GET, PUT, DELETE")
+            Some("GET, PUT, PATCH, DELETE")
         );
         assert_eq!(HttpError::PathRequired.status(), StatusCode::BAD_REQUEST);
         assert_eq!(
