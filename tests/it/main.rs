@@ -38,6 +38,7 @@ mod reliability;
 mod render_safety;
 mod search_api;
 mod search_files;
+mod sections;
 mod serve_owner;
 mod web_attachments;
 mod web_browser;

@@ -15,6 +15,7 @@ mod notes;
 mod notes_list;
 mod public;
 mod search;
+mod sections;
 
 use std::sync::Arc;
 
@@ -48,6 +49,19 @@ pub(crate) fn routes(
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
     // first, as the spec orders it.
+    let read_outline = notes()
+        .and(method_is(is_get))
+        .and(sections::outline_query())
+        .and(notes::path())
+        .and(with_state(state.clone()))
+        .and_then(sections::outline);
+    let patch_note = notes()
+        .and(method_is(|m| m == Method::PATCH))
+        .and(notes::path())
+        .and(warp::header::headers_cloned())
+        .and(body::stream())
+        .and(with_state(state.clone()))
+        .and_then(sections::patch);
     let read_note = notes()
         .and(method_is(is_get))
         .and(notes::path())
@@ -183,7 +197,11 @@ pub(crate) fn routes(
     let other_note_method = notes()
         .and(notes::path())
         .and(method_is(|m| {
-            !matches!(*m, Method::GET | Method::PUT | Method::DELETE)
+            // PATCH (section edits) is an extension: the spec's 405 message stays.
+            !matches!(
+                *m,
+                Method::GET | Method::PUT | Method::DELETE | Method::PATCH
+            )
         }))
         .and_then(|_| refuse(HttpError::NoteMethodNotAllowed));
     let not_get = || method_is(|m| !is_get(m));
@@ -207,7 +225,11 @@ pub(crate) fn routes(
             .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
         .unify();
 
-    read_note
+    let section_routes = read_outline.or(patch_note).unify().boxed();
+
+    section_routes
+        .or(read_note)
+        .unify()
         .or(read_list)
         .unify()
         .or(put_note)

@@ -31,6 +31,9 @@ pub enum HttpError {
     BodyUnreadable,
     #[error("Unsupported Content-Type. Use application/json or text/markdown")]
     UnsupportedContentType,
+    /// A section edit (PATCH) whose body is not declared as JSON.
+    #[error("Unsupported Content-Type. Use application/json")]
+    JsonContentTypeRequired,
     #[error("Request body is larger than the limit of {0} bytes")]
     PayloadTooLarge(u64),
     #[error("The request body stalled")]
@@ -65,7 +68,9 @@ impl HttpError {
             HttpError::PathRequired | HttpError::InvalidJson(_) | HttpError::BodyUnreadable => {
                 StatusCode::BAD_REQUEST
             }
-            HttpError::UnsupportedContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            HttpError::UnsupportedContentType | HttpError::JsonContentTypeRequired => {
+                StatusCode::UNSUPPORTED_MEDIA_TYPE
+            }
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             HttpError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
@@ -77,7 +82,8 @@ impl HttpError {
     pub fn allow(&self) -> Option<&'static str> {
         match self {
             HttpError::MethodNotAllowed { allow } => Some(allow),
-            HttpError::NoteMethodNotAllowed => Some("GET, PUT, DELETE"),
+            // The message is the spec's; the header lists the extension's PATCH too.
+            HttpError::NoteMethodNotAllowed => Some("GET, PUT, PATCH, DELETE"),
             _ => None,
         }
     }
@@ -104,9 +110,12 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterTooDeep(_)
         | FrontMatterAliases(_)
         | MoveOntoItself
-        | FileIsNote => StatusCode::BAD_REQUEST,
+        | FileIsNote
+        | InvalidSectionEdit(_) => StatusCode::BAD_REQUEST,
         NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound => StatusCode::NOT_FOUND,
+        HeadingNotFound { .. } => StatusCode::NOT_FOUND,
         NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
+        HeadingAmbiguous { .. } | FrontMatterUnreadable => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
         }
@@ -138,7 +147,14 @@ pub fn error(err: &HttpError) -> Response {
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }
-    let mut response = reply::error_message(status, &err.to_string());
+    let mut response = match err {
+        // A section edit that names no section, or several: the note's heading paths
+        // come along, so the client can pick one.
+        HttpError::Domain(
+            Error::HeadingNotFound { candidates, .. } | Error::HeadingAmbiguous { candidates, .. },
+        ) => reply::error_with_candidates(status, &err.to_string(), candidates),
+        _ => reply::error_message(status, &err.to_string()),
+    };
     if let Some(allow) = err.allow() {
         response
             .headers_mut()
@@ -217,7 +233,7 @@ mod tests {
         );
         assert_eq!(
             HttpError::NoteMethodNotAllowed.allow(),
-            Some("GET, PUT, DELETE")
+            Some("GET, PUT, PATCH, DELETE")
         );
         assert_eq!(HttpError::PathRequired.status(), StatusCode::BAD_REQUEST);
         assert_eq!(
