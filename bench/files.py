@@ -152,8 +152,12 @@ def measure(tmp, notes_dir, layout):
             if status != 200 or media != "image/png" or body != expected:
                 raise SystemExit(f"{base}{path}: {status} {media}, {len(body)} bytes")
         runs = {"nginx": [], "notes": []}
+        loads = []
         for n in range(ROUNDS):
             print(f"{name}: round {n + 1}/{ROUNDS}", flush=True)
+            # The machine is shared: the 1-minute load average before each round says
+            # how much other work its two runs competed with.
+            loads.append(os.getloadavg()[0])
             runs["nginx"].append(wrk(xbase, "/" + FILE, load_cores))
             runs["notes"].append(wrk(nbase, "/api/v1/files/" + FILE, load_cores))
         rss = rss_kib(notes.pid)
@@ -162,7 +166,7 @@ def measure(tmp, notes_dir, layout):
         stop(nginx)
     ratios = [s["rps"] / n["rps"] for s, n in zip(runs["notes"], runs["nginx"])]
     return {"name": name, "workers": workers, "server_cores": server_cores,
-            "load_cores": load_cores, "runs": runs, "ratios": ratios,
+            "load_cores": load_cores, "runs": runs, "ratios": ratios, "loads": loads,
             "ratio": statistics.median(ratios), "rss_kib": rss}
 
 
@@ -204,9 +208,11 @@ def report(results, load):
         where = (f"servers on core {res['server_cores']}, wrk on core(s) {res['load_cores']}"
                  if res["server_cores"] else "no pinning: servers and wrk share every core")
         per_round = ", ".join(
-            f"{n['rps']:.0f} / {s['rps']:.0f} = {r:.2f}"
-            for n, s, r in zip(res["runs"]["nginx"], res["runs"]["notes"], res["ratios"]))
-        lines.append(f"- {res['name']} ({where}); nginx / notes req/s per round: {per_round}; "
+            f"{n['rps']:.0f} / {s['rps']:.0f} = {r:.2f} (load {load:.1f})"
+            for n, s, r, load in zip(res["runs"]["nginx"], res["runs"]["notes"],
+                                     res["ratios"], res["loads"]))
+        lines.append(f"- {res['name']} ({where}); nginx / notes req/s per round, with the "
+                     f"1-minute load average before the round: {per_round}; "
                      f"notes RSS after its runs: {res['rss_kib'] / 1024:.1f} MiB")
     lines += [
         "",
