@@ -118,7 +118,7 @@ pub(super) async fn read(
                 // The body is a part of the sealed file's mapped bytes: the server
                 // sends it from the file, without a copy.
                 if let Some(sealed) = sealed {
-                    response.extensions_mut().insert(SendFrom(sealed));
+                    SendFrom::mark(&mut response, sealed, end - start);
                 }
                 response
             }

@@ -24,7 +24,17 @@ use crate::ops::files::sealed::Sealed;
 
 /// The mark of an answer whose body lies in a sealed file (a response extension).
 #[derive(Clone)]
-pub(crate) struct SendFrom(pub(crate) Arc<Sealed>);
+pub(crate) struct SendFrom(pub(super) Arc<Sealed>);
+
+impl SendFrom {
+    /// Marks `response`, whose body of `len` bytes is a part of `sealed`'s mapped bytes,
+    /// to be sent from the file; a body too small to gain from it stays unmarked.
+    pub(crate) fn mark(response: &mut warp::reply::Response, sealed: Arc<Sealed>, len: u64) {
+        if len >= MIN_PART as u64 {
+            response.extensions_mut().insert(SendFrom(sealed));
+        }
+    }
+}
 
 /// The sealed file of the answer a connection is sending, set by the door.
 #[derive(Default)]
@@ -45,12 +55,22 @@ impl Sending {
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
+
+    /// The body in `sealed` has gone out: the connection lets go of the file (one of a
+    /// bounded number), so an idle keep-alive connection holds none.
+    #[cfg(target_os = "linux")]
+    fn sent(&self, sealed: &Arc<Sealed>) {
+        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if current.as_ref().is_some_and(|now| Arc::ptr_eq(now, sealed)) {
+            *current = None;
+        }
+    }
 }
 
-/// Parts smaller than this are written as they are: one `writev` costs less than the
-/// extra system call.
-#[cfg(target_os = "linux")]
-const MIN_PART: usize = crate::ops::files::sealed::MIN_SEALED / 2;
+/// Bodies smaller than this are written as they are: with the head, one `writev`
+/// costs less than the extra system call. (What is left of a marked body after a
+/// partial send goes from the file whatever its size: it is one call either way.)
+const MIN_PART: usize = 8 << 10;
 
 /// A connection's socket, sending marked bodies from their sealed file.
 pub(super) struct Stream {
@@ -138,10 +158,19 @@ impl AsyncWrite for Stream {
         if let Some(sealed) = self.sending.current() {
             let found = bufs.iter().enumerate().find_map(|(n, slice)| {
                 let offset = sealed.offset_of(slice)?;
-                (slice.len() >= MIN_PART).then_some((n, offset))
+                (n == 0 || slice.len() >= MIN_PART).then_some((n, offset))
             });
             if let Some((n, offset)) = found {
-                return self.poll_send_from(cx, &bufs[..n], bufs[n].len(), &sealed, offset);
+                let head: usize = bufs[..n].iter().map(|slice| slice.len()).sum();
+                let sent = self.poll_send_from(cx, &bufs[..n], bufs[n].len(), &sealed, offset);
+                // An answer's body is one slice of the mapping: once all of it is out,
+                // so is the answer.
+                if let Poll::Ready(Ok(count)) = sent
+                    && count == head + bufs[n].len()
+                {
+                    self.sending.sent(&sealed);
+                }
+                return sent;
             }
         }
         Pin::new(&mut self.socket).poll_write_vectored(cx, bufs)
