@@ -37,7 +37,8 @@ from report import write_keeping_notes  # noqa: E402
 from run import free_port, stop, wait_http  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-BIN = REPO / "target" / "release" / "notes"
+# BENCH_NOTES_BIN: another build to measure (an older one, for a before/after).
+BIN = Path(os.environ.get("BENCH_NOTES_BIN", REPO / "target" / "release" / "notes"))
 LUA = REPO / "bench" / "wrk.lua"
 DURATION = os.environ.get("BENCH_DURATION", "10s")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -134,6 +135,41 @@ def wrk(url, path, cores):
     return r
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree(pid):
+    """`pid` and its descendants (nginx's master and its workers)."""
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children = (task / "children").read_text().split()
+        for child in children:
+            found += tree(int(child))
+    return found
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of `pid` and its descendants, all threads, so far."""
+    total = 0
+    for p in tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+def timed(proc, run):
+    """`run()`'s wrk result with the server's CPU time per request (µs): the cost of
+    an answer, which other work on a shared machine does not change as much as the
+    requests per second it leaves room for."""
+    before = cpu_seconds(proc.pid)
+    r = run()
+    r["cpu_us"] = (cpu_seconds(proc.pid) - before) * 1e6 / max(r["requests"], 1)
+    return r
+
+
 def rss_kib(pid):
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -152,17 +188,25 @@ def measure(tmp, notes_dir, layout):
             if status != 200 or media != "image/png" or body != expected:
                 raise SystemExit(f"{base}{path}: {status} {media}, {len(body)} bytes")
         runs = {"nginx": [], "notes": []}
+        loads = []
         for n in range(ROUNDS):
             print(f"{name}: round {n + 1}/{ROUNDS}", flush=True)
-            runs["nginx"].append(wrk(xbase, "/" + FILE, load_cores))
-            runs["notes"].append(wrk(nbase, "/api/v1/files/" + FILE, load_cores))
+            # The machine is shared: the 1-minute load average before each round says
+            # how much other work its two runs competed with.
+            loads.append(os.getloadavg()[0])
+            runs["nginx"].append(timed(nginx, lambda: wrk(xbase, "/" + FILE, load_cores)))
+            runs["notes"].append(
+                timed(notes, lambda: wrk(nbase, "/api/v1/files/" + FILE, load_cores)))
         rss = rss_kib(notes.pid)
     finally:
         stop(notes)
         stop(nginx)
     ratios = [s["rps"] / n["rps"] for s, n in zip(runs["notes"], runs["nginx"])]
+    cpu_ratios = [n["cpu_us"] / s["cpu_us"] if s["cpu_us"] else 0.0
+                  for s, n in zip(runs["notes"], runs["nginx"])]
     return {"name": name, "workers": workers, "server_cores": server_cores,
-            "load_cores": load_cores, "runs": runs, "ratios": ratios,
+            "load_cores": load_cores, "runs": runs, "ratios": ratios, "loads": loads,
+            "cpu_ratios": cpu_ratios, "cpu_ratio": statistics.median(cpu_ratios),
             "ratio": statistics.median(ratios), "rss_kib": rss}
 
 
@@ -181,32 +225,47 @@ def report(results, load):
         f"{ROUNDS} rounds alternating nginx and notes, loopback only; release build; "
         f"{os.cpu_count()} cores, load average {load} before the run. req/s and latencies "
         "are the median round's; the ratio is the median of the per-round ratios "
-        "(notes / nginx). Target: notes ≥ 0.8× nginx.",
+        "(notes / nginx). Target: notes ≥ 0.8× nginx."
+        + (f" notes build: `{BIN}`." if "BENCH_NOTES_BIN" in os.environ else ""),
         "",
         "nginx: generated config in a temp dir (`nginx -p TMP -c TMP/nginx.conf`, `daemon off`), "
         "`sendfile on`, `tcp_nopush on`, `access_log off`, `keepalive_requests 100000`, "
         "`worker_processes` as many as the event loops of notes (one per core it may run on).",
         "",
-        "| layout | server | req/s | MiB/s | p50 ms | p99 ms | errors | notes / nginx |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| layout | server | req/s | MiB/s | p50 ms | p99 ms | errors | notes / nginx | CPU µs / req | nginx / notes CPU |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for res in results:
         for server in ("nginx", "notes"):
             r = middle(res["runs"][server])
             mib = r["rps"] * SIZE / (1 << 20)
             ratio = f"**{res['ratio']:.2f}**" if server == "notes" else ""
+            cpu_ratio = f"**{res['cpu_ratio']:.2f}**" if server == "notes" else ""
+            cpu = statistics.median(x["cpu_us"] for x in res["runs"][server])
             lines.append(
                 f"| {res['name']} | {server} | {r['rps']:.0f} | {mib:.0f} | "
                 f"{r['p50_us'] / 1000:.2f} | {r['p99_us'] / 1000:.2f} | "
-                f"{sum(x['errors'] for x in res['runs'][server])} | {ratio} |")
-    lines += ["", "Layouts and per-round figures:"]
+                f"{sum(x['errors'] for x in res['runs'][server])} | {ratio} | "
+                f"{cpu:.1f} | {cpu_ratio} |")
+    lines += [
+        "",
+        "CPU µs / req: the server's user and system CPU time (every thread; nginx's "
+        "master and workers) during its runs, over the requests answered, median of the "
+        "rounds; nginx / notes CPU is the median of the per-round quotients: the "
+        "throughput ratio the two would have on an otherwise idle core. It moves far less "
+        "than req/s when other work shares the machine.",
+        "",
+        "Layouts and per-round figures:",
+    ]
     for res in results:
         where = (f"servers on core {res['server_cores']}, wrk on core(s) {res['load_cores']}"
                  if res["server_cores"] else "no pinning: servers and wrk share every core")
         per_round = ", ".join(
-            f"{n['rps']:.0f} / {s['rps']:.0f} = {r:.2f}"
-            for n, s, r in zip(res["runs"]["nginx"], res["runs"]["notes"], res["ratios"]))
-        lines.append(f"- {res['name']} ({where}); nginx / notes req/s per round: {per_round}; "
+            f"{n['rps']:.0f} / {s['rps']:.0f} = {r:.2f} (CPU {c:.2f}, load {load:.1f})"
+            for n, s, r, c, load in zip(res["runs"]["nginx"], res["runs"]["notes"],
+                                        res["ratios"], res["cpu_ratios"], res["loads"]))
+        lines.append(f"- {res['name']} ({where}); nginx / notes req/s per round, with the "
+                     f"CPU-time quotient and the 1-minute load average before the round: {per_round}; "
                      f"notes RSS after its runs: {res['rss_kib'] / 1024:.1f} MiB")
     lines += [
         "",

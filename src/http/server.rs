@@ -6,10 +6,12 @@
 mod accept;
 mod connections;
 mod runtime;
+mod zero_copy;
 
 pub use connections::Connections;
 pub(crate) use connections::default_max_connections;
 pub use runtime::{Settings, run};
+pub(crate) use zero_copy::SendFrom;
 
 use std::future::Future;
 use std::pin::{Pin, pin};
@@ -25,6 +27,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
 use self::connections::{Busy, Close, Conn};
+use self::zero_copy::Sending;
 use super::support::reply;
 use super::{State, guard};
 
@@ -91,16 +94,18 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
+        let sending = Arc::new(Sending::default());
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout)
             .serve_connection(
-                TokioIo::new(stream),
+                TokioIo::new(zero_copy::Stream::new(stream, sending.clone())),
                 Door {
                     routes: TowerToHyperService::new(service.clone()),
                     state: state.clone(),
                     conn: lease.conn.clone(),
                     host_seen: guard::HostMemo::default(),
+                    sending,
                 },
             );
         let open = open.clone();
@@ -139,12 +144,15 @@ pub async fn serve(
 /// The one door of every request on a connection: the Host and cross-site checks of
 /// [`guard`] on the request's own headers before any route runs (a refusal is a 403
 /// ErrorResponse); the connection marked busy while the request is in progress, so that
-/// the cap closes idle connections first; `nosniff` on every answer.
+/// the cap closes idle connections first; `nosniff` on every answer; an answer marked
+/// [`SendFrom`] handed to the connection's stream, which sends its body from the
+/// sealed file (`zero_copy`).
 struct Door<S> {
     routes: S,
     state: Arc<State>,
     conn: Arc<Conn>,
     host_seen: guard::HostMemo,
+    sending: Arc<Sending>,
 }
 
 impl<S> hyper::service::Service<Request<Incoming>> for Door<S>
@@ -167,6 +175,7 @@ where
             Ok(()) => Answer::Routed {
                 routed: self.routes.call(request),
                 busy,
+                sending: self.sending.clone(),
             },
             Err(refused) => Answer::Refused {
                 response: Some(reply::error_message(
@@ -184,7 +193,7 @@ pin_project_lite::pin_project! {
     /// connection stays busy until it is dropped.
     #[project = AnswerProj]
     enum Answer<F> {
-        Routed { #[pin] routed: F, busy: Busy },
+        Routed { #[pin] routed: F, busy: Busy, sending: Arc<Sending> },
         Refused { response: Option<warp::reply::Response>, busy: Busy },
     }
 }
@@ -197,8 +206,14 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut response = match self.project() {
-            AnswerProj::Routed { routed, .. } => match routed.poll(cx) {
-                Poll::Ready(Ok(response)) => response,
+            AnswerProj::Routed {
+                routed, sending, ..
+            } => match routed.poll(cx) {
+                Poll::Ready(Ok(mut response)) => {
+                    let sealed = response.extensions_mut().remove::<SendFrom>();
+                    sending.set(sealed.map(|SendFrom(sealed)| sealed));
+                    response
+                }
                 other => return other,
             },
             AnswerProj::Refused { response, .. } => response

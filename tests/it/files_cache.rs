@@ -188,3 +188,83 @@ fn active_content_from_memory_stays_sandboxed() {
         assert_eq!(header(&r, "content-security-policy"), "sandbox");
     }
 }
+
+/// One answer read off a keep-alive connection: its head (lowercased) and its body,
+/// read to the length the head gives.
+fn read_answer(reader: &mut impl std::io::BufRead) -> (String, Vec<u8>) {
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "closed mid-head");
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line.to_ascii_lowercase());
+    }
+    let len: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length: "))
+        .map(|value| value.trim().parse().unwrap())
+        .unwrap_or_else(|| panic!("no length: {head}"));
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).unwrap();
+    (head, body)
+}
+
+#[test]
+fn kept_versions_sent_back_to_back_on_one_connection_are_exact() {
+    use std::io::{BufReader, Write};
+    let ws = Workspace::new();
+    // The largest size kept, and active content large enough to be sent from the kernel
+    // (`ops::files::sealed`): both stay exact and keep their headers.
+    let big = binary(1 << 20, 4);
+    let mut svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script>".to_vec();
+    svg.extend(std::iter::repeat_n(b' ', 40_000));
+    svg.extend_from_slice(b"</svg>");
+    std::fs::create_dir_all(ws.notes().join("img")).unwrap();
+    std::fs::write(ws.notes().join("img/big.png"), &big).unwrap();
+    std::fs::write(ws.notes().join("img/pic.svg"), &svg).unwrap();
+    let server = ws.serve();
+    std::thread::sleep(SETTLE);
+    assert!(fetch(&server, "img/big.png").0 == big);
+    assert!(fetch(&server, "img/pic.svg").0 == svg);
+
+    // Every request in one write, read only after a pause: the server's writes stall
+    // on a full socket and resume, and the answers queue one behind the other.
+    let addr = server.addr();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let get = |path: &str, extra: &str| {
+        format!("GET /api/v1/files/{path} HTTP/1.1\r\nHost: {addr}\r\n{extra}\r\n")
+    };
+    let requests = [
+        get("img/big.png", ""),
+        get("img/pic.svg", ""),
+        get("img/big.png", "Range: bytes=500000-900000\r\n"),
+        get("img/big.png", ""),
+    ];
+    stream.write_all(requests.concat().as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut reader = BufReader::new(stream);
+
+    let (head, body) = read_answer(&mut reader);
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(body == big, "the first answer differs");
+    let (head, body) = read_answer(&mut reader);
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("content-security-policy: sandbox"), "{head}");
+    assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+    assert!(body == svg, "the SVG differs");
+    let (head, body) = read_answer(&mut reader);
+    assert!(head.starts_with("http/1.1 206"), "{head}");
+    assert!(
+        head.contains("content-range: bytes 500000-900000/1048576"),
+        "{head}"
+    );
+    assert!(body == big[500_000..=900_000], "the range differs");
+    let (head, body) = read_answer(&mut reader);
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(body == big, "the last answer differs");
+}

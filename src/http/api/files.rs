@@ -20,6 +20,7 @@ use warp::reply::Response;
 use super::notes::{precondition, with_etag};
 use crate::error::{Error, Result};
 use crate::http::State;
+use crate::http::server::SendFrom;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
 use crate::http::support::{
@@ -106,12 +107,21 @@ pub(super) async fn read(
         info,
         etag,
         modified,
+        sealed,
     } = opened;
     let mut response = if method == Method::HEAD {
         empty(status)
     } else {
         match body {
-            FileBody::Kept(bytes) => in_memory(&bytes, start, end),
+            FileBody::Kept(bytes) => {
+                let mut response = in_memory(&bytes, start, end);
+                // The body is a part of the sealed file's mapped bytes: the server
+                // sends it from the file, without a copy.
+                if let Some(sealed) = sealed {
+                    SendFrom::mark(&mut response, sealed, end - start);
+                }
+                response
+            }
             FileBody::Disk(disk) if disk.keepable() => {
                 let bytes = if len <= WHOLE {
                     state.notebook.read_whole(disk)?

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bytes::Bytes;
 
 use super::FileInfo;
+use super::sealed::Sealed;
 use crate::ops::store::cache::FileId;
 
 /// Bytes of attachment versions kept at once, bookkeeping included.
@@ -32,6 +33,8 @@ pub(crate) struct Kept {
     pub(super) bytes: Bytes,
     pub(super) info: FileInfo,
     pub(super) etag: String,
+    /// The same bytes in a sealed memory file, when the version has one.
+    pub(super) sealed: Option<Arc<Sealed>>,
 }
 
 impl Kept {
@@ -115,6 +118,7 @@ mod tests {
                 content_type: "image/png".into(),
             },
             etag: format!("\"{inode:x}\""),
+            sealed: None,
         })
     }
 

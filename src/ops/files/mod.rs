@@ -7,6 +7,26 @@
 mod attach;
 pub(crate) mod cache;
 mod referenced;
+#[cfg(target_os = "linux")]
+pub(crate) mod sealed;
+#[cfg(not(target_os = "linux"))]
+pub(crate) mod sealed {
+    //! No sealed memory files on this system: every kept version is in ordinary memory.
+
+    /// Never made here.
+    #[derive(Debug)]
+    pub(crate) enum Sealed {}
+
+    impl Sealed {
+        pub(crate) fn of(_: &[u8]) -> Option<std::sync::Arc<Sealed>> {
+            None
+        }
+
+        pub(crate) fn bytes(&self) -> &bytes::Bytes {
+            match *self {}
+        }
+    }
+}
 mod write;
 
 pub(crate) use attach::Source;
@@ -21,6 +41,7 @@ use serde::Serialize;
 use walkdir::WalkDir;
 
 use self::cache::{FileCache, Kept};
+use self::sealed::Sealed;
 use crate::error::{Error, Result};
 use crate::ops::store::cache::FileId;
 use crate::ops::store::relative;
@@ -53,6 +74,9 @@ pub(crate) struct OpenFile {
     pub(crate) info: FileInfo,
     pub(crate) etag: String,
     pub(crate) modified: Option<chrono::DateTime<chrono::Utc>>,
+    /// A kept version's bytes in a sealed memory file, which the server can send from
+    /// without copying them (`FileBody::Kept` holds the same bytes, mapped from it).
+    pub(crate) sealed: Option<Arc<Sealed>>,
 }
 
 /// Where the bytes of an opened attachment are.
@@ -138,6 +162,7 @@ fn open_kept(version: &Kept) -> OpenFile {
         info: version.info.clone(),
         etag: version.etag.clone(),
         modified: version.id.modified(),
+        sealed: version.sealed.clone(),
     }
 }
 
@@ -232,6 +257,7 @@ impl Notebook {
             info: info.clone(),
             etag: etag.clone(),
             modified: modified_of(&meta),
+            sealed: None,
             body: FileBody::Disk(DiskFile {
                 file,
                 id,
@@ -257,11 +283,21 @@ impl Notebook {
         file.take(len)
             .read_to_end(&mut bytes)
             .map_err(Error::FileReadFailed)?;
+        // Only a version the cache will keep (read whole, at its identity's size) is
+        // worth a sealed copy.
+        let sealed = (bytes.len() as u64 == id.size())
+            .then(|| Sealed::of(&bytes))
+            .flatten();
+        let bytes = match &sealed {
+            Some(sealed) => sealed.bytes().clone(),
+            None => bytes.into(),
+        };
         let version = Arc::new(Kept {
             id,
-            bytes: bytes.into(),
+            bytes,
             info,
             etag,
+            sealed,
         });
         self.files.put(&version);
         Ok(version.bytes.clone())
