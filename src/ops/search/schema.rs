@@ -32,9 +32,9 @@ pub(crate) struct Fields {
     pub(crate) tags: Field,
     /// Tags as whole values, for the `tag:NAME` filter.
     pub(crate) tag: Field,
-    /// The text a reader sees, indexed but not stored: a result's snippet is made from
-    /// the note file itself, which a search opens anyway (a stored copy doubled the
-    /// index, 350 of 534 MB at 100k notes).
+    /// The text a reader sees, indexed but not stored: a result's snippet is cut from
+    /// the note file itself, which a search checks anyway (a stored copy was 350 of
+    /// the index's 534 MB at 100k notes).
     pub(crate) body: Field,
     /// Modification time and size of the file indexed, to find stale documents; a
     /// column only (read whole by the writer, never per document).

@@ -20,8 +20,8 @@ use crate::ops::{FilePath, NotePath};
 /// Memory the writer may use before it flushes a segment, in the server. Each segment
 /// costs a fixed amount whatever its size (its words sorted and written, its table
 /// and arena set up, merges later): at tantivy's smallest (15 MB) a segment held about
-/// 250 notes, and indexing 10k notes took 2.4 times the CPU it takes at 32 MB, with a
-/// higher peak (queued notes and merges), measured by `just bench-scale`.
+/// 250 notes, and a first start on the 10k notes of `just bench-scale` took 2.4 times
+/// the CPU it takes at 32 MB (with commits every 2000 notes), at a higher peak RSS.
 const WRITER_MEMORY: usize = 32_000_000;
 /// The same for `notes reindex`, which runs on its own: larger segments, fewer merges.
 const REBUILD_MEMORY: usize = 64_000_000;
