@@ -78,8 +78,14 @@ bench-history:
     cargo build --release
     python3 bench/history.py target/release/notes
 
+# Scale benchmark: 10k and 100k generated notes (made once, cached in target/) —
+# list, web `/`, first start, reindex, peak RSS, index size, search; writes bench/SCALE.md
+bench-scale:
+    cargo build --release
+    python3 bench/scale.py
+
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move bench-history
+bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-scale
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md

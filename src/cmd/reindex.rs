@@ -17,8 +17,9 @@ pub(super) fn run(notebook: &Notebook) -> anyhow::Result<ExitCode> {
             super::messages::index_rebuilt("it could not be opened", &moved.display().to_string())
         );
     }
-    let mut updater = IndexUpdater::new(index, notebook.notes_dir())?;
+    let mut updater = IndexUpdater::for_rebuild(index, notebook.notes_dir())?;
     let count = super::with_progress(true, |progress| updater.rebuild(progress))?;
+    updater.finish()?;
     super::print(&format!(
         "indexed {count} note{} in {:.2} s\n",
         if count == 1 { "" } else { "s" },

@@ -33,6 +33,8 @@ use self::schema::Fields;
 use self::snippet::Snippets;
 use super::Notebook;
 use super::path::INTERNAL_DIR;
+use super::root::RootDir;
+use super::{NotePath, store};
 use crate::error::{Error, Result};
 
 /// Results per query when the caller does not say.
@@ -176,6 +178,7 @@ impl NotesIndex {
         let mut results = Vec::with_capacity(limit.min(top.len()));
         let mut stale = 0;
         let files = query.is_for_files();
+        let root = RootDir::new(notes_dir.to_path_buf());
         for (score, address) in top {
             let doc: TantivyDocument = searcher.doc(address).map_err(|e| {
                 heal::read_error("cannot read a result of", &self.dir(notes_dir), &e)
@@ -206,7 +209,12 @@ impl NotesIndex {
                 });
                 continue;
             }
-            let body = first_str(&doc, self.fields.body);
+            // The snippet is cut from the note as it is on disk (the index keeps no
+            // copy of the text); a note gone since the check above counts as stale.
+            let Some(body) = reader_body(&root, &path) else {
+                stale += 1;
+                continue;
+            };
             let title = first_str(&doc, self.fields.title);
             results.push(SearchHit {
                 highlighted_title: snippets.mark(&title),
@@ -370,6 +378,16 @@ fn prefix_query(fields: &[(Field, f32)], tokens: &[String]) -> Box<dyn IndexQuer
         }
     }
     Box::new(BooleanQuery::new(parts))
+}
+
+/// The body of the note `path` as a reader sees it, read through the checked open;
+/// None when it cannot be read (gone, or no longer a note).
+fn reader_body(root: &RootDir, path: &str) -> Option<String> {
+    let note = NotePath::parse(path).ok()?;
+    let (mut file, meta) = root.open_note(&note).ok()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
+    Some(schema::reader_body(&note, &store::text_of(&bytes)))
 }
 
 fn first_str(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {

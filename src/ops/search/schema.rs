@@ -32,10 +32,12 @@ pub(crate) struct Fields {
     pub(crate) tags: Field,
     /// Tags as whole values, for the `tag:NAME` filter.
     pub(crate) tag: Field,
+    /// The text a reader sees, indexed but not stored: a result's snippet is cut from
+    /// the note file itself, which a search checks anyway (a stored copy was 350 of
+    /// the index's 534 MB at 100k notes).
     pub(crate) body: Field,
-    pub(crate) date: Field,
-    pub(crate) last_modified: Field,
-    /// Modification time and size of the file indexed, to find stale documents.
+    /// Modification time and size of the file indexed, to find stale documents; a
+    /// column only (read whole by the writer, never per document).
     pub(crate) stamp: Field,
     /// What the note's links may point to, as lookup keys (`links::keys`): backlinks
     /// are a term query on a note's own keys.
@@ -53,11 +55,13 @@ pub(crate) struct Fields {
 /// The schema and its fields.
 pub(crate) fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
-    let text = TextOptions::default().set_stored().set_indexing_options(
-        TextFieldIndexing::default()
-            .set_tokenizer(TEXT_ANALYZER)
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-    );
+    let searched = TextFieldIndexing::default()
+        .set_tokenizer(TEXT_ANALYZER)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    // Title and tags are stored for results; the body is not (see `Fields::body`).
+    let text = TextOptions::default()
+        .set_stored()
+        .set_indexing_options(searched.clone());
     let tag = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(TAG_ANALYZER)
@@ -70,10 +74,11 @@ pub(crate) fn schema() -> (Schema, Fields) {
         title: builder.add_text_field("title", text.clone()),
         tags: builder.add_text_field("tags", text.clone()),
         tag: builder.add_text_field("tag", tag),
-        body: builder.add_text_field("body", text),
-        date: builder.add_text_field("date", STRING | STORED),
-        last_modified: builder.add_text_field("last_modified", STRING | STORED),
-        stamp: builder.add_text_field("stamp", STRING | STORED | FAST),
+        body: builder.add_text_field(
+            "body",
+            TextOptions::default().set_indexing_options(searched),
+        ),
+        stamp: builder.add_text_field("stamp", STRING | FAST),
         links: builder.add_text_field("links", STRING),
         title_key: builder.add_text_field("title_key", STRING | FAST),
         file: builder.add_text_field("file", STRING | STORED | FAST),
@@ -128,6 +133,12 @@ pub(crate) fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 /// 2: the body is indexed as the text a reader sees, not as Markdown.
 pub(crate) const CONTENT_VERSION: u32 = 2;
 
+/// The body of a note as a reader sees it (no Markdown marks, no link targets, images
+/// as their alt text): what is indexed, and what a snippet is cut from.
+pub(crate) fn reader_body(path: &NotePath, text: &str) -> String {
+    render::visible_text(&store::note_of(path, text, text.len() as u64).body)
+}
+
 /// What identifies the version of a file that was indexed: the content version, the
 /// modification time and the size.
 pub(crate) fn stamp_of(meta: &fs::Metadata) -> String {
@@ -158,8 +169,6 @@ pub(crate) fn document(
         doc.add_text(fields.tag, tag);
     }
     doc.add_text(fields.body, render::visible_text(&note.body));
-    doc.add_text(fields.date, &front.date);
-    doc.add_text(fields.last_modified, &front.last_modified);
     doc.add_text(fields.stamp, stamp);
     let mut folder = links::Folder::default();
     for key in links::keys_of_links(path, text, &mut folder) {

@@ -17,15 +17,23 @@ use crate::ops::root::{self, RootDir};
 use crate::ops::store::{self, NoteFile};
 use crate::ops::{FilePath, NotePath};
 
-/// Memory the writer may use before it flushes a segment: tantivy's smallest. One
-/// writer thread with a small arena keeps the server's footprint small.
-const WRITER_MEMORY: usize = 15_000_000;
+/// Memory the writer may use before it flushes a segment, in the server. Each segment
+/// costs a fixed amount whatever its size (its words sorted and written, its table
+/// and arena set up, merges later): at tantivy's smallest (15 MB) a segment held about
+/// 250 notes, and a first start on the 10k notes of `just bench-scale` took 2.4 times
+/// the CPU it takes at 32 MB (with commits every 2000 notes), at a higher peak RSS.
+const WRITER_MEMORY: usize = 32_000_000;
+/// The same for `notes reindex`, which runs on its own: larger segments, fewer merges.
+const REBUILD_MEMORY: usize = 64_000_000;
+/// Merges run on one thread beside the indexing thread: tantivy's default of four,
+/// on a small machine, only competes with the indexing and with requests.
+const MERGE_THREADS: usize = 1;
 
 /// Notes added between two commits of a catch-up. tantivy queues added documents,
 /// whole texts included, until its indexing thread takes them (up to 10k of them),
 /// so the server's pass over a large folder commits every so many notes to bound
-/// what it holds.
-const PASS_CHUNK: usize = 500;
+/// what it holds; each commit also ends a segment, so not too often.
+const PASS_CHUNK: usize = 2000;
 /// The same for `notes reindex`, which runs on its own and favours speed.
 const REBUILD_CHUNK: usize = 2500;
 
@@ -55,9 +63,23 @@ pub struct IndexUpdater {
 impl IndexUpdater {
     /// Takes the writer of `index`. Fails with `IndexOwned` when another process holds it.
     pub fn new(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
+        Self::with_memory(index, notes_dir, WRITER_MEMORY)
+    }
+
+    /// The writer of `notes reindex`, with a larger memory budget (see `REBUILD_MEMORY`).
+    pub fn for_rebuild(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
+        Self::with_memory(index, notes_dir, REBUILD_MEMORY)
+    }
+
+    fn with_memory(index: NotesIndex, notes_dir: &Path, memory: usize) -> Result<Self> {
+        let options = tantivy::indexer::IndexWriterOptions::builder()
+            .memory_budget_per_thread(memory)
+            .num_worker_threads(1)
+            .num_merge_threads(MERGE_THREADS)
+            .build();
         let writer = index
             .index
-            .writer_with_num_threads(1, WRITER_MEMORY)
+            .writer_with_options(options)
             .map_err(|e| match e {
                 TantivyError::LockFailure(..) => Error::IndexOwned,
                 e => super::index_error("cannot write", &index_dir(notes_dir), e),
@@ -91,7 +113,9 @@ impl IndexUpdater {
         let total = files.len();
         // A rebuild (`notes reindex`) runs on its own: larger chunks, fewer commits.
         for (done, file) in files.iter().enumerate() {
-            self.add(file)?;
+            // The index was emptied above: no older document to delete. (A delete per
+            // note is looked up in every segment flushed after it.)
+            self.add_new(file, false)?;
             if (done + 1).is_multiple_of(REBUILD_CHUNK) {
                 self.commit()?;
             }
@@ -99,6 +123,12 @@ impl IndexUpdater {
         }
         self.commit()?;
         Ok(total)
+    }
+
+    /// Lets the merges under way finish, so the index is left as compact as they make
+    /// it (dropping the writer abandons them).
+    pub fn finish(self) -> Result<()> {
+        self.writer.wait_merging_threads().map_err(write_error)
     }
 
     /// Brings the index up to date with the files: new and changed notes indexed,
@@ -245,6 +275,11 @@ impl IndexUpdater {
     }
 
     fn add(&mut self, file: &NoteFile) -> Result<()> {
+        self.add_new(file, true)
+    }
+
+    /// Indexes `file`; `replace`: delete the document the index may hold of it first.
+    fn add_new(&mut self, file: &NoteFile, replace: bool) -> Result<()> {
         // Read through the checked open: the name was found by its path, which may
         // lead elsewhere by now.
         let read = self
@@ -269,10 +304,12 @@ impl IndexUpdater {
         let text = store::text_of(&bytes);
         let stamp = schema::stamp_of(&file.meta);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
-        self.writer.delete_term(Term::from_field_text(
-            self.index.fields.path,
-            file.path.as_str(),
-        ));
+        if replace {
+            self.writer.delete_term(Term::from_field_text(
+                self.index.fields.path,
+                file.path.as_str(),
+            ));
+        }
         self.writer.add_document(doc).map_err(write_error)?;
         self.known.insert(file.path.to_string(), stamp);
         Ok(())

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Scale benchmark: the measures of issue 19 at 10k and 100k generated notes.
+
+The corpora (bench/corpus.py) are made once and cached in target/bench-corpus-<N>k.
+For each size: `notes reindex` on the folder (wall and CPU time, peak RSS, index size),
+then `notes serve` on the folder without its `.notes` (a first start: time until every
+note is searchable, peak RSS), then the warm list, the web `/`, the list with 8 clients,
+search, and the peak RSS after them. Writes bench/SCALE.md (the hand-written sections
+below the table are kept).
+
+Loopback only; every loop is bounded in count and in time. The machine is shared with
+other work, so the CPU seconds the process used are shown beside each wall time.
+"""
+
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus  # noqa: E402
+import report  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = REPO / "target" / "release" / "notes"
+OUT = REPO / "bench" / "SCALE.md"
+SIZES = [int(n) for n in os.environ.get("SCALE_SIZES", "10000,100000").split(",")]
+# Per loop: at most this many requests, and at most this many seconds.
+MAX_REQUESTS = 40
+MAX_SECONDS = 30.0
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def status(pid):
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        out[key] = value.strip()
+    return out
+
+
+def peak_mib(pid):
+    return int(status(pid)["VmHWM"].split()[0]) / 1024
+
+
+def cpu_seconds(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def size_mb(folder: Path):
+    total = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return total / 1e6
+
+
+def get(url, timeout=60):
+    started = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=timeout) as r:
+        r.read()
+        assert r.status == 200, url
+    return (time.perf_counter() - started) * 1000
+
+
+def p50(url, max_requests=MAX_REQUESTS, max_seconds=MAX_SECONDS):
+    get(url)  # warm
+    times, deadline = [], time.time() + max_seconds
+    while len(times) < max_requests and time.time() < deadline:
+        times.append(get(url))
+    return statistics.median(times), len(times)
+
+
+def p50_clients(url, clients=8, per_client=5, max_seconds=MAX_SECONDS):
+    get(url)
+    times, lock, deadline = [], threading.Lock(), time.time() + max_seconds
+
+    def client():
+        for _ in range(per_client):
+            if time.time() > deadline:
+                return
+            ms = get(url)
+            with lock:
+                times.append(ms)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return statistics.median(times), len(times)
+
+
+def search_p50(base, words):
+    get(f"{base}/api/v1/search?q=note")
+    times, deadline = [], time.time() + MAX_SECONDS
+    for word in words:
+        if time.time() > deadline:
+            break
+        times.append(get(f"{base}/api/v1/search?q={word}"))
+    return statistics.median(times), len(times)
+
+
+def reindex(notes: Path):
+    shutil.rmtree(notes / ".notes" / "index", ignore_errors=True)
+    started = time.perf_counter()
+    proc = subprocess.Popen([str(BIN), "--notes-dir", str(notes), "reindex"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, code, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    if code != 0:
+        raise SystemExit("notes reindex failed")
+    return {
+        "reindex": wall,
+        "reindex_cpu": usage.ru_utime + usage.ru_stime,
+        "reindex_rss": usage.ru_maxrss / 1024,
+        "index_mb": size_mb(notes / ".notes" / "index"),
+        "notes_mb": sum(f.stat().st_size for f in notes.rglob("*.md")) / 1e6,
+    }
+
+
+def serve(notes: Path, count: int, words):
+    shutil.rmtree(notes / ".notes", ignore_errors=True)
+    public = notes.parent / "public"
+    shutil.rmtree(public, ignore_errors=True)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [str(BIN), "--notes-dir", str(notes), "--public-dir", str(public), "serve",
+         "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    row = {}
+    try:
+        # Every title holds the word "Note": fully indexed once it finds them all.
+        deadline = time.time() + 900
+        while True:
+            if time.time() > deadline:
+                raise SystemExit("the first start did not index every note in 900 s")
+            try:
+                with urllib.request.urlopen(base + "/api/v1/search?q=note&limit=1",
+                                            timeout=10) as r:
+                    if json.loads(r.read())["total"] >= count:
+                        break
+            except Exception:
+                pass
+            time.sleep(0.25)
+        row["indexed"] = time.perf_counter() - started
+        row["indexed_cpu"] = cpu_seconds(proc.pid)
+        row["rss_first"] = peak_mib(proc.pid)
+        # Background work of the first start (history, merges) done before timing.
+        idle_deadline = time.time() + 300
+        while time.time() < idle_deadline:
+            before = cpu_seconds(proc.pid)
+            time.sleep(1)
+            if cpu_seconds(proc.pid) - before < 0.05:
+                break
+        # Each p50 with the server's CPU time per request (steadier than wall time
+        # on a shared machine; the warm-up request is counted in).
+        def measured(key, run):
+            before = cpu_seconds(proc.pid)
+            row[key], requests = run()
+            row[key + "_cpu"] = (cpu_seconds(proc.pid) - before) * 1000 / (requests + 1)
+
+        measured("list", lambda: p50(base + "/api/v1/notes"))
+        measured("web", lambda: p50(base + "/"))
+        measured("list8", lambda: p50_clients(base + "/api/v1/notes"))
+        row["rss_list"] = peak_mib(proc.pid)
+        measured("search", lambda: search_p50(base, words))
+    finally:
+        proc.terminate()
+        proc.wait()
+    return row
+
+
+def query_words():
+    """Words of the corpus's vocabulary from common to rare, 200 queries."""
+    vocab = corpus.vocabulary(random.Random(19))
+    ranks = [3, 30, 300, 3000, 20000]
+    return [vocab[r + i] for i in range(40) for r in ranks]
+
+
+ROWS = [
+    ("`GET /api/v1/notes` warm, 1 client, p50", "list", "ms", "≤ 80 ms at 100k"),
+    ("web `/` (100 notes shown), 1 client, p50", "web", "ms", "≤ 10 ms at 100k"),
+    ("list, 8 clients, p50", "list8", "ms", "≤ 25 ms at 10k"),
+    ("start → fully indexed (serve on a new folder)", "indexed", "s", "≤ 15 s at 100k"),
+    ("`notes reindex`", "reindex", "s", "≤ 10 s at 100k"),
+    ("peak RSS, serve, first start", "rss_first", "MiB", "≤ 64 MiB at 10k"),
+    ("peak RSS, serve, after the lists", "rss_list", "MiB", "≤ 128 MiB at 100k"),
+    ("peak RSS, `notes reindex`", "reindex_rss", "MiB", "—"),
+    ("index size (notes' size)", "index_mb", "MB", "not much larger than the notes"),
+    ("search p50, 1 client", "search", "ms", "≤ 5 ms at 100k"),
+]
+
+
+def cell(row, key, unit):
+    if key not in row:
+        return "—"
+    value = row[key]
+    if key == "index_mb":
+        return f"{value:.0f} MB ({row['notes_mb']:.0f} MB)"
+    if unit == "s":
+        return f"{value:.1f} s (CPU {row[key + '_cpu']:.1f} s)"
+    if unit == "MiB":
+        return f"{value:.0f} MiB"
+    ms = f"{value:.1f} ms" if value >= 10 else f"{value:.2f} ms"
+    return f"{ms} (CPU {row[key + '_cpu']:.2f} ms/req)"
+
+
+def main():
+    if not BIN.exists():
+        raise SystemExit(f"{BIN} missing: cargo build --release")
+    words = query_words()
+    rows = {}
+    for count in SIZES:
+        notes = corpus.corpus(count)
+        print(f"{count} notes: notes reindex", flush=True)
+        row = reindex(notes)
+        print(f"{count} notes: serve", flush=True)
+        row.update(serve(notes, count, words))
+        rows[count] = row
+        print(json.dumps(row), flush=True)
+    header = " | ".join(f"{n // 1000}k notes" for n in SIZES)
+    lines = [
+        "# Scale: 10k and 100k notes",
+        "",
+        "Generated by `just bench-scale` (bench/scale.py) on this machine "
+        f"({os.cpu_count()} cores, shared with other work: wall times vary with its "
+        "load, the CPU time the process used does less: it is shown beside each "
+        "figure, per request for the HTTP rows). Corpora: bench/corpus.py, "
+        "~5.5 KB notes with front matter, tags, links, 500 folders; cached in "
+        "`target/bench-corpus-<N>k`.",
+        "",
+        f"| measure | {header} | target (issue 19) |",
+        "|---|" + "---|" * len(SIZES) + "---|",
+    ]
+    for label, key, unit, target in ROWS:
+        cells = " | ".join(cell(rows[n], key, unit) for n in SIZES)
+        lines.append(f"| {label} | {cells} | {target} |")
+    report.write_keeping_notes(OUT, "\n".join(lines) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
