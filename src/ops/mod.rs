@@ -16,6 +16,7 @@ pub(crate) mod publish;
 pub(crate) mod root;
 pub mod search;
 pub mod store;
+pub mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

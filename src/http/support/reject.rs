@@ -103,9 +103,12 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterTooDeep(_)
         | FrontMatterAliases(_)
         | MoveOntoItself
-        | FileIsNote => StatusCode::BAD_REQUEST,
-        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound => StatusCode::NOT_FOUND,
-        NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
+        | FileIsNote
+        | InvalidTokenName(_) => StatusCode::BAD_REQUEST,
+        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound | TokenNotFound(_) => {
+            StatusCode::NOT_FOUND
+        }
+        NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
         }
@@ -126,7 +129,9 @@ pub fn status(err: &Error) -> StatusCode {
         | FileReadFailed(_)
         | FileWriteFailed(_)
         | FileDeleteFailed(_)
-        | HistoryFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        | HistoryFailed(_)
+        | TokensUnreadable(_)
+        | TokensWriteFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
