@@ -38,6 +38,9 @@ pub enum HttpError {
     /// A range request none of whose ranges lies within the file (of this length).
     #[error("Range not satisfiable: the file has {0} bytes")]
     RangeNotSatisfiable(u64),
+    /// The caller's token does not reach this path (read-only, or outside its folder).
+    #[error("{0}")]
+    Forbidden(&'static str),
     /// A task of the blocking pool panicked or was cancelled.
     #[error("Internal error: {0}")]
     WorkerFailed(String),
@@ -69,6 +72,7 @@ impl HttpError {
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             HttpError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
+            HttpError::Forbidden(_) => StatusCode::FORBIDDEN,
             HttpError::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

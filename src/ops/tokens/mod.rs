@@ -6,6 +6,7 @@
 mod record;
 mod scope;
 
+pub(crate) use record::{Hash, hash as hash_secret, to_hex};
 pub use record::{Keyring, TokenInfo};
 pub use scope::{Prefix, Scope, Scoped};
 

@@ -155,6 +155,16 @@ impl Keyring {
         }
         found
     }
+
+    /// Whether the token hashed `hash` is still accepted (a web session opened with it
+    /// lives only as long as it does).
+    pub(crate) fn holds(&self, hash: &Hash) -> bool {
+        let mut held = false;
+        for entry in &self.entries {
+            held |= same_hash(&entry.hash, hash);
+        }
+        held
+    }
 }
 
 /// The one comparison of a presented token with a stored one: `subtle`'s constant-time
