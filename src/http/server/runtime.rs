@@ -44,7 +44,8 @@ pub fn run(
     let addr = listener.local_addr()?;
     let secure = base_url
         .as_deref()
-        .is_some_and(|url| url.len() > 8 && url[..8].eq_ignore_ascii_case("https://"));
+        .and_then(|url| url.get(..8))
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
     let auth = http::auth::Auth::new(&notebook, secure)
         .map_err(|e| anyhow::anyhow!("{}", e.detailed()))?;
     if !http::is_loopback(&addr) && !auth.required(&notebook) {

@@ -60,7 +60,7 @@ struct StoredToken {
 /// Parses the file's bytes; every entry is checked, so a hand-edited file with one bad
 /// entry is refused as a whole rather than half-applied.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Entry>> {
-    let unreadable = |why: String| Error::TokensUnreadable(why);
+    let unreadable = Error::TokensUnreadable;
     let stored: Stored =
         serde_json::from_slice(bytes).map_err(|e| unreadable(format!("{FILE}: {e}")))?;
     if stored.version != VERSION {
