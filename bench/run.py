@@ -157,10 +157,13 @@ def wait_idle(pid, timeout=90):
     print("warning: the server did not become idle", flush=True)
 
 
-def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads=THREADS):
+def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads=THREADS,
+        token=None):
     env = {**os.environ, "BENCH_MODE": mode, "BENCH_PATH": path}
     if accept:
         env["BENCH_ACCEPT"] = accept
+    if token:
+        env["BENCH_TOKEN"] = token
     out = subprocess.run(
         on_load_cores(["wrk", "-t", threads, "-c", connections, "-d", DURATION,
                        "--timeout", "10s", "-s", str(LUA), url]),
@@ -322,6 +325,7 @@ def main():
     need("perf", "linux-perf", required=False)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
     rows = []
+    token_ratios = {}
     fs_rates = {}
     rounds = {}
     peaks = {}
@@ -349,13 +353,19 @@ def main():
                 wait_indexed(nbase, count)
                 wait_idle(notes.pid)
                 one = note_path(7)
-                runs = {"nginx": [], "raw": [], "json": []}
+                runs = {"nginx": [], "raw": [], "json": [], "token": []}
                 for _ in range(ROUNDS):
                     runs["nginx"].append(counted(nginx.pid, lambda: wrk(xbase, path="/" + one)))
                     runs["raw"].append(counted(notes.pid, lambda: wrk(
                         nbase, path="/api/v1/notes/" + one, accept="text/markdown")))
                     runs["json"].append(counted(notes.pid, lambda: wrk(
                         nbase, path="/api/v1/notes/" + one)))
+                    # The same GET once a token exists, sending it; the token is revoked
+                    # after, so every other row runs without tokens (auth off).
+                    secret = token_create(notes_dir)
+                    runs["token"].append(counted(notes.pid, lambda: wrk(
+                        nbase, path="/api/v1/notes/" + one, token=secret)))
+                    token_revoke(notes_dir)
                 rounds[label] = runs
                 for name, key in (("nginx GET file", "nginx"), ("GET raw", "raw"),
                                   ("GET JSON", "json")):
@@ -364,6 +374,9 @@ def main():
                         ratio = median([r["rps"] / n["rps"]
                                         for r, n in zip(runs[key], runs["nginx"])])
                     rows.append((f"{name} ({label})", middle(runs[key]), ratio))
+                token_ratios[label] = median([t["rps"] / j["rps"]
+                                              for t, j in zip(runs["token"], runs["json"])])
+                rows.append((f"GET with token ({label})", middle(runs["token"]), None))
                 rows.append((f"list ({label})",
                              counted(notes.pid, lambda: wrk(nbase, path="/api/v1/notes")), None))
                 one_client = counted(notes.pid, lambda: wrk(
@@ -418,6 +431,10 @@ def main():
             f"{'' if instr is None else f'{instr:,.0f}'} | "
             f"{'' if rss is None else f'{rss / 1024:.1f}'} |"
         )
+    lines += ["", "GET JSON with a token (`Authorization: Bearer`, hashed and looked up per "
+              "request) to GET JSON without tokens, median of the per-round ratios "
+              "(target ≥ 0.9): "
+              + ", ".join(f"{label} {ratio:.2f}" for label, ratio in token_ratios.items())]
     lines += ["", "Per-round ratios to nginx:"]
     for label, runs in rounds.items():
         for key in ("raw", "json"):
@@ -443,6 +460,18 @@ def main():
     text = "\n".join(lines)
     print(text)
     (REPO / "bench" / "RESULTS.md").write_text(text)
+
+
+def token_create(notes_dir):
+    """A full token for the "GET with token" row; the server sees it on its next request."""
+    out = subprocess.run([str(BIN), "--notes-dir", str(notes_dir), "token", "create",
+                          "--name", "bench"], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def token_revoke(notes_dir):
+    subprocess.run([str(BIN), "--notes-dir", str(notes_dir), "token", "revoke", "bench"],
+                   capture_output=True, check=True)
 
 
 def middle(runs):

@@ -3,6 +3,8 @@
 local mode = os.getenv("BENCH_MODE") or "get"
 local target = os.getenv("BENCH_PATH") or "/"
 local accept = os.getenv("BENCH_ACCEPT")
+-- A token sent as `Authorization: Bearer` on GET (the "GET with token" row).
+local token = os.getenv("BENCH_TOKEN")
 local body = string.rep("Benchmark body text, written once per request. ", 40)
 local threads = {}
 local counter = 0
@@ -39,6 +41,7 @@ function request()
   end
   local headers = {}
   if accept then headers["Accept"] = accept end
+  if token then headers["Authorization"] = "Bearer " .. token end
   return wrk.format("GET", target, headers)
 end
 

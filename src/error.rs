@@ -115,6 +115,19 @@ pub enum Error {
     InvalidSectionEdit(String),
     #[error("The note's front matter does not parse: replace the note to fix it")]
     FrontMatterUnreadable,
+    #[error("The tokens file is unreadable: {0}")]
+    TokensUnreadable(String),
+    #[error("Failed to write the tokens file")]
+    TokensWriteFailed(#[source] std::io::Error),
+    #[error("A token named {0:?} exists already")]
+    TokenExists(String),
+    #[error("No token named {0:?}")]
+    TokenNotFound(String),
+    #[error(
+        "Invalid token name {0:?}: use 1 to 64 letters, digits, '-', '_', '.' or '@', \
+         not starting with '-'"
+    )]
+    InvalidTokenName(String),
 }
 
 /// A heading path as the messages show it: `["Top", "Sub"]`.
@@ -172,7 +185,12 @@ impl Error {
             | HeadingNotFound { .. }
             | HeadingAmbiguous { .. }
             | InvalidSectionEdit(_)
-            | FrontMatterUnreadable => 1,
+            | FrontMatterUnreadable
+            | TokensUnreadable(_)
+            | TokensWriteFailed(_)
+            | TokenExists(_)
+            | TokenNotFound(_)
+            | InvalidTokenName(_) => 1,
         }
     }
 

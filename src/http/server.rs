@@ -143,10 +143,11 @@ pub async fn serve(
 
 /// The one door of every request on a connection: the Host and cross-site checks of
 /// [`guard`] on the request's own headers before any route runs (a refusal is a 403
-/// ErrorResponse); the connection marked busy while the request is in progress, so that
-/// the cap closes idle connections first; `nosniff` on every answer; an answer marked
-/// [`SendFrom`] handed to the connection's stream, which sends its body from the
-/// sealed file (`zero_copy`).
+/// ErrorResponse), then the token of [`auth`](super::auth) when tokens exist (401,
+/// 403, or the way to the login page); the connection marked busy while the request is
+/// in progress, so that the cap closes idle connections first; `nosniff` on every
+/// answer; an answer marked [`SendFrom`] handed to the connection's stream, which sends
+/// its body from the sealed file (`zero_copy`).
 struct Door<S> {
     routes: S,
     state: Arc<State>,
@@ -163,7 +164,7 @@ where
     type Error = S::Error;
     type Future = Answer<S::Future>;
 
-    fn call(&self, request: Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let admitted = guard::admit(
             &self.state.hosts,
             &self.host_seen,
@@ -171,19 +172,25 @@ where
             request.headers(),
         );
         let busy = Busy::begin(&self.conn);
-        match admitted {
-            Ok(()) => Answer::Routed {
-                routed: self.routes.call(request),
-                busy,
-                sending: self.sending.clone(),
+        let refused = match admitted {
+            Err(refused) => reply::error_message(StatusCode::FORBIDDEN, &refused.message()),
+            // Then the token, when tokens exist (`auth`).
+            Ok(()) => match self.state.auth.admit(&self.state.notebook, &mut request) {
+                Ok(()) => {
+                    return Answer::Routed {
+                        routed: self.routes.call(request),
+                        busy,
+                        sending: self.sending.clone(),
+                    };
+                }
+                Err(denied) => {
+                    denied.response(request.uri().path_and_query().map_or("/", |p| p.as_str()))
+                }
             },
-            Err(refused) => Answer::Refused {
-                response: Some(reply::error_message(
-                    StatusCode::FORBIDDEN,
-                    &refused.message(),
-                )),
-                busy,
-            },
+        };
+        Answer::Refused {
+            response: Some(refused),
+            busy,
         }
     }
 }

@@ -17,6 +17,7 @@ pub(crate) mod root;
 pub mod search;
 pub(crate) mod sections;
 pub mod store;
+pub mod tokens;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -24,9 +24,9 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 pub(super) use self::files::for_browser as file_for_browser;
-use super::State;
 use super::support::reject::HttpError;
 use super::support::{body, is_get, is_post, method_is, raw_query, reply, with_state};
+use super::{State, auth};
 
 /// Every route of the API.
 pub(crate) fn routes(
@@ -71,6 +71,7 @@ pub(crate) fn routes(
     let read_list = list()
         .and(method_is(is_get))
         .and(raw_query())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(notes_list::list);
     let put_note = notes()
@@ -85,6 +86,7 @@ pub(crate) fn routes(
         .and(warp::header::headers_cloned())
         .and(raw_query())
         .and(body::stream())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(public::toggle);
     let delete_note = notes()
@@ -100,6 +102,7 @@ pub(crate) fn routes(
     let search_notes = search()
         .and(method_is(is_get))
         .and(raw_query())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(search::search);
     let note_links = links()
@@ -116,6 +119,7 @@ pub(crate) fn routes(
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(moves::post);
     let read_file = files::reads(files(), state.clone());
@@ -147,6 +151,7 @@ pub(crate) fn routes(
             .and(method_is(is_post))
             .and(warp::header::headers_cloned())
             .and(body::stream())
+            .and(auth::scope())
             .and(with_state(state.clone()))
             .and_then(history::restore))
         .unify()
@@ -167,6 +172,7 @@ pub(crate) fn routes(
     let list_files = file_list()
         .and(method_is(is_get))
         .and(raw_query())
+        .and(auth::scope())
         .and(with_state(state))
         .and_then(files::list);
     // Boxed: the chain of every route is deeper than the compiler's type recursion

@@ -13,9 +13,10 @@ use warp::reject::Rejection;
 use warp::reply::{Reply, Response};
 
 use crate::error::Error;
-use crate::http::State;
+use crate::http::{State, auth};
 use crate::http::support::{blocking, reply};
 use crate::ops::model::{NoteList, NoteMeta};
+use crate::ops::tokens::Scope;
 
 /// Entries rendered per chunk of a streamed list.
 const CHUNK: usize = 256;
@@ -33,25 +34,25 @@ struct PageRequest {
     after: Option<String>,
 }
 
-/// `GET /api/v1/notes[?limit=N&after=PATH]`.
-pub(super) async fn list(raw: String, state: Arc<State>) -> Result<Response, Rejection> {
+/// `GET /api/v1/notes[?limit=N&after=PATH]`; a folder token (`scope`) sees its
+/// folder's notes only.
+pub(super) async fn list(
+    raw: String,
+    scope: Option<Scope>,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
     let page = page_request(&raw)?;
     let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
-    if let Some(page) = page {
-        let notes = snapshot.page_after(page.after.as_deref(), page.limit);
-        let more = notes.last().is_some_and(|last| {
-            snapshot
-                .list
-                .notes
-                .last()
-                .is_some_and(|end| end.path != last.path)
+    if let Some(scope) = scope.filter(|s| s.narrows(".")) {
+        // Made for this token: the shared JSON and pages are everyone's.
+        let list = auth::lists::notes(&snapshot.list, &scope);
+        return Ok(match page {
+            Some(page) => page_reply(&list, &page),
+            None => reply::json(StatusCode::OK, &list),
         });
-        let body = Page {
-            notes,
-            total: snapshot.list.total,
-            next: notes.last().filter(|_| more).map(|n| n.path.as_str()),
-        };
-        return Ok(reply::json(StatusCode::OK, &body));
+    }
+    if let Some(page) = page {
+        return Ok(page_reply(&snapshot.list, &page));
     }
     if let Some(json) = snapshot.rendered.get() {
         return Ok(reply::with_type(
@@ -77,6 +78,21 @@ pub(super) async fn list(raw: String, state: Arc<State>) -> Result<Response, Rej
         warp::http::HeaderValue::from_static(reply::JSON_TYPE),
     );
     Ok(response)
+}
+
+/// One page of `list` after the request's cursor.
+fn page_reply(list: &NoteList, page: &PageRequest) -> Response {
+    let shown = list.page_after(page.after.as_deref(), page.limit);
+    let more = shown
+        .last()
+        .zip(list.notes.last())
+        .is_some_and(|(last, end)| last.path != end.path);
+    let body = Page {
+        notes: shown,
+        total: list.total,
+        next: shown.last().filter(|_| more).map(|n| n.path.as_str()),
+    };
+    reply::json(StatusCode::OK, &body)
 }
 
 /// The answer to a page request: the spec's two fields and the cursor of the next page

@@ -41,6 +41,9 @@ pub enum HttpError {
     /// A range request none of whose ranges lies within the file (of this length).
     #[error("Range not satisfiable: the file has {0} bytes")]
     RangeNotSatisfiable(u64),
+    /// The caller's token does not reach this path (read-only, or outside its folder).
+    #[error("{0}")]
+    Forbidden(&'static str),
     /// A task of the blocking pool panicked or was cancelled.
     #[error("Internal error: {0}")]
     WorkerFailed(String),
@@ -74,6 +77,7 @@ impl HttpError {
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             HttpError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
+            HttpError::Forbidden(_) => StatusCode::FORBIDDEN,
             HttpError::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -111,10 +115,13 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterAliases(_)
         | MoveOntoItself
         | FileIsNote
-        | InvalidSectionEdit(_) => StatusCode::BAD_REQUEST,
-        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound => StatusCode::NOT_FOUND,
+        | InvalidSectionEdit(_)
+        | InvalidTokenName(_) => StatusCode::BAD_REQUEST,
+        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound | TokenNotFound(_) => {
+            StatusCode::NOT_FOUND
+        }
         HeadingNotFound { .. } => StatusCode::NOT_FOUND,
-        NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
+        NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) => StatusCode::CONFLICT,
         HeadingAmbiguous { .. } | FrontMatterUnreadable => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
@@ -136,7 +143,9 @@ pub fn status(err: &Error) -> StatusCode {
         | FileReadFailed(_)
         | FileWriteFailed(_)
         | FileDeleteFailed(_)
-        | HistoryFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        | HistoryFailed(_)
+        | TokensUnreadable(_)
+        | TokensWriteFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -103,9 +103,13 @@ impl ListSnapshot {
         )
     }
 
-    /// The notes after `after` (a path; from the first when `None`), at most `limit`.
+}
+
+impl NoteList {
+    /// The notes after `after` (a path; from the first when `None`), at most `limit`
+    /// (the list is in path order).
     pub(crate) fn page_after(&self, after: Option<&str>, limit: usize) -> &[NoteMeta] {
-        let notes = &self.list.notes;
+        let notes = &self.notes;
         let start = after.map_or(0, |after| {
             notes.partition_point(|note| note.path.as_str() <= after)
         });
@@ -230,7 +234,7 @@ mod tests {
             meta("d.md", "", &[]),
         ]);
         let page = |after, limit| -> Vec<String> {
-            list.page_after(after, limit)
+            list.list.page_after(after, limit)
                 .iter()
                 .map(|n| n.path.clone())
                 .collect()
