@@ -20,7 +20,7 @@ use std::time::Instant;
 use hyper::body::Incoming;
 use hyper::header::{CONNECTION, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use hyper::server::conn::http1;
-use hyper::{Request, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
@@ -39,6 +39,7 @@ pub async fn serve(
 ) {
     let header_timeout = state.request_timeout;
     let service = warp::service(super::routes(state.clone()));
+    let mcp = crate::mcp::http::Endpoint::new(state.clone());
     let mut shutdown = pin!(shutdown);
     // Every connection task holds a sender: the channel closes when the last one ends.
     let (open, mut drained) = tokio::sync::mpsc::channel::<()>(1);
@@ -98,6 +99,7 @@ pub async fn serve(
                 TokioIo::new(stream),
                 Door {
                     routes: TowerToHyperService::new(service.clone()),
+                    mcp: mcp.clone(),
                     state: state.clone(),
                     conn: lease.conn.clone(),
                     host_seen: guard::HostMemo::default(),
@@ -139,9 +141,12 @@ pub async fn serve(
 /// The one door of every request on a connection: the Host and cross-site checks of
 /// [`guard`] on the request's own headers before any route runs (a refusal is a 403
 /// ErrorResponse); the connection marked busy while the request is in progress, so that
-/// the cap closes idle connections first; `nosniff` on every answer.
+/// the cap closes idle connections first; `nosniff` on every answer. Requests for
+/// `/mcp` go to the MCP endpoint instead of the routes, and get the cross-site check
+/// whatever their method (MCP requires every `Origin` to be checked).
 struct Door<S> {
     routes: S,
+    mcp: crate::mcp::http::Endpoint,
     state: Arc<State>,
     conn: Arc<Conn>,
     host_seen: guard::HostMemo,
@@ -156,14 +161,19 @@ where
     type Future = Answer<S::Future>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
+        let mcp = request.uri().path() == crate::mcp::http::PATH;
         let admitted = guard::admit(
             &self.state.hosts,
             &self.host_seen,
-            request.method(),
+            if mcp { &Method::POST } else { request.method() },
             request.headers(),
         );
         let busy = Busy::begin(&self.conn);
         match admitted {
+            Ok(()) if mcp => Answer::Mcp {
+                answered: self.mcp.answer(request),
+                busy,
+            },
             Ok(()) => Answer::Routed {
                 routed: self.routes.call(request),
                 busy,
@@ -185,6 +195,7 @@ pin_project_lite::pin_project! {
     #[project = AnswerProj]
     enum Answer<F> {
         Routed { #[pin] routed: F, busy: Busy },
+        Mcp { answered: Pin<Box<dyn Future<Output = warp::reply::Response> + Send>>, busy: Busy },
         Refused { response: Option<warp::reply::Response>, busy: Busy },
     }
 }
@@ -200,6 +211,10 @@ where
             AnswerProj::Routed { routed, .. } => match routed.poll(cx) {
                 Poll::Ready(Ok(response)) => response,
                 other => return other,
+            },
+            AnswerProj::Mcp { answered, .. } => match answered.as_mut().poll(cx) {
+                Poll::Ready(response) => response,
+                Poll::Pending => return Poll::Pending,
             },
             AnswerProj::Refused { response, .. } => response
                 .take()

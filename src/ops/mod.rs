@@ -16,6 +16,7 @@ pub(crate) mod publish;
 pub(crate) mod root;
 pub mod search;
 pub mod store;
+pub(crate) mod tags;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
