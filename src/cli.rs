@@ -191,6 +191,16 @@ pub(crate) enum Command {
     )]
     Trash(TrashArgs),
 
+    /// Manage the access tokens `serve` asks for: once one exists, every API, MCP and
+    /// web request needs one (public pages stay open)
+    #[command(subcommand)]
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes token create --name phone       print a new token (shown once)\n  \
+        notes token create --read-only --prefix work --json\n  \
+        notes token list\n  \
+        notes token revoke phone")]
+    Token(TokenCommand),
+
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
         echo 'source <(notes completions bash)' >> ~/.bashrc\n  \
@@ -266,8 +276,7 @@ pub(crate) struct ServeArgs {
     pub(crate) history: HistoryMode,
 
     /// Address to listen on: IP:PORT, localhost:PORT, :PORT or PORT (the last three on
-    /// 127.0.0.1). The API has no authentication: keep it on loopback or behind an
-    /// authenticating proxy
+    /// 127.0.0.1). Another address needs a token (`notes token create`), or --no-auth
     #[arg(
         long,
         env = "NOTES_LISTEN",
@@ -276,6 +285,11 @@ pub(crate) struct ServeArgs {
         value_parser = parse_listen
     )]
     pub(crate) listen: SocketAddr,
+
+    /// Listen on an address other machines reach although no token exists (behind an
+    /// authenticating proxy): without it, `serve` refuses to start there
+    #[arg(long)]
+    pub(crate) no_auth: bool,
 
     /// A host name the service answers to, besides IP addresses, localhost and the
     /// --base-url host (repeatable; the name a reverse proxy passes in `Host`).
@@ -529,6 +543,59 @@ pub(crate) struct FilesArgs {
     #[arg(value_name = "DIR")]
     pub(crate) dir: Option<String>,
     /// Print the API's JSON (the body of GET /api/v1/files)
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `notes token …`: the access tokens of `serve`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum TokenCommand {
+    /// Make a token and print it: the only time it is shown (only its hash is kept, in
+    /// .notes/tokens.json)
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes token create --name laptop\n  \
+        notes token create --name assistant --read-only\n  \
+        notes token create --name work --prefix work --json | jq -r .token")]
+    Create(TokenCreateArgs),
+    /// List the tokens: name, scope, creation time (never the tokens themselves)
+    #[command(
+        after_long_help = "EXAMPLES:\n  notes token list\n  notes token list --json | jq '.tokens[].name'"
+    )]
+    List(TokenListArgs),
+    /// Revoke a token: a running server refuses it, and ends its web sessions, from the
+    /// next request on
+    #[command(after_long_help = "EXAMPLES:\n  notes token revoke phone")]
+    Revoke(TokenRevokeArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenCreateArgs {
+    /// The token's name, for `list` and `revoke` (default: the first free token-N)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// The token may read, never change anything
+    #[arg(long)]
+    pub(crate) read_only: bool,
+    /// The token reaches only the notes and files inside this folder
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::Other)]
+    pub(crate) prefix: Option<String>,
+    /// Print the result as JSON (`token` holds the secret)
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenListArgs {
+    /// Print the result as JSON (`{"tokens": [...]}`)
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenRevokeArgs {
+    /// The token's name, as `notes token list` shows it
+    pub(crate) name: String,
+    /// Print the revoked token as JSON
     #[arg(long)]
     pub(crate) json: bool,
 }

@@ -92,6 +92,19 @@ pub enum Error {
     HistoryFailed(String),
     #[error("Version not found")]
     VersionNotFound,
+    #[error("The tokens file is unreadable: {0}")]
+    TokensUnreadable(String),
+    #[error("Failed to write the tokens file")]
+    TokensWriteFailed(#[source] std::io::Error),
+    #[error("A token named {0:?} exists already")]
+    TokenExists(String),
+    #[error("No token named {0:?}")]
+    TokenNotFound(String),
+    #[error(
+        "Invalid token name {0:?}: use 1 to 64 letters, digits, '-', '_', '.' or '@', \
+         not starting with '-'"
+    )]
+    InvalidTokenName(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -139,7 +152,12 @@ impl Error {
             | FileWriteFailed(_)
             | FileDeleteFailed(_)
             | HistoryFailed(_)
-            | VersionNotFound => 1,
+            | VersionNotFound
+            | TokensUnreadable(_)
+            | TokensWriteFailed(_)
+            | TokenExists(_)
+            | TokenNotFound(_)
+            | InvalidTokenName(_) => 1,
         }
     }
 

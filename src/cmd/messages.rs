@@ -59,3 +59,21 @@ pub(super) fn moved(from: &str, to: &str, rewritten: &[String]) -> String {
         ),
     }
 }
+
+/// `token list` when no token exists.
+pub(super) const NO_TOKENS: &str =
+    "No tokens: `notes serve` asks for none (create one with `notes token create`).";
+
+/// `token create`, under the token: what it is and that it is not shown again.
+pub(super) fn token_created(name: &str, scope: &str) -> String {
+    format!("token {name} ({scope}): copy it now, it is not shown again")
+}
+
+/// `serve --listen` on an address other machines reach, with no token and no `--no-auth`.
+pub(super) fn no_token_off_loopback(listen: &std::net::SocketAddr) -> String {
+    format!(
+        "refusing to listen on {listen}: other machines could use every note without a \
+         token; create one with `notes token create`, or pass --no-auth if a proxy \
+         authenticates"
+    )
+}

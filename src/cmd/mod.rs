@@ -19,6 +19,7 @@ mod rm;
 mod search;
 mod serve;
 mod show;
+mod token;
 
 use std::io::{self, Write};
 use std::path::{Component, Path};
@@ -83,6 +84,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ListPublic(args) => list_public::run(notebook, args),
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),
+        Command::Token(command) => token::run(&notebook, command),
     }
 }
 

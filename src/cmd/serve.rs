@@ -18,6 +18,15 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
     let notes_dir = notebook.notes_dir();
     std::fs::create_dir_all(notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
+    // Other machines reach the service only with a token, or on purpose.
+    if !args.listen.ip().is_loopback() && !args.no_auth {
+        let tokens = notebook
+            .tokens()
+            .map_err(|e| anyhow::anyhow!("{}", e.detailed()))?;
+        if tokens.is_empty() {
+            anyhow::bail!(super::messages::no_token_off_loopback(&args.listen));
+        }
+    }
     // Before anything touches the folder: the clean-up and repair below would undo the
     // work in progress of a server already running on it, and two indexers fight.
     let ownership = claim(notes_dir)?;

@@ -1,6 +1,7 @@
 //! The HTTP server: the spec'd API and the additions, as warp filters over `ops`.
 
 mod api;
+pub(crate) mod auth;
 pub mod guard;
 mod public;
 pub mod server;
@@ -35,6 +36,8 @@ pub struct State {
     pub search: SharedIndex,
     /// The host names served beyond IP literals and `localhost`.
     pub hosts: Arc<guard::AllowedHosts>,
+    /// The tokens in force and the web sessions (`auth`).
+    pub(crate) auth: auth::Auth,
 }
 
 /// Every route: the API first (its hot routes lead), then the public pages and the web

@@ -140,10 +140,11 @@ pub async fn serve(
 
 /// The one door of every request on a connection: the Host and cross-site checks of
 /// [`guard`] on the request's own headers before any route runs (a refusal is a 403
-/// ErrorResponse); the connection marked busy while the request is in progress, so that
-/// the cap closes idle connections first; `nosniff` on every answer. Requests for
-/// `/mcp` go to the MCP endpoint instead of the routes, and get the cross-site check
-/// whatever their method (MCP requires every `Origin` to be checked).
+/// ErrorResponse), then the token of [`auth`](super::auth) when tokens exist (401,
+/// 403, or the way to the login page); the connection marked busy while the request is
+/// in progress, so that the cap closes idle connections first; `nosniff` on every
+/// answer. Requests for `/mcp` go to the MCP endpoint instead of the routes, and get
+/// the cross-site check whatever their method (MCP requires every `Origin` checked).
 struct Door<S> {
     routes: S,
     mcp: crate::mcp::http::Endpoint,
@@ -160,7 +161,7 @@ where
     type Error = S::Error;
     type Future = Answer<S::Future>;
 
-    fn call(&self, request: Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let mcp = request.uri().path() == crate::mcp::http::PATH;
         let admitted = guard::admit(
             &self.state.hosts,
@@ -169,22 +170,30 @@ where
             request.headers(),
         );
         let busy = Busy::begin(&self.conn);
-        match admitted {
-            Ok(()) if mcp => Answer::Mcp {
-                answered: self.mcp.answer(request),
-                busy,
+        let refused = match admitted {
+            Err(refused) => reply::error_message(StatusCode::FORBIDDEN, &refused.message()),
+            // Then the token, when tokens exist (`auth`).
+            Ok(()) => match self.state.auth.admit(&self.state.notebook, &mut request) {
+                Ok(()) if mcp => {
+                    return Answer::Mcp {
+                        answered: self.mcp.answer(request),
+                        busy,
+                    };
+                }
+                Ok(()) => {
+                    return Answer::Routed {
+                        routed: self.routes.call(request),
+                        busy,
+                    };
+                }
+                Err(denied) => {
+                    denied.response(request.uri().path_and_query().map_or("/", |p| p.as_str()))
+                }
             },
-            Ok(()) => Answer::Routed {
-                routed: self.routes.call(request),
-                busy,
-            },
-            Err(refused) => Answer::Refused {
-                response: Some(reply::error_message(
-                    StatusCode::FORBIDDEN,
-                    &refused.message(),
-                )),
-                busy,
-            },
+        };
+        Answer::Refused {
+            response: Some(refused),
+            busy,
         }
     }
 }

@@ -27,6 +27,7 @@ use crate::http::support::{
 };
 use crate::ops::FilePath;
 use crate::ops::files::{FileBody, OpenFile};
+use crate::ops::tokens::Scope;
 
 /// The attachment path after `/api/v1/files/`, checked (400 when it is not one). An
 /// empty one names the list, which is another route: not found here.
@@ -311,9 +312,17 @@ struct ListQuery {
 }
 
 /// `GET /api/v1/files?under=DIR`.
-pub(super) async fn list(query: String, state: Arc<State>) -> Result<Response, Rejection> {
+pub(super) async fn list(
+    query: String,
+    scope: Option<Scope>,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
     let query: ListQuery = serde_urlencoded::from_str(&query).map_err(|_| Error::InvalidPath)?;
-    let folder = FilePath::parse_folder(&query.under)?;
+    let mut folder = FilePath::parse_folder(&query.under)?;
+    if let Some(scope) = &scope {
+        folder = crate::http::auth::lists::files_folder(folder, scope)
+            .ok_or(HttpError::Forbidden(crate::http::auth::OUTSIDE))?;
+    }
     let list = blocking(&state, move |s| s.notebook.list_files(&folder)).await?;
     Ok(reply::json(StatusCode::OK, &list))
 }

@@ -69,11 +69,13 @@ pub(super) async fn get(
 pub(super) async fn restore(
     headers: HeaderMap,
     body: BodyStream,
+    scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let declared = content_length(&headers);
     let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
     let (path, version) = restore_request(&bytes)?;
+    crate::http::auth::may_write(&scope, &path)?;
     let outcome = blocking(&state, move |s| s.notebook.restore(&path, &version)).await?;
     Ok(written(&outcome))
 }

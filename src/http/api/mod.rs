@@ -22,9 +22,9 @@ use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 pub(super) use self::files::for_browser as file_for_browser;
-use super::State;
 use super::support::reject::HttpError;
 use super::support::{body, is_get, is_post, method_is, raw_query, reply, with_state};
+use super::{State, auth};
 
 /// Every route of the API.
 pub(crate) fn routes(
@@ -55,6 +55,7 @@ pub(crate) fn routes(
         .and_then(notes::read);
     let read_list = list()
         .and(method_is(is_get))
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(notes::list);
     let put_note = notes()
@@ -69,6 +70,7 @@ pub(crate) fn routes(
         .and(warp::header::headers_cloned())
         .and(raw_query())
         .and(body::stream())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(public::toggle);
     let delete_note = notes()
@@ -84,6 +86,7 @@ pub(crate) fn routes(
     let search_notes = search()
         .and(method_is(is_get))
         .and(raw_query())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(search::search);
     let note_links = links()
@@ -100,6 +103,7 @@ pub(crate) fn routes(
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(moves::post);
     let read_file = files::reads(files(), state.clone());
@@ -131,6 +135,7 @@ pub(crate) fn routes(
             .and(method_is(is_post))
             .and(warp::header::headers_cloned())
             .and(body::stream())
+            .and(auth::scope())
             .and(with_state(state.clone()))
             .and_then(history::restore))
         .unify()
@@ -151,6 +156,7 @@ pub(crate) fn routes(
     let list_files = file_list()
         .and(method_is(is_get))
         .and(raw_query())
+        .and(auth::scope())
         .and(with_state(state))
         .and_then(files::list);
     // Boxed: the chain of every route is deeper than the compiler's type recursion

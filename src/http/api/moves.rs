@@ -26,11 +26,14 @@ struct MoveRequest {
 pub(super) async fn post(
     headers: HeaderMap,
     body: BodyStream,
+    scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let declared = content_length(&headers);
     let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
     let (from, to) = paths(&bytes)?;
+    crate::http::auth::may_write(&scope, &from)?;
+    crate::http::auth::may_write(&scope, &to)?;
     // Only `If-Match` means something here: the destination is new by definition.
     let cond = match precondition(&headers) {
         cond @ Precondition::IfMatch(_) => cond,

@@ -13,13 +13,14 @@ use warp::reply::Response;
 
 use super::note_request;
 use crate::error::{Error, Result};
-use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
 use crate::http::support::{blocking, content_length, header_str, reply, url};
+use crate::http::{State, auth};
 use crate::ops::NotePath;
 use crate::ops::model::{Precondition, PutOutcome};
 use crate::ops::store::{Opened, RawNote};
+use crate::ops::tokens::Scope;
 
 /// The note path after `/api/v1/notes/`, checked (400 when it is not a note path). An
 /// empty one names the list, which is another route: not found here.
@@ -33,7 +34,18 @@ pub(super) fn path() -> impl Filter<Extract = (NotePath,), Error = Rejection> + 
 }
 
 /// `GET /api/v1/notes`.
-pub(super) async fn list(state: Arc<State>) -> Result<Response, Rejection> {
+pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Response, Rejection> {
+    if let Some(scope) = scope.filter(|s| s.narrows(".")) {
+        // A folder token: its notes only, made for it (the shared JSON is everyone's).
+        let list = blocking(&state, move |s| {
+            Ok::<_, Error>(auth::lists::notes(
+                &s.notebook.list_snapshot()?.list,
+                &scope,
+            ))
+        })
+        .await?;
+        return Ok(reply::json(StatusCode::OK, &list));
+    }
     let json = blocking(&state, list_json).await?;
     Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE))
 }

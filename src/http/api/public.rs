@@ -19,11 +19,13 @@ pub(super) async fn toggle(
     headers: HeaderMap,
     query: String,
     body: BodyStream,
+    scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let declared = content_length(&headers);
     let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
     let path = form_path(&headers, &bytes, &query)?;
+    crate::http::auth::may_write(&scope, &path)?;
     let toggled = blocking(&state, move |s| s.notebook.toggle_public(&path)).await?;
     Ok(reply::json(StatusCode::OK, &toggled.result))
 }

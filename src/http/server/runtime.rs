@@ -42,10 +42,15 @@ pub fn run(
     crate::memory::limit_arenas();
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
-    if !http::is_loopback(&addr) {
+    let secure = base_url
+        .as_deref()
+        .is_some_and(|url| url.len() > 8 && url[..8].eq_ignore_ascii_case("https://"));
+    let auth = http::auth::Auth::new(&notebook, secure)
+        .map_err(|e| anyhow::anyhow!("{}", e.detailed()))?;
+    if !http::is_loopback(&addr) && !auth.required(&notebook) {
         crate::log::warn(&format!(
-            "listening on {addr}, reachable from other machines: the API has no \
-             authentication, put an authenticating proxy in front of it"
+            "listening on {addr} with --no-auth, reachable from other machines: the API \
+             has no authentication, put an authenticating proxy in front of it"
         ));
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -87,6 +92,7 @@ pub fn run(
                 settings.allow_hosts.iter().map(String::as_str),
                 base_url.as_deref(),
             )),
+            auth,
         });
         record_outside_edits(state.clone(), history_work);
         // One event loop per core, each accepting from the same socket and keeping its

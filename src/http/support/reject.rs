@@ -38,6 +38,9 @@ pub enum HttpError {
     /// A range request none of whose ranges lies within the file (of this length).
     #[error("Range not satisfiable: the file has {0} bytes")]
     RangeNotSatisfiable(u64),
+    /// The caller's token does not reach this path (read-only, or outside its folder).
+    #[error("{0}")]
+    Forbidden(&'static str),
     /// A task of the blocking pool panicked or was cancelled.
     #[error("Internal error: {0}")]
     WorkerFailed(String),
@@ -69,6 +72,7 @@ impl HttpError {
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             HttpError::RangeNotSatisfiable(_) => StatusCode::RANGE_NOT_SATISFIABLE,
+            HttpError::Forbidden(_) => StatusCode::FORBIDDEN,
             HttpError::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -103,9 +107,12 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterTooDeep(_)
         | FrontMatterAliases(_)
         | MoveOntoItself
-        | FileIsNote => StatusCode::BAD_REQUEST,
-        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound => StatusCode::NOT_FOUND,
-        NotPublic(_) | MoveDestinationExists(_) => StatusCode::CONFLICT,
+        | FileIsNote
+        | InvalidTokenName(_) => StatusCode::BAD_REQUEST,
+        NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound | TokenNotFound(_) => {
+            StatusCode::NOT_FOUND
+        }
+        NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
         }
@@ -126,7 +133,9 @@ pub fn status(err: &Error) -> StatusCode {
         | FileReadFailed(_)
         | FileWriteFailed(_)
         | FileDeleteFailed(_)
-        | HistoryFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        | HistoryFailed(_)
+        | TokensUnreadable(_)
+        | TokensWriteFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -10,6 +10,7 @@ mod attachments;
 mod forms;
 mod history;
 mod links;
+mod login;
 mod moves;
 mod pages;
 mod views;
@@ -70,6 +71,7 @@ pub(crate) fn routes(
     let assets = warp::path!("assets" / String)
         .and(method_is(is_read))
         .and_then(pages::asset);
+    let login = login::routes(state.clone());
     let move_note = moves::routes(state.clone());
     let history = history::routes(state.clone());
     let file = super::api::file_for_browser(state.clone());
@@ -105,6 +107,8 @@ pub(crate) fn routes(
         .or(assets)
         .unify()
         .or(move_note)
+        .unify()
+        .or(login)
         .unify()
         .or(history)
         .unify()

@@ -63,6 +63,44 @@ impl RootDir {
         Ok(())
     }
 
+    /// Changes the service's file `name` in `.notes/` under an exclusive lock on the
+    /// folder, held across processes (two commands changing the file at once each see
+    /// the other's change): `change` gets the current bytes (`None` when there is no
+    /// file) and returns the new ones, written atomically and durably with `mode`.
+    pub(crate) fn update_internal<T, E: From<io::Error>>(
+        &self,
+        name: &str,
+        mode: u32,
+        change: impl FnOnce(Option<Vec<u8>>) -> Result<(Vec<u8>, T), E>,
+    ) -> Result<T, E> {
+        use rustix::fs::{FlockOperation, Mode, OFlags};
+        use std::io::Read;
+        let dir = self
+            .open_beneath(INTERNAL_DIR, OFlags::RDONLY, true)
+            .map_err(io::Error::from)?;
+        rustix::fs::flock(&dir, FlockOperation::LockExclusive).map_err(io::Error::from)?;
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let current = match rustix::fs::openat(&dir, name, flags, Mode::empty()) {
+            Ok(fd) => {
+                let mut bytes = Vec::new();
+                std::fs::File::from(fd).read_to_end(&mut bytes)?;
+                Some(bytes)
+            }
+            Err(rustix::io::Errno::NOENT) => None,
+            Err(e) => return Err(io::Error::from(e).into()),
+        };
+        let (bytes, out) = change(current)?;
+        crate::ops::fsutil::write_atomic_at(&dir, name, &bytes, mode, false)?;
+        // The lock goes with the folder's handle.
+        Ok(out)
+    }
+
+    /// The identity of the service's file `name` in `.notes/` (one `stat`), `None` when
+    /// there is none: cheap enough to ask on every request whether it changed.
+    pub(crate) fn internal_identity(&self, name: &str) -> Option<rustix::fs::Stat> {
+        self.identity(&internal(name)).ok()
+    }
+
     /// Removes the service's file `name` from `.notes/`, durably; gone already is fine.
     pub(crate) fn remove_internal(&self, name: &str) -> io::Result<()> {
         use rustix::fs::{AtFlags, OFlags};
@@ -109,6 +147,29 @@ impl RootDir {
         let dir = self.path().join(INTERNAL_DIR);
         std::fs::create_dir_all(&dir)?;
         crate::ops::fsutil::write_atomic(&dir.join(name), bytes)
+    }
+
+    pub(crate) fn update_internal<T, E: From<io::Error>>(
+        &self,
+        name: &str,
+        mode: u32,
+        change: impl FnOnce(Option<Vec<u8>>) -> Result<(Vec<u8>, T), E>,
+    ) -> Result<T, E> {
+        let (bytes, out) = change(self.read_internal(name)?)?;
+        self.write_internal(name, &bytes)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let path = self.path().join(internal(name));
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+        }
+        #[cfg(not(unix))]
+        let _ = mode;
+        Ok(out)
+    }
+
+    pub(crate) fn internal_identity(&self, name: &str) -> Option<std::fs::Metadata> {
+        std::fs::metadata(self.path().join(internal(name))).ok()
     }
 
     pub(crate) fn remove_internal(&self, name: &str) -> io::Result<()> {

@@ -1,0 +1,283 @@
+//! Access tokens: `notes token create / list / revoke` and the set a server checks
+//! requests against. A token is a random secret shown once; `.notes/tokens.json`
+//! (mode 0600, written atomically under a lock) keeps its name, the SHA-256 of the
+//! secret, its scope (`scope.rs`) and when it was made (`record.rs`).
+
+mod record;
+mod scope;
+
+pub(crate) use record::{Hash, hash as hash_secret, to_hex};
+pub use record::{Keyring, TokenInfo};
+pub use scope::{Prefix, Scope, Scoped};
+
+use crate::error::{Error, Result};
+use crate::ops::Notebook;
+use record::Entry;
+
+/// The file's permissions: the hashes are not secrets, but nobody else needs them.
+const FILE_MODE: u32 = 0o600;
+/// The longest token name.
+const MAX_NAME: usize = 64;
+
+/// A token just made: its secret, the only time it is known.
+#[derive(Debug)]
+pub struct NewToken {
+    pub info: TokenInfo,
+    pub secret: String,
+}
+
+/// Which version of `.notes/tokens.json` is on disk: its identity (device, inode,
+/// size, change times), or its absence. A server compares it on each request and reads
+/// the file again only when it differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TokensStamp(Option<[u64; 6]>);
+
+impl Notebook {
+    /// Makes a token named `name` (the first free `token-N` when `None`) with `scope`,
+    /// and returns it with its secret.
+    pub fn create_token(&self, name: Option<&str>, scope: Scope) -> Result<NewToken> {
+        if let Some(name) = name {
+            check_name(name)?;
+        }
+        let secret = record::new_secret()?;
+        let hash = record::hash(secret.as_bytes());
+        let created = crate::ops::clock::iso_utc(chrono::Utc::now());
+        let info = self.change_tokens(|entries| {
+            let name = match name {
+                Some(name) if entries.iter().any(|e| e.info.name == name) => {
+                    return Err(Error::TokenExists(name.to_string()));
+                }
+                Some(name) => name.to_string(),
+                None => (1..)
+                    .map(|n| format!("token-{n}"))
+                    .find(|n| entries.iter().all(|e| &e.info.name != n))
+                    .unwrap_or_default(),
+            };
+            let info = TokenInfo {
+                name,
+                scope,
+                created,
+            };
+            entries.push(Entry {
+                info: info.clone(),
+                hash,
+            });
+            Ok(info)
+        })?;
+        Ok(NewToken { info, secret })
+    }
+
+    /// Every token, in the order they were made (never their secrets).
+    pub fn tokens(&self) -> Result<Vec<TokenInfo>> {
+        Ok(self.stored_tokens()?.into_iter().map(|e| e.info).collect())
+    }
+
+    /// Removes the token `name`: from the next request on, a server refuses it and
+    /// drops the web sessions opened with it.
+    pub fn revoke_token(&self, name: &str) -> Result<TokenInfo> {
+        self.change_tokens(|entries| {
+            let at = entries
+                .iter()
+                .position(|e| e.info.name == name)
+                .ok_or_else(|| Error::TokenNotFound(name.to_string()))?;
+            Ok(entries.remove(at).info)
+        })
+    }
+
+    /// The tokens a server accepts, read from disk now.
+    pub fn keyring(&self) -> Result<Keyring> {
+        Ok(Keyring::new(self.stored_tokens()?))
+    }
+
+    /// The identity of the tokens file now: one `stat`, no read.
+    pub fn tokens_stamp(&self) -> TokensStamp {
+        TokensStamp(
+            self.root
+                .internal_identity(record::FILE)
+                .map(|s| stamp_of(&s)),
+        )
+    }
+
+    fn stored_tokens(&self) -> Result<Vec<Entry>> {
+        match self.root.read_internal(record::FILE) {
+            Ok(Some(bytes)) => record::parse(&bytes),
+            Ok(None) => Ok(Vec::new()),
+            Err(e) => Err(Error::TokensUnreadable(format!("{}: {e}", record::FILE))),
+        }
+    }
+
+    /// Reads the tokens, lets `change` edit them, writes them back: all under the
+    /// file's lock. Nothing is written when `change` fails.
+    fn change_tokens<T>(&self, change: impl FnOnce(&mut Vec<Entry>) -> Result<T>) -> Result<T> {
+        self.root
+            .update_internal(record::FILE, FILE_MODE, |bytes| {
+                let mut entries = match bytes {
+                    Some(bytes) => record::parse(&bytes)?,
+                    None => Vec::new(),
+                };
+                let out = change(&mut entries)?;
+                Ok((record::emit(&entries), out))
+            })
+            .map_err(|e: UpdateError| match e {
+                UpdateError::Domain(e) => e,
+                UpdateError::Io(e) => Error::TokensWriteFailed(e),
+            })
+    }
+}
+
+/// A failure of a change to the tokens file: the change's own, or the file system's.
+enum UpdateError {
+    Domain(Error),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for UpdateError {
+    fn from(e: std::io::Error) -> Self {
+        UpdateError::Io(e)
+    }
+}
+
+impl From<Error> for UpdateError {
+    fn from(e: Error) -> Self {
+        UpdateError::Domain(e)
+    }
+}
+
+/// Names are what `revoke` and the listings show: short, printable, no spaces.
+fn check_name(name: &str) -> Result<()> {
+    let valid = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && !name.starts_with('-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'@'));
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::InvalidTokenName(name.to_string()))
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+fn stamp_of(stat: &rustix::fs::Stat) -> [u64; 6] {
+    [
+        stat.st_dev as u64,
+        stat.st_ino as u64,
+        stat.st_size as u64,
+        stat.st_mtime as u64,
+        stat.st_mtime_nsec as u64,
+        stat.st_ctime_nsec as u64,
+    ]
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stamp_of(meta: &std::fs::Metadata) -> [u64; 6] {
+    let nanos = |t: std::io::Result<std::time::SystemTime>| {
+        t.ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64)
+    };
+    [
+        meta.len(),
+        nanos(meta.modified()),
+        nanos(meta.created()),
+        0,
+        0,
+        0,
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::temp_notebook;
+
+    #[test]
+    fn create_list_revoke() {
+        let (_dir, notebook) = temp_notebook();
+        assert!(notebook.tokens().unwrap().is_empty());
+        assert!(notebook.keyring().unwrap().is_empty());
+        let before = notebook.tokens_stamp();
+        let a = notebook.create_token(None, Scope::full()).unwrap();
+        let scope = Scope::new(true, Some(Prefix::parse("work").unwrap()));
+        let b = notebook.create_token(Some("phone"), scope.clone()).unwrap();
+        assert_eq!(a.info.name, "token-1");
+        assert_ne!(notebook.tokens_stamp(), before);
+        let listed = notebook.tokens().unwrap();
+        assert_eq!(listed, vec![a.info.clone(), b.info.clone()]);
+        let ring = notebook.keyring().unwrap();
+        assert_eq!(ring.find(b.secret.as_bytes()).unwrap().scope, scope);
+        // Only hashes are stored.
+        let text =
+            std::fs::read_to_string(notebook.notes_dir().join(".notes/tokens.json")).unwrap();
+        assert!(!text.contains(&a.secret[record::SECRET_PREFIX.len()..]));
+        assert!(matches!(
+            notebook.create_token(Some("phone"), Scope::full()),
+            Err(Error::TokenExists(n)) if n == "phone"
+        ));
+        assert_eq!(notebook.revoke_token("token-1").unwrap().name, "token-1");
+        assert!(matches!(
+            notebook.revoke_token("token-1"),
+            Err(Error::TokenNotFound(_))
+        ));
+        assert!(
+            notebook
+                .keyring()
+                .unwrap()
+                .find(a.secret.as_bytes())
+                .is_none()
+        );
+        // The freed default name is used again.
+        assert_eq!(
+            notebook
+                .create_token(None, Scope::full())
+                .unwrap()
+                .info
+                .name,
+            "token-1"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_file_is_private_and_bad_names_change_nothing() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_dir, notebook) = temp_notebook();
+        notebook.create_token(Some("a"), Scope::full()).unwrap();
+        let path = notebook.notes_dir().join(".notes/tokens.json");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let before = std::fs::read(&path).unwrap();
+        for bad in ["", "a b", "-x", "é", &"n".repeat(65)] {
+            assert!(
+                matches!(
+                    notebook.create_token(Some(bad), Scope::full()),
+                    Err(Error::InvalidTokenName(_))
+                ),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn an_unreadable_file_is_an_error_not_an_open_door() {
+        let (_dir, notebook) = temp_notebook();
+        let dir = notebook.notes_dir().join(".notes");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tokens.json"), "{oops").unwrap();
+        assert!(matches!(
+            notebook.keyring(),
+            Err(Error::TokensUnreadable(_))
+        ));
+        assert!(matches!(
+            notebook.create_token(None, Scope::full()),
+            Err(Error::TokensUnreadable(_))
+        ));
+        assert_eq!(
+            std::fs::read_to_string(dir.join("tokens.json")).unwrap(),
+            "{oops"
+        );
+    }
+}
