@@ -105,6 +105,31 @@ pub enum Error {
          not starting with '-'"
     )]
     InvalidTokenName(String),
+    /// A section edit whose heading path names no section; `candidates` are the
+    /// note's heading paths.
+    #[error("Heading not found: {}", heading_path(heading))]
+    HeadingNotFound {
+        heading: Vec<String>,
+        candidates: Vec<Vec<String>>,
+    },
+    /// A section edit whose heading path names more than one section.
+    #[error(
+        "Heading is ambiguous: more than one section is {}",
+        heading_path(heading)
+    )]
+    HeadingAmbiguous {
+        heading: Vec<String>,
+        candidates: Vec<Vec<String>>,
+    },
+    #[error("Invalid section edit: {0}")]
+    InvalidSectionEdit(String),
+    #[error("The note's front matter does not parse: replace the note to fix it")]
+    FrontMatterUnreadable,
+}
+
+/// A heading path as the messages show it: `["Top", "Sub"]`.
+fn heading_path(path: &[String]) -> String {
+    serde_json::to_string(path).unwrap_or_default()
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -157,7 +182,11 @@ impl Error {
             | TokensWriteFailed(_)
             | TokenExists(_)
             | TokenNotFound(_)
-            | InvalidTokenName(_) => 1,
+            | InvalidTokenName(_)
+            | HeadingNotFound { .. }
+            | HeadingAmbiguous { .. }
+            | InvalidSectionEdit(_)
+            | FrontMatterUnreadable => 1,
         }
     }
 

@@ -73,6 +73,12 @@ pub(crate) fn check(text: &str) -> Result<(), Error> {
     }
 }
 
+/// Where a note's Markdown starts: after the closing `---` line of its front matter
+/// block, whether the YAML in it parses or not; 0 when the text has no such block.
+pub(crate) fn body_offset(text: &str) -> usize {
+    Block::of(text).map_or(0, |block| text.len() - block.after.len())
+}
+
 /// The front matter block of a note text: between a first `---` line and the next one.
 struct Block<'a> {
     yaml: &'a str,

@@ -15,6 +15,7 @@ pub(crate) mod path;
 pub(crate) mod publish;
 pub(crate) mod root;
 pub mod search;
+pub(crate) mod sections;
 pub mod store;
 pub(crate) mod tags;
 pub mod tokens;

@@ -108,11 +108,14 @@ pub fn status(err: &Error) -> StatusCode {
         | FrontMatterAliases(_)
         | MoveOntoItself
         | FileIsNote
-        | InvalidTokenName(_) => StatusCode::BAD_REQUEST,
+        | InvalidTokenName(_)
+        | InvalidSectionEdit(_) => StatusCode::BAD_REQUEST,
         NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound | TokenNotFound(_) => {
             StatusCode::NOT_FOUND
         }
+        HeadingNotFound { .. } => StatusCode::NOT_FOUND,
         NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) => StatusCode::CONFLICT,
+        HeadingAmbiguous { .. } | FrontMatterUnreadable => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
         }
@@ -146,7 +149,14 @@ pub fn error(err: &HttpError) -> Response {
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }
-    let mut response = reply::error_message(status, &err.to_string());
+    let mut response = match err {
+        // A section edit that names no section, or several: the note's heading paths
+        // come along, so the client can pick one.
+        HttpError::Domain(
+            Error::HeadingNotFound { candidates, .. } | Error::HeadingAmbiguous { candidates, .. },
+        ) => reply::error_with_candidates(status, &err.to_string(), candidates),
+        _ => reply::error_message(status, &err.to_string()),
+    };
     if let Some(allow) = err.allow() {
         response
             .headers_mut()

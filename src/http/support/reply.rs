@@ -60,3 +60,27 @@ pub fn error_message(status: StatusCode, message: &str) -> Response {
     text.push('\n');
     with_type(status, text, JSON_TYPE)
 }
+
+/// An ErrorResponse with an added `candidates` array: the heading paths a section edit
+/// could have named.
+pub fn error_with_candidates(
+    status: StatusCode,
+    message: &str,
+    candidates: &[Vec<String>],
+) -> Response {
+    #[derive(Serialize)]
+    struct WithCandidates<'a> {
+        #[serde(flatten)]
+        error: ErrorBody<'a>,
+        candidates: &'a [Vec<String>],
+    }
+    let body = WithCandidates {
+        error: ErrorBody {
+            error: status.canonical_reason().unwrap_or("Error"),
+            message,
+            code: status.as_u16(),
+        },
+        candidates,
+    };
+    json(status, &body)
+}
