@@ -1,8 +1,9 @@
 //! What one MCP session may do: every tool, or the read tools only; every note, or the
 //! notes of one folder only. The stdio server gets it from its command line, the HTTP
-//! endpoint from the request (see `http.rs`).
+//! endpoint from the token's `Scope` the door leaves on the request.
 
 use crate::ops::tags::is_under;
+use crate::ops::tokens::Scope;
 use crate::ops::{FilePath, NotePath};
 
 use super::render::ToolError;
@@ -25,6 +26,14 @@ impl McpAccess {
                 .filter(|folder| folder != "."),
         };
         Ok(McpAccess { read_only, prefix })
+    }
+
+    /// The reach of a token's scope.
+    pub(crate) fn of(scope: &Scope) -> Self {
+        McpAccess {
+            read_only: scope.is_read_only(),
+            prefix: scope.prefix().map(|prefix| prefix.as_str().to_string()),
+        }
     }
 
     /// Whether a note path is within reach.

@@ -27,6 +27,7 @@ pub(crate) use access::McpAccess;
 use crate::error::Result;
 use crate::ops::search::backlinks::NoteLinks;
 use crate::ops::search::{Limit, Query, SearchResults};
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 use render::ToolError;
 
@@ -64,16 +65,16 @@ impl NotesServer {
         }
     }
 
-    /// This server as one request may use it: over HTTP the door may have limited the
-    /// request's access (a token's scope), which then replaces the server's own.
+    /// This server as one request may use it: over HTTP the door leaves a limited
+    /// token's scope on the request, which then replaces the server's own access.
     fn within(&self, context: &RequestContext<RoleServer>) -> NotesServer {
         let granted = context
             .extensions
             .get::<hyper::http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<McpAccess>());
+            .and_then(|parts| parts.extensions.get::<Scope>());
         match granted {
-            Some(access) => NotesServer {
-                access: access.clone(),
+            Some(scope) => NotesServer {
+                access: McpAccess::of(scope),
                 ..self.clone()
             },
             None => self.clone(),

@@ -30,6 +30,10 @@ impl ToolError {
                  read it again and retry with the new version"
                     .to_string()
             }
+            Error::HeadingNotFound { ref candidates, .. }
+            | Error::HeadingAmbiguous { ref candidates, .. } => {
+                format!("{err}; the headings there are: {}", headings(candidates))
+            }
             err => err.detailed(),
         };
         ToolError(format!("{path}: {message}"))
@@ -38,6 +42,18 @@ impl ToolError {
     pub(crate) fn message(&self) -> &str {
         &self.0
     }
+}
+
+/// Heading paths as a tool names them: `["Top", "Sub"], ["Other"]` (none: `none`).
+fn headings(candidates: &[Vec<String>]) -> String {
+    if candidates.is_empty() {
+        return "none".to_string();
+    }
+    candidates
+        .iter()
+        .map(|path| serde_json::to_string(path).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl From<Error> for ToolError {

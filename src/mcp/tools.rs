@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::render::{ToolError, etag_of, page, version_of, window};
 use super::{Backend, McpAccess, NotesServer};
 use crate::ops::model::{NoteInput, NoteMeta, Precondition};
+use crate::ops::sections::Edit;
 use crate::ops::search::{Limit, MAX_LIMIT, Query, SearchHit};
 use crate::ops::tags::{TagCount, is_under};
 use crate::ops::{FilePath, NotePath};
@@ -61,10 +62,40 @@ struct NotesPage {
 pub(crate) struct ReadNoteArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
     path: String,
+    /// `whole` (the default): the note's text; `outline`: its heading tree with line
+    /// ranges; `section`: the text of the one section `heading` names
+    mode: Option<ReadMode>,
+    /// For `section`: the heading's path from the top, e.g. ["Projects", "Ideas"],
+    /// matched exactly
+    heading: Option<Vec<String>>,
     /// Where to start, in bytes: the `nextOffset` of the previous piece (0 when left out)
     offset: Option<usize>,
     /// Most bytes of text to return (1 to 262144; 32768 when left out)
     max_bytes: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ReadMode {
+    Whole,
+    Outline,
+    Section,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SectionText {
+    path: String,
+    heading: Vec<String>,
+    /// 1-based lines of the note (front matter included) the section spans.
+    line_start: usize,
+    line_end: usize,
+    /// The heading line, what is under it and its subsections (or the piece asked for).
+    text: String,
+    offset: usize,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -146,6 +177,36 @@ pub(crate) struct AppendArgs {
     path: String,
     /// Markdown to add at the end of the note, after a blank line
     text: String,
+    /// Add it at the end of this section instead (the heading's path from the top,
+    /// e.g. ["Journal", "2026"], matched exactly)
+    heading: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SectionOp {
+    Append,
+    Prepend,
+    Replace,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EditSectionArgs {
+    /// Note path, relative to the notes folder
+    path: String,
+    /// `append` (at the end of the section, after its subsections), `prepend` (right
+    /// after its heading line) or `replace` (everything under the heading, subsections
+    /// included)
+    op: SectionOp,
+    /// The heading's path from the top, e.g. ["Projects", "Ideas"], matched exactly
+    /// (case included); a missing or ambiguous heading fails with the candidates
+    heading: Vec<String>,
+    /// The Markdown to add, or to put under the heading
+    text: String,
+    /// The version read_note returned: when given, the edit is refused if the note
+    /// changed since
+    version: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -257,30 +318,57 @@ impl NotesServer {
 
     #[tool(
         description = "Read a note: its Markdown text (front matter included), title and \
-            version. Long notes come in pieces of maxBytes: when truncated is true, call \
-            again with offset set to nextOffset.",
+            version; or (mode outline) its heading tree with line ranges; or (mode \
+            section) the text of one section, named by its heading path. Long texts come \
+            in pieces of maxBytes: when truncated is true, call again with offset set to \
+            nextOffset.",
         annotations(title = "Read a note", read_only_hint = true, open_world_hint = false)
     )]
     async fn read_note(&self, Parameters(args): Parameters<ReadNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let max = count("maxBytes", args.max_bytes, 32 * 1024, 256 * 1024)?;
             let path = note_path(access, &args.path)?;
-            let note = backend
-                .notebook()
-                .read(&path)
-                .map_err(|e| ToolError::at(path.as_str(), e))?;
-            let piece = window(&note.content, args.offset.unwrap_or(0), max);
-            Ok(NoteText {
-                content: piece.text.to_string(),
-                offset: piece.offset,
-                truncated: piece.next.is_some(),
-                next_offset: piece.next,
-                version: version_of(&note.etag),
-                path: note.path,
-                title: note.title,
-                last_modified: note.last_modified,
-                size: note.size,
-            })
+            let notebook = backend.notebook();
+            let at = |e| ToolError::at(path.as_str(), e);
+            let offset = args.offset.unwrap_or(0);
+            let value = match (args.mode.unwrap_or(ReadMode::Whole), args.heading) {
+                (ReadMode::Outline, _) => serde_json::to_value(notebook.outline(&path).map_err(at)?),
+                (ReadMode::Section, Some(heading)) if !heading.is_empty() => {
+                    let section = notebook.read_section(&path, &heading).map_err(at)?;
+                    let piece = window(&section.text, offset, max);
+                    serde_json::to_value(SectionText {
+                        text: piece.text.to_string(),
+                        offset: piece.offset,
+                        truncated: piece.next.is_some(),
+                        next_offset: piece.next,
+                        path: section.path,
+                        heading: section.heading,
+                        line_start: section.line_start,
+                        line_end: section.line_end,
+                    })
+                }
+                (ReadMode::Section, _) => {
+                    return Err(ToolError::new(
+                        "mode section needs heading: the heading's path, e.g. [\"Top\", \"Sub\"]",
+                    ));
+                }
+                (ReadMode::Whole, _) => {
+                    let note = notebook.read(&path).map_err(at)?;
+                    let piece = window(&note.content, offset, max);
+                    serde_json::to_value(NoteText {
+                        content: piece.text.to_string(),
+                        offset: piece.offset,
+                        truncated: piece.next.is_some(),
+                        next_offset: piece.next,
+                        version: version_of(&note.etag),
+                        path: note.path,
+                        title: note.title,
+                        last_modified: note.last_modified,
+                        size: note.size,
+                    })
+                }
+            };
+            value.map_err(|e| ToolError::new(format!("cannot encode: {e}")))
         })
         .await
     }
@@ -383,7 +471,8 @@ impl NotesServer {
     }
 
     #[tool(
-        description = "Add Markdown at the end of an existing note, after a blank line.",
+        description = "Add Markdown at the end of an existing note, after a blank line; \
+            or, with heading, at the end of that section.",
         annotations(
             title = "Append to a note",
             read_only_hint = false,
@@ -395,9 +484,53 @@ impl NotesServer {
     async fn append_to_note(&self, Parameters(args): Parameters<AppendArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(access, &args.path)?;
+            let notebook = backend.notebook();
+            let written = match args.heading {
+                Some(heading) => notebook.edit_section(
+                    &path,
+                    Edit::Append {
+                        heading,
+                        text: args.text,
+                    },
+                    Precondition::None,
+                ),
+                None => notebook.append_to_note(&path, args.text.trim_end_matches('\n')),
+            }
+            .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(written_of(written))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Change one section of a note, named by its heading path (matched \
+            exactly; never creates a heading): append to it, prepend under its heading \
+            line, or replace what is under the heading. A missing or ambiguous heading \
+            fails and lists the headings there are.",
+        annotations(
+            title = "Edit a section",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn edit_section(&self, Parameters(args): Parameters<EditSectionArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let (heading, text) = (args.heading, args.text);
+            let edit = match args.op {
+                SectionOp::Append => Edit::Append { heading, text },
+                SectionOp::Prepend => Edit::Prepend { heading, text },
+                SectionOp::Replace => Edit::Replace { heading, text },
+            };
+            let cond = match &args.version {
+                Some(version) => Precondition::IfMatch(vec![etag_of(version)]),
+                None => Precondition::None,
+            };
             let written = backend
                 .notebook()
-                .append_to_note(&path, args.text.trim_end_matches('\n'))
+                .edit_section(&path, edit, cond)
                 .map_err(|e| ToolError::at(path.as_str(), e))?;
             Ok(written_of(written))
         })

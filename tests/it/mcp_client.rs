@@ -105,10 +105,11 @@ pub fn names(tools: &[Tool]) -> Vec<String> {
 }
 
 /// Every tool, sorted by name.
-pub const ALL_TOOLS: [&str; 12] = [
+pub const ALL_TOOLS: [&str; 13] = [
     "append_to_note",
     "create_note",
     "delete_note",
+    "edit_section",
     "list_notes",
     "list_tags",
     "move_note",
@@ -244,6 +245,70 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     .await;
     assert_eq!(absent, "absent.md: Note not found");
     assert!(!ws.notes().join("absent.md").exists());
+
+    // Sections: the outline, one section, edits by heading path.
+    ok(
+        client,
+        "create_note",
+        json!({"path": "plan.md", "content": "# Plan\n\n## Todo\n\n- one\n\n## Done\n\n- zero\n"}),
+    )
+    .await;
+    let outline = ok(client, "read_note", json!({"path": "plan.md", "mode": "outline"})).await;
+    let top = &outline["headings"][0];
+    assert_eq!(top["text"], "Plan", "{outline}");
+    assert_eq!(top["children"][0]["text"], "Todo", "{outline}");
+    assert_eq!(top["children"][1]["text"], "Done", "{outline}");
+    let todo = ok(
+        client,
+        "read_note",
+        json!({"path": "plan.md", "mode": "section", "heading": ["Plan", "Todo"]}),
+    )
+    .await;
+    let text = todo["text"].as_str().unwrap();
+    assert!(text.contains("- one") && !text.contains("zero"), "{todo}");
+    ok(
+        client,
+        "edit_section",
+        json!({"path": "plan.md", "op": "append", "heading": ["Plan", "Todo"], "text": "- two"}),
+    )
+    .await;
+    ok(
+        client,
+        "append_to_note",
+        json!({"path": "plan.md", "heading": ["Plan", "Todo"], "text": "- three"}),
+    )
+    .await;
+    ok(
+        client,
+        "edit_section",
+        json!({"path": "plan.md", "op": "replace", "heading": ["Plan", "Done"], "text": "- all"}),
+    )
+    .await;
+    let plan = ws.read("plan.md");
+    let at = |needle: &str| plan.find(needle).unwrap_or_else(|| panic!("{needle}: {plan}"));
+    assert!(at("- one") < at("- two") && at("- two") < at("- three"), "{plan}");
+    assert!(at("- three") < at("## Done") && at("## Done") < at("- all"), "{plan}");
+    assert!(!plan.contains("zero"), "{plan}");
+    let missing = refused(
+        client,
+        "edit_section",
+        json!({"path": "plan.md", "op": "append", "heading": ["Plan", "Later"], "text": "x"}),
+    )
+    .await;
+    assert!(missing.starts_with("plan.md: Heading not found"), "{missing}");
+    assert!(missing.contains(r#"["Plan","Todo"]"#), "{missing}");
+    assert_eq!(ws.read("plan.md"), plan);
+    // A delete given a version checks it.
+    let read = ok(client, "read_note", json!({"path": "plan.md"})).await;
+    let stale = refused(
+        client,
+        "delete_note",
+        json!({"path": "plan.md", "version": "0000000000000000"}),
+    )
+    .await;
+    assert!(stale.contains("has changed since"), "{stale}");
+    ok(client, "delete_note", json!({"path": "plan.md", "version": read["version"]})).await;
+    assert!(!ws.notes().join("plan.md").exists());
 
     // move_note.
     let moved = ok(

@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::mcp_client::{every_tool, http, runtime, seed};
+use crate::mcp_client::{
+    ALL_TOOLS, McpClient, READ_TOOLS, every_tool, http, names, ok, refused, runtime, seed, tools,
+};
 use crate::support::{Workspace, json};
 
 #[test]
@@ -127,4 +129,65 @@ fn failures_of_the_exchange_are_error_responses() {
         .unwrap();
     let (status, body) = json(r);
     assert_eq!(status, 406, "{body}");
+}
+
+/// `/mcp` with a token in the `Authorization` header.
+async fn http_with_token(server: &crate::support::Server, token: &str) -> McpClient {
+    use rmcp::ServiceExt;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let mut config = StreamableHttpClientTransportConfig::with_uri(server.url("/mcp"));
+    config.auth_header = Some(token.to_string());
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    ().serve(transport).await.expect("initialize with a token")
+}
+
+#[test]
+fn tokens_and_their_scopes_hold_over_mcp() {
+    let ws = Workspace::new();
+    seed(&ws);
+    let made = |args: &[&str]| {
+        let out = ws.run(&[&["token", "create"][..], args].concat());
+        assert!(out.status.success(), "{}", crate::support::stderr(&out));
+        crate::support::stdout(&out).trim().to_string()
+    };
+    let full = made(&["--name", "full"]);
+    let reader = made(&["--name", "reader", "--read-only"]);
+    let ideas = made(&["--name", "ideas", "--prefix", "ideas"]);
+    let server = ws.serve();
+    // No token, or a wrong one: 401 before any MCP exchange.
+    let r = server
+        .request("POST", "/mcp")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize())
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    runtime().block_on(async {
+        let client = http_with_token(&server, &full).await;
+        assert_eq!(names(&tools(&client).await), ALL_TOOLS);
+        client.cancel().await.unwrap();
+
+        let client = http_with_token(&server, &reader).await;
+        assert_eq!(names(&tools(&client).await), READ_TOOLS);
+        let message = refused(
+            &client,
+            "create_note",
+            json!({"path": "x.md", "content": "x"}),
+        )
+        .await;
+        assert!(message.contains("read-only"), "{message}");
+        client.cancel().await.unwrap();
+
+        let client = http_with_token(&server, &ideas).await;
+        let all = ok(&client, "list_notes", json!({})).await;
+        assert_eq!(all["notes"][0]["path"], "ideas/beta.md");
+        assert_eq!(all["total"], 1);
+        let outside = refused(&client, "read_note", json!({"path": "alpha.md"})).await;
+        assert!(outside.contains("out of reach"), "{outside}");
+        client.cancel().await.unwrap();
+    });
+    assert!(!ws.notes().join("x.md").exists());
 }
