@@ -22,8 +22,9 @@ impl McpAccess {
     pub(crate) fn new(read_only: bool, prefix: Option<&str>) -> crate::error::Result<Self> {
         let prefix = match prefix {
             None => None,
-            Some(raw) => Some(FilePath::parse_folder(raw.trim_matches('/'))?)
-                .filter(|folder| folder != "."),
+            Some(raw) => {
+                Some(FilePath::parse_folder(raw.trim_matches('/'))?).filter(|folder| folder != ".")
+            }
         };
         Ok(McpAccess { read_only, prefix })
     }

@@ -121,7 +121,11 @@ where
             Err(_) => String::new(),
         };
         let message = match text.trim() {
-            "" => parts.status.canonical_reason().unwrap_or("Error").to_string(),
+            "" => parts
+                .status
+                .canonical_reason()
+                .unwrap_or("Error")
+                .to_string(),
             text => text.to_string(),
         };
         let mut reply = reply::error_message(parts.status, &message);

@@ -50,11 +50,12 @@ pub(crate) struct NotesServer {
 
 /// What a client is told of the server when it connects.
 const INSTRUCTIONS: &str = "A folder of Markdown notes. Find notes with search_notes or \
-    list_notes, read them with read_note (whole, by pieces for long notes). To change a \
-    note, pass the version read_note returned to update_note: a note changed meanwhile is \
-    refused, never overwritten. create_note never replaces a note. delete_note moves a \
-    note to the trash, from which it can be restored. Notes are also resources, \
-    note:///PATH.";
+    list_notes, read them with read_note (whole, by pieces for long notes, as an outline, \
+    or one section). To change a note, pass the version read_note returned to \
+    update_note: a note changed meanwhile is refused, never overwritten; edit_section \
+    changes one section, named by its heading path. create_note never replaces a note. \
+    delete_note moves a note to the trash, from which it can be restored. Notes are also \
+    resources, note:///PATH.";
 
 impl NotesServer {
     pub(crate) fn new(backend: Arc<dyn Backend>, access: McpAccess) -> Self {
@@ -101,7 +102,10 @@ impl NotesServer {
         let access = self.access.clone();
         match tokio::task::spawn_blocking(move || work(backend.as_ref(), &access)).await {
             Ok(result) => Ok(render::answer(result)),
-            Err(e) => Err(ErrorData::internal_error(format!("the tool failed: {e}"), None)),
+            Err(e) => Err(ErrorData::internal_error(
+                format!("the tool failed: {e}"),
+                None,
+            )),
         }
     }
 }
@@ -194,7 +198,9 @@ impl ServerHandler for NotesServer {
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
         let server = self.within(&context);
         server
-            .blocking_resource(move |backend, access| resources::read(backend, access, &request.uri))
+            .blocking_resource(move |backend, access| {
+                resources::read(backend, access, &request.uri)
+            })
             .await
             .map(Into::into)
     }
@@ -211,6 +217,11 @@ impl NotesServer {
         let access = self.access.clone();
         tokio::task::spawn_blocking(move || work(backend.as_ref(), &access))
             .await
-            .unwrap_or_else(|e| Err(ErrorData::internal_error(format!("the read failed: {e}"), None)))
+            .unwrap_or_else(|e| {
+                Err(ErrorData::internal_error(
+                    format!("the read failed: {e}"),
+                    None,
+                ))
+            })
     }
 }

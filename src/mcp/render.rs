@@ -168,8 +168,10 @@ mod tests {
 
     #[test]
     fn pages_follow_their_cursor() {
+        fn key<'a>(item: &'a &str) -> &'a str {
+            item
+        }
         let items = ["a", "b", "c", "d", "e"];
-        let key = |s: &&str| -> &str { s };
         let (first, next) = page(&items, key, None, 2);
         assert_eq!((first, next.as_deref()), (vec![&"a", &"b"], Some("b")));
         let (second, next) = page(&items, key, Some("b"), 2);

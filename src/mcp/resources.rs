@@ -101,7 +101,10 @@ pub(crate) fn read(
 ) -> Result<ReadResourceResult, ErrorData> {
     let path = path_of(uri)?;
     if let Err(refused) = access.check(&path) {
-        return Err(ErrorData::invalid_params(refused.message().to_string(), None));
+        return Err(ErrorData::invalid_params(
+            refused.message().to_string(),
+            None,
+        ));
     }
     let note = backend.notebook().read(&path).map_err(|e| match e {
         crate::error::Error::NotFound => {

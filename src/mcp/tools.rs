@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::render::{ToolError, etag_of, page, version_of, window};
 use super::{Backend, McpAccess, NotesServer};
 use crate::ops::model::{NoteInput, NoteMeta, Precondition};
-use crate::ops::sections::Edit;
 use crate::ops::search::{Limit, MAX_LIMIT, Query, SearchHit};
+use crate::ops::sections::Edit;
 use crate::ops::tags::{TagCount, is_under};
 use crate::ops::{FilePath, NotePath};
 
@@ -332,7 +332,9 @@ impl NotesServer {
             let at = |e| ToolError::at(path.as_str(), e);
             let offset = args.offset.unwrap_or(0);
             let value = match (args.mode.unwrap_or(ReadMode::Whole), args.heading) {
-                (ReadMode::Outline, _) => serde_json::to_value(notebook.outline(&path).map_err(at)?),
+                (ReadMode::Outline, _) => {
+                    serde_json::to_value(notebook.outline(&path).map_err(at)?)
+                }
                 (ReadMode::Section, Some(heading)) if !heading.is_empty() => {
                     let section = notebook.read_section(&path, &heading).map_err(at)?;
                     let piece = window(&section.text, offset, max);

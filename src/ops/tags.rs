@@ -84,7 +84,10 @@ mod tests {
             notebook.tags(None).unwrap(),
             vec![count("rust", 2), count("work", 1)]
         );
-        assert_eq!(notebook.tags(Some("ideas")).unwrap(), vec![count("rust", 1)]);
+        assert_eq!(
+            notebook.tags(Some("ideas")).unwrap(),
+            vec![count("rust", 1)]
+        );
         assert!(notebook.tags(Some("none")).unwrap().is_empty());
     }
 

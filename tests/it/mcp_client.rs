@@ -77,7 +77,11 @@ pub async fn ok(client: &McpClient, tool: &'static str, args: Value) -> Value {
         .structured_content
         .unwrap_or_else(|| panic!("{tool}: no structured content"));
     // The text shown to text-only clients says the same.
-    let text = result.content[0].as_text().expect("text content").text.clone();
+    let text = result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone();
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
     value
 }
@@ -85,7 +89,11 @@ pub async fn ok(client: &McpClient, tool: &'static str, args: Value) -> Value {
 /// The message of a call that must have failed as a tool error.
 pub async fn refused(client: &McpClient, tool: &'static str, args: Value) -> String {
     let result = call(client, tool, args).await;
-    assert_eq!(result.is_error, Some(true), "{tool} should fail: {result:?}");
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "{tool} should fail: {result:?}"
+    );
     result.content[0]
         .as_text()
         .expect("text content")
@@ -154,7 +162,11 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
             assert!(hints.destructive_hint.is_some(), "{}", tool.name);
             assert!(hints.idempotent_hint.is_some(), "{}", tool.name);
         }
-        assert!(tool.input_schema.get("properties").is_some(), "{}", tool.name);
+        assert!(
+            tool.input_schema.get("properties").is_some(),
+            "{}",
+            tool.name
+        );
     }
 
     // list_notes: pages of one, then a folder.
@@ -162,7 +174,10 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     assert_eq!(first["total"], 2);
     assert_eq!(first["notes"][0]["path"], "alpha.md");
     assert_eq!(first["notes"][0]["tags"], json!(["work", "rust"]));
-    let cursor = first["nextCursor"].as_str().expect("a next page").to_string();
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a next page")
+        .to_string();
     let second = ok(client, "list_notes", json!({"limit": 1, "cursor": cursor})).await;
     assert_eq!(second["notes"][0]["path"], "ideas/beta.md");
     assert!(second.get("nextCursor").is_none(), "{second}");
@@ -176,11 +191,21 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     assert_eq!(alpha["content"], ws.read("alpha.md"));
     assert_eq!(alpha["title"], "Alpha");
     assert_eq!(alpha["truncated"], false);
-    let piece = ok(client, "read_note", json!({"path": "alpha.md", "maxBytes": 10})).await;
+    let piece = ok(
+        client,
+        "read_note",
+        json!({"path": "alpha.md", "maxBytes": 10}),
+    )
+    .await;
     assert_eq!(piece["content"], ws.read("alpha.md")[..10]);
     assert_eq!(piece["truncated"], true);
     assert_eq!(piece["nextOffset"], 10);
-    let rest = ok(client, "read_note", json!({"path": "alpha.md", "offset": 10})).await;
+    let rest = ok(
+        client,
+        "read_note",
+        json!({"path": "alpha.md", "offset": 10}),
+    )
+    .await;
     assert_eq!(rest["content"], ws.read("alpha.md")[10..]);
     let missing = refused(client, "read_note", json!({"path": "nope.md"})).await;
     assert_eq!(missing, "nope.md: Note not found");
@@ -205,7 +230,10 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
         json!({"path": "new/gamma.md", "content": "other\n"}),
     )
     .await;
-    assert!(again.starts_with("new/gamma.md: a note already exists"), "{again}");
+    assert!(
+        again.starts_with("new/gamma.md: a note already exists"),
+        "{again}"
+    );
     assert!(ws.read("new/gamma.md").contains("first"));
 
     // update_note needs the version it read.
@@ -236,7 +264,10 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
         json!({"path": "new/gamma.md", "text": "- appended item"}),
     )
     .await;
-    assert!(ws.read("new/gamma.md").ends_with("second\n\n- appended item\n"));
+    assert!(
+        ws.read("new/gamma.md")
+            .ends_with("second\n\n- appended item\n")
+    );
     let absent = refused(
         client,
         "append_to_note",
@@ -253,7 +284,12 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
         json!({"path": "plan.md", "content": "# Plan\n\n## Todo\n\n- one\n\n## Done\n\n- zero\n"}),
     )
     .await;
-    let outline = ok(client, "read_note", json!({"path": "plan.md", "mode": "outline"})).await;
+    let outline = ok(
+        client,
+        "read_note",
+        json!({"path": "plan.md", "mode": "outline"}),
+    )
+    .await;
     let top = &outline["headings"][0];
     assert_eq!(top["text"], "Plan", "{outline}");
     assert_eq!(top["children"][0]["text"], "Todo", "{outline}");
@@ -285,9 +321,18 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     )
     .await;
     let plan = ws.read("plan.md");
-    let at = |needle: &str| plan.find(needle).unwrap_or_else(|| panic!("{needle}: {plan}"));
-    assert!(at("- one") < at("- two") && at("- two") < at("- three"), "{plan}");
-    assert!(at("- three") < at("## Done") && at("## Done") < at("- all"), "{plan}");
+    let at = |needle: &str| {
+        plan.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {plan}"))
+    };
+    assert!(
+        at("- one") < at("- two") && at("- two") < at("- three"),
+        "{plan}"
+    );
+    assert!(
+        at("- three") < at("## Done") && at("## Done") < at("- all"),
+        "{plan}"
+    );
     assert!(!plan.contains("zero"), "{plan}");
     let missing = refused(
         client,
@@ -295,7 +340,10 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
         json!({"path": "plan.md", "op": "append", "heading": ["Plan", "Later"], "text": "x"}),
     )
     .await;
-    assert!(missing.starts_with("plan.md: Heading not found"), "{missing}");
+    assert!(
+        missing.starts_with("plan.md: Heading not found"),
+        "{missing}"
+    );
     assert!(missing.contains(r#"["Plan","Todo"]"#), "{missing}");
     assert_eq!(ws.read("plan.md"), plan);
     // A delete given a version checks it.
@@ -307,7 +355,12 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     )
     .await;
     assert!(stale.contains("has changed since"), "{stale}");
-    ok(client, "delete_note", json!({"path": "plan.md", "version": read["version"]})).await;
+    ok(
+        client,
+        "delete_note",
+        json!({"path": "plan.md", "version": read["version"]}),
+    )
+    .await;
     assert!(!ws.notes().join("plan.md").exists());
 
     // move_note.

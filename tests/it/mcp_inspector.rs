@@ -101,5 +101,8 @@ fn the_inspector_lists_the_tools_and_calls_one() {
         ],
     );
     assert_eq!(read["isError"], false, "{read}");
-    assert_eq!(read["structuredContent"]["content"], ws.read("ideas/beta.md"));
+    assert_eq!(
+        read["structuredContent"]["content"],
+        ws.read("ideas/beta.md")
+    );
 }

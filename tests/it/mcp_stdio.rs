@@ -3,9 +3,7 @@
 
 use serde_json::json;
 
-use crate::mcp_client::{
-    READ_TOOLS, every_tool, names, ok, refused, runtime, seed, stdio, tools,
-};
+use crate::mcp_client::{READ_TOOLS, every_tool, names, ok, refused, runtime, seed, stdio, tools};
 use crate::support::{Workspace, stderr};
 
 #[test]
@@ -15,7 +13,10 @@ fn every_tool_over_stdio() {
     runtime().block_on(async {
         let client = stdio(&ws, &[]).await;
         let info = client.peer_info().expect("server info");
-        assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("notes"));
+        assert_eq!(
+            info.server_info.as_ref().map(|s| s.name.as_str()),
+            Some("notes")
+        );
         every_tool(&client, &ws).await;
         client.cancel().await.unwrap();
     });
@@ -109,5 +110,9 @@ fn a_bad_prefix_or_folder_stops_with_one_line() {
     assert!(err.contains("--prefix ../outside: invalid path"), "{err}");
     let out = ws.run(&["--notes-dir", "missing", "mcp"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no notes folder at missing"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no notes folder at missing"),
+        "{}",
+        stderr(&out)
+    );
 }
