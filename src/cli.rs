@@ -208,6 +208,15 @@ pub(crate) enum Command {
         notes completions fish > ~/.config/fish/completions/notes.fish")]
     Completions(CompletionsArgs),
 
+    /// Serve the notes to an MCP client (an AI assistant) over standard input and output:
+    /// tools to list, read, search, create, update, move, delete and publish notes, and
+    /// the notes as resources (note:///PATH). Logs go to standard error
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes --notes-dir ~/notes mcp                 what an assistant's config starts\n  \
+        notes --notes-dir ~/notes mcp --read-only     only the tools that change nothing\n  \
+        notes --notes-dir ~/notes mcp --prefix work   only the notes under work/")]
+    Mcp(McpArgs),
+
     /// Write the man pages (notes.1 and one per command) into a folder, or install them
     #[command(after_long_help = "EXAMPLES:\n  \
         notes man --install                  write them to ~/.local/share/man/man1\n  \
@@ -237,6 +246,16 @@ pub(crate) struct ManArgs {
     /// ~/.local/share/man/man1
     #[arg(long, conflicts_with = "out_dir")]
     pub(crate) install: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Offer only the tools that change nothing (list, read, search, tags, links)
+    #[arg(long)]
+    pub(crate) read_only: bool,
+    /// Reach only the notes under this folder (relative to the notes folder)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) prefix: Option<String>,
 }
 
 #[derive(Debug, Args)]

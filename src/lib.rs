@@ -11,6 +11,7 @@ mod completion;
 pub mod error;
 mod http;
 mod log;
+mod mcp;
 mod memory;
 pub mod ops;
 mod render;

@@ -9,6 +9,7 @@ mod links;
 mod list;
 mod list_public;
 mod man;
+mod mcp;
 mod messages;
 mod mv;
 mod publish;
@@ -56,7 +57,8 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Unpublish(_)
             | Command::Attach(_)
             | Command::Restore(_)
-    ) {
+    ) || matches!(&cli.command, Command::Mcp(args) if !args.read_only)
+    {
         finish_interrupted_move(&notebook);
     }
     match cli.command {
@@ -68,6 +70,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mv(args) => mv::run(&notebook, args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
+        Command::Mcp(args) => mcp::run(notebook, args),
         Command::Reindex => reindex::run(&notebook),
         Command::Search(args) => search::run(&notebook, args),
         Command::Links(args) => links::run(&notebook, args),

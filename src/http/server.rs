@@ -22,7 +22,7 @@ use std::time::Instant;
 use hyper::body::Incoming;
 use hyper::header::{CONNECTION, HeaderValue, X_CONTENT_TYPE_OPTIONS};
 use hyper::server::conn::http1;
-use hyper::{Request, StatusCode};
+use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
@@ -42,6 +42,7 @@ pub async fn serve(
 ) {
     let header_timeout = state.request_timeout;
     let service = warp::service(super::routes(state.clone()));
+    let mcp = crate::mcp::http::Endpoint::new(state.clone());
     let mut shutdown = pin!(shutdown);
     // Every connection task holds a sender: the channel closes when the last one ends.
     let (open, mut drained) = tokio::sync::mpsc::channel::<()>(1);
@@ -102,6 +103,7 @@ pub async fn serve(
                 TokioIo::new(zero_copy::Stream::new(stream, sending.clone())),
                 Door {
                     routes: TowerToHyperService::new(service.clone()),
+                    mcp: mcp.clone(),
                     state: state.clone(),
                     conn: lease.conn.clone(),
                     host_seen: guard::HostMemo::default(),
@@ -147,9 +149,12 @@ pub async fn serve(
 /// 403, or the way to the login page); the connection marked busy while the request is
 /// in progress, so that the cap closes idle connections first; `nosniff` on every
 /// answer; an answer marked [`SendFrom`] handed to the connection's stream, which sends
-/// its body from the sealed file (`zero_copy`).
+/// its body from the sealed file (`zero_copy`). Requests for `/mcp` go to the MCP
+/// endpoint instead of the routes, and get the cross-site check whatever their method
+/// (MCP requires every `Origin` checked).
 struct Door<S> {
     routes: S,
+    mcp: crate::mcp::http::Endpoint,
     state: Arc<State>,
     conn: Arc<Conn>,
     host_seen: guard::HostMemo,
@@ -165,10 +170,11 @@ where
     type Future = Answer<S::Future>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        let mcp = request.uri().path() == crate::mcp::http::PATH;
         let admitted = guard::admit(
             &self.state.hosts,
             &self.host_seen,
-            request.method(),
+            if mcp { &Method::POST } else { request.method() },
             request.headers(),
         );
         let busy = Busy::begin(&self.conn);
@@ -176,6 +182,12 @@ where
             Err(refused) => reply::error_message(StatusCode::FORBIDDEN, &refused.message()),
             // Then the token, when tokens exist (`auth`).
             Ok(()) => match self.state.auth.admit(&self.state.notebook, &mut request) {
+                Ok(()) if mcp => {
+                    return Answer::Mcp {
+                        answered: self.mcp.answer(request),
+                        busy,
+                    };
+                }
                 Ok(()) => {
                     return Answer::Routed {
                         routed: self.routes.call(request),
@@ -201,6 +213,7 @@ pin_project_lite::pin_project! {
     #[project = AnswerProj]
     enum Answer<F> {
         Routed { #[pin] routed: F, busy: Busy, sending: Arc<Sending> },
+        Mcp { answered: Pin<Box<dyn Future<Output = warp::reply::Response> + Send>>, busy: Busy },
         Refused { response: Option<warp::reply::Response>, busy: Busy },
     }
 }
@@ -222,6 +235,10 @@ where
                     response
                 }
                 other => return other,
+            },
+            AnswerProj::Mcp { answered, .. } => match answered.as_mut().poll(cx) {
+                Poll::Ready(response) => response,
+                Poll::Pending => return Poll::Pending,
             },
             AnswerProj::Refused { response, .. } => response
                 .take()

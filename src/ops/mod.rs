@@ -17,6 +17,7 @@ pub(crate) mod root;
 pub mod search;
 pub(crate) mod sections;
 pub mod store;
+pub(crate) mod tags;
 pub mod tokens;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,719 @@
+//! The tools: each converts its arguments, makes one `ops` call within the session's
+//! access, and renders a bounded answer. Their annotations say which change nothing,
+//! which may destroy, which can be repeated.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, schemars, tool, tool_router};
+use serde::{Deserialize, Serialize};
+
+use super::render::{ToolError, etag_of, page, version_of, window};
+use super::{Backend, McpAccess, NotesServer};
+use crate::ops::model::{NoteInput, NoteMeta, Precondition};
+use crate::ops::search::{Limit, MAX_LIMIT, Query, SearchHit};
+use crate::ops::sections::Edit;
+use crate::ops::tags::{TagCount, is_under};
+use crate::ops::{FilePath, NotePath};
+
+type Answer = Result<CallToolResult, ErrorData>;
+
+/// A note path argument, parsed, within reach.
+fn note_path(access: &McpAccess, raw: &str) -> Result<NotePath, ToolError> {
+    let path = NotePath::parse(raw).map_err(|e| ToolError::at(raw, e))?;
+    access.check(&path)?;
+    Ok(path)
+}
+
+/// A count argument: `default` when left out, else checked against `1..=max`.
+fn count(name: &str, given: Option<u32>, default: usize, max: usize) -> Result<usize, ToolError> {
+    match given {
+        None => Ok(default),
+        Some(n) if (1..=max).contains(&(n as usize)) => Ok(n as usize),
+        Some(n) => Err(ToolError::new(format!(
+            "{name} {n} is out of range: use a whole number from 1 to {max}"
+        ))),
+    }
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListNotesArgs {
+    /// Folder to list, relative to the notes folder (every note when left out)
+    folder: Option<String>,
+    /// Most notes to return (1 to 500; 100 when left out)
+    limit: Option<u32>,
+    /// The `nextCursor` of the previous page, to get the page after it
+    cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NotesPage {
+    folder: String,
+    notes: Vec<NoteMeta>,
+    /// Notes in the folder, all pages together.
+    total: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReadNoteArgs {
+    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    path: String,
+    /// `whole` (the default): the note's text; `outline`: its heading tree with line
+    /// ranges; `section`: the text of the one section `heading` names
+    mode: Option<ReadMode>,
+    /// For `section`: the heading's path from the top, e.g. ["Projects", "Ideas"],
+    /// matched exactly
+    heading: Option<Vec<String>>,
+    /// Where to start, in bytes: the `nextOffset` of the previous piece (0 when left out)
+    offset: Option<usize>,
+    /// Most bytes of text to return (1 to 262144; 32768 when left out)
+    max_bytes: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ReadMode {
+    Whole,
+    Outline,
+    Section,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SectionText {
+    path: String,
+    heading: Vec<String>,
+    /// 1-based lines of the note (front matter included) the section spans.
+    line_start: usize,
+    line_end: usize,
+    /// The heading line, what is under it and its subsections (or the piece asked for).
+    text: String,
+    offset: usize,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoteText {
+    path: String,
+    title: String,
+    /// Pass it to update_note or delete_note: they refuse if the note changed since.
+    version: String,
+    last_modified: String,
+    /// The whole note's size in bytes.
+    size: u64,
+    /// The note's Markdown (front matter included), or the piece of it asked for.
+    content: String,
+    offset: usize,
+    truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SearchNotesArgs {
+    /// Words to find; "exact phrases", tag:NAME, -excluded; the last word also matches
+    /// as a prefix
+    query: String,
+    /// Most results to return (1 to 50; 10 when left out)
+    limit: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Found {
+    query: String,
+    /// Best first; in each snippet the matches are between ⟦ and ⟧.
+    results: Vec<SearchHit>,
+    /// Matching notes, shown or not.
+    total: usize,
+    truncated: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CreateNoteArgs {
+    /// Path of the new note, relative to the notes folder, ending in .md (folders are
+    /// made as needed)
+    path: String,
+    /// The note's whole Markdown text; a front matter (title, tags) is added when it
+    /// has none
+    content: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct UpdateNoteArgs {
+    /// Note path, relative to the notes folder
+    path: String,
+    /// The note's new whole Markdown text
+    content: String,
+    /// The version read_note returned: the update is refused if the note changed since
+    version: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Written {
+    path: String,
+    title: String,
+    /// The note's new version.
+    version: String,
+    size: u64,
+    created: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AppendArgs {
+    /// Note path, relative to the notes folder; the note must exist
+    path: String,
+    /// Markdown to add at the end of the note, after a blank line
+    text: String,
+    /// Add it at the end of this section instead (the heading's path from the top,
+    /// e.g. ["Journal", "2026"], matched exactly)
+    heading: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum SectionOp {
+    Append,
+    Prepend,
+    Replace,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EditSectionArgs {
+    /// Note path, relative to the notes folder
+    path: String,
+    /// `append` (at the end of the section, after its subsections), `prepend` (right
+    /// after its heading line) or `replace` (everything under the heading, subsections
+    /// included)
+    op: SectionOp,
+    /// The heading's path from the top, e.g. ["Projects", "Ideas"], matched exactly
+    /// (case included); a missing or ambiguous heading fails with the candidates
+    heading: Vec<String>,
+    /// The Markdown to add, or to put under the heading
+    text: String,
+    /// The version read_note returned: when given, the edit is refused if the note
+    /// changed since
+    version: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct MoveNoteArgs {
+    /// The note to move, relative to the notes folder
+    from: String,
+    /// Its new path; no note may be there yet
+    to: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DeleteNoteArgs {
+    /// Note path, relative to the notes folder
+    path: String,
+    /// The version read_note returned: when given, the delete is refused if the note
+    /// changed since
+    version: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Deleted {
+    path: String,
+    /// Whether the note's history keeps it (in the trash, restorable).
+    in_trash: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListTagsArgs {
+    /// Most tags to return (1 to 1000; 200 when left out)
+    limit: Option<u32>,
+    /// The `nextCursor` of the previous page
+    cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TagsPage {
+    /// By name; `count` is how many notes carry the tag.
+    tags: Vec<TagCount>,
+    total: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NotePathArgs {
+    /// Note path, relative to the notes folder
+    path: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NoteLinksArgs {
+    /// Note path, relative to the notes folder
+    path: String,
+    /// Most links to return each way (1 to 500; 100 when left out)
+    limit: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Publicity {
+    path: String,
+    /// `public` or `private`.
+    status: crate::ops::publish::Visibility,
+    /// The page's file name in the public folder.
+    page: String,
+}
+
+#[tool_router(vis = "pub(super)")]
+impl NotesServer {
+    #[tool(
+        description = "List the notes (path, title, tags, dates, size), sorted by path, \
+            one page at a time: pass nextCursor back as cursor for the next page.",
+        annotations(title = "List notes", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_notes(&self, Parameters(args): Parameters<ListNotesArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let limit = count("limit", args.limit, 100, 500)?;
+            let raw = args.folder.as_deref().unwrap_or("").trim_matches('/');
+            let folder = FilePath::parse_folder(raw).map_err(|e| ToolError::at(raw, e))?;
+            let folder = access.narrow(&folder)?;
+            let list = backend.notebook().list()?;
+            let within: Vec<&NoteMeta> = list
+                .notes
+                .iter()
+                .filter(|n| is_under(&n.path, &folder))
+                .collect();
+            let (notes, next_cursor) = page(
+                within.iter().copied(),
+                |n| &n.path,
+                args.cursor.as_deref(),
+                limit,
+            );
+            Ok(NotesPage {
+                notes: notes.into_iter().cloned().collect(),
+                total: within.len(),
+                folder,
+                next_cursor,
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Read a note: its Markdown text (front matter included), title and \
+            version; or (mode outline) its heading tree with line ranges; or (mode \
+            section) the text of one section, named by its heading path. Long texts come \
+            in pieces of maxBytes: when truncated is true, call again with offset set to \
+            nextOffset.",
+        annotations(title = "Read a note", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn read_note(&self, Parameters(args): Parameters<ReadNoteArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let max = count("maxBytes", args.max_bytes, 32 * 1024, 256 * 1024)?;
+            let path = note_path(access, &args.path)?;
+            let notebook = backend.notebook();
+            let at = |e| ToolError::at(path.as_str(), e);
+            let offset = args.offset.unwrap_or(0);
+            let value = match (args.mode.unwrap_or(ReadMode::Whole), args.heading) {
+                (ReadMode::Outline, _) => {
+                    serde_json::to_value(notebook.outline(&path).map_err(at)?)
+                }
+                (ReadMode::Section, Some(heading)) if !heading.is_empty() => {
+                    let section = notebook.read_section(&path, &heading).map_err(at)?;
+                    let piece = window(&section.text, offset, max);
+                    serde_json::to_value(SectionText {
+                        text: piece.text.to_string(),
+                        offset: piece.offset,
+                        truncated: piece.next.is_some(),
+                        next_offset: piece.next,
+                        path: section.path,
+                        heading: section.heading,
+                        line_start: section.line_start,
+                        line_end: section.line_end,
+                    })
+                }
+                (ReadMode::Section, _) => {
+                    return Err(ToolError::new(
+                        "mode section needs heading: the heading's path, e.g. [\"Top\", \"Sub\"]",
+                    ));
+                }
+                (ReadMode::Whole, _) => {
+                    let note = notebook.read(&path).map_err(at)?;
+                    let piece = window(&note.content, offset, max);
+                    serde_json::to_value(NoteText {
+                        content: piece.text.to_string(),
+                        offset: piece.offset,
+                        truncated: piece.next.is_some(),
+                        next_offset: piece.next,
+                        version: version_of(&note.etag),
+                        path: note.path,
+                        title: note.title,
+                        last_modified: note.last_modified,
+                        size: note.size,
+                    })
+                }
+            };
+            value.map_err(|e| ToolError::new(format!("cannot encode: {e}")))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Full-text search of the notes (title, tags and text), best matches \
+            first, each with a snippet. Query syntax: words, \"exact phrases\", tag:NAME, \
+            -excluded.",
+        annotations(title = "Search notes", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search_notes(&self, Parameters(args): Parameters<SearchNotesArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let limit = count("limit", args.limit, 10, 50)?;
+            let query = Query::parse(&args.query)?;
+            // Under a prefix the best matches are looked for among more, then kept
+            // when within reach.
+            let asked = if access.prefix.is_some() {
+                Limit::new(MAX_LIMIT).unwrap_or(Limit::DEFAULT)
+            } else {
+                Limit::new(limit).unwrap_or(Limit::DEFAULT)
+            };
+            let found = backend.search(&query, asked)?;
+            let total = match access.prefix {
+                None => found.total,
+                Some(_) => found
+                    .results
+                    .iter()
+                    .filter(|hit| access.reaches(&hit.path))
+                    .count(),
+            };
+            let results: Vec<SearchHit> = found
+                .results
+                .into_iter()
+                .filter(|hit| access.reaches(&hit.path))
+                .take(limit)
+                .collect();
+            Ok(Found {
+                query: found.query,
+                truncated: results.len() < total,
+                results,
+                total,
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Create a note from its Markdown text. Never replaces a note: when \
+            one exists at the path, the call fails (read it and use update_note).",
+        annotations(
+            title = "Create a note",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn create_note(&self, Parameters(args): Parameters<CreateNoteArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let written = backend
+                .notebook()
+                .put(
+                    &path,
+                    NoteInput::Markdown(args.content),
+                    Precondition::IfNoneMatchAny,
+                )
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(written_of(written))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Replace a note's whole text. Requires the version read_note \
+            returned: if the note changed since, nothing is written and the call fails \
+            (read it again).",
+        annotations(
+            title = "Update a note",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn update_note(&self, Parameters(args): Parameters<UpdateNoteArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let written = backend
+                .notebook()
+                .put(
+                    &path,
+                    NoteInput::Markdown(args.content),
+                    Precondition::IfMatch(vec![etag_of(&args.version)]),
+                )
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(written_of(written))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Add Markdown at the end of an existing note, after a blank line; \
+            or, with heading, at the end of that section.",
+        annotations(
+            title = "Append to a note",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn append_to_note(&self, Parameters(args): Parameters<AppendArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let notebook = backend.notebook();
+            let written = match args.heading {
+                Some(heading) => notebook.edit_section(
+                    &path,
+                    Edit::Append {
+                        heading,
+                        text: args.text,
+                    },
+                    Precondition::None,
+                ),
+                None => notebook.append_to_note(&path, args.text.trim_end_matches('\n')),
+            }
+            .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(written_of(written))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Change one section of a note, named by its heading path (matched \
+            exactly; never creates a heading): append to it, prepend under its heading \
+            line, or replace what is under the heading. A missing or ambiguous heading \
+            fails and lists the headings there are.",
+        annotations(
+            title = "Edit a section",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn edit_section(&self, Parameters(args): Parameters<EditSectionArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let (heading, text) = (args.heading, args.text);
+            let edit = match args.op {
+                SectionOp::Append => Edit::Append { heading, text },
+                SectionOp::Prepend => Edit::Prepend { heading, text },
+                SectionOp::Replace => Edit::Replace { heading, text },
+            };
+            let cond = match &args.version {
+                Some(version) => Precondition::IfMatch(vec![etag_of(version)]),
+                None => Precondition::None,
+            };
+            let written = backend
+                .notebook()
+                .edit_section(&path, edit, cond)
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(written_of(written))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Move or rename a note; every link to it in other notes is \
+            rewritten to lead to its new path. No note may exist at the new path.",
+        annotations(
+            title = "Move a note",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn move_note(&self, Parameters(args): Parameters<MoveNoteArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let from = note_path(access, &args.from)?;
+            let to = note_path(access, &args.to)?;
+            let moved = backend
+                .notebook()
+                .move_note(&from, &to, &Precondition::None)
+                .map_err(|e| match e {
+                    crate::error::Error::MoveDestinationExists(_) => ToolError::at(to.as_str(), e),
+                    e => ToolError::at(from.as_str(), e),
+                })?;
+            Ok(moved)
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Delete a note. It goes to the trash: its history keeps every \
+            version, and it can be restored.",
+        annotations(
+            title = "Delete a note",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn delete_note(&self, Parameters(args): Parameters<DeleteNoteArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let cond = match &args.version {
+                Some(version) => Precondition::IfMatch(vec![etag_of(version)]),
+                None => Precondition::None,
+            };
+            let notebook = backend.notebook();
+            let deleted = notebook
+                .delete(&path, &cond)
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(Deleted {
+                path: deleted.path,
+                in_trash: notebook.history_on(),
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "List the tags in use, by name, each with how many notes carry it, \
+            one page at a time (pass nextCursor back as cursor).",
+        annotations(title = "List tags", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn list_tags(&self, Parameters(args): Parameters<ListTagsArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let limit = count("limit", args.limit, 200, 1000)?;
+            let tags = backend.notebook().tags(access.prefix.as_deref())?;
+            let (shown, next_cursor) = page(&tags, |t| &t.name, args.cursor.as_deref(), limit);
+            Ok(TagsPage {
+                tags: shown.into_iter().cloned().collect(),
+                total: tags.len(),
+                next_cursor,
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "A note's links: the notes it links to (path null for a broken \
+            link) and the notes that link to it, with line numbers.",
+        annotations(title = "Note links", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn note_links(&self, Parameters(args): Parameters<NoteLinksArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let limit = count("limit", args.limit, 100, 500)?;
+            let path = note_path(access, &args.path)?;
+            let mut links = backend
+                .links(&path)
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            // Out of reach, a target is shown as written, never where it leads.
+            for link in &mut links.outgoing {
+                if link.path.as_deref().is_some_and(|p| !access.reaches(p)) {
+                    link.path = None;
+                }
+            }
+            links.incoming.retain(|link| access.reaches(&link.path));
+            let totals = (links.outgoing.len(), links.incoming.len());
+            links.outgoing.truncate(limit);
+            links.incoming.truncate(limit);
+            Ok(serde_json::json!({
+                "path": links.path,
+                "outgoing": links.outgoing,
+                "incoming": links.incoming,
+                "outgoingTotal": totals.0,
+                "incomingTotal": totals.1,
+                "truncated": totals.0 > limit || totals.1 > limit,
+            }))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Publish a note: write its public HTML page (and refresh the public \
+            index and feed); an already public note gets its page regenerated.",
+        annotations(
+            title = "Publish a note",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn publish_note(&self, Parameters(args): Parameters<NotePathArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let done = backend
+                .notebook()
+                .publish(&path)
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(publicity_of(done))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Unpublish a public note: its public page is removed and the public \
+            index rebuilt; the note itself stays.",
+        annotations(
+            title = "Unpublish a note",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn unpublish_note(&self, Parameters(args): Parameters<NotePathArgs>) -> Answer {
+        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
+            let path = note_path(access, &args.path)?;
+            let done = backend
+                .notebook()
+                .unpublish(&path)
+                .map_err(|e| ToolError::at(path.as_str(), e))?;
+            Ok(publicity_of(done))
+        })
+        .await
+    }
+}
+
+fn written_of(outcome: crate::ops::model::PutOutcome) -> Written {
+    Written {
+        version: version_of(&outcome.note.etag),
+        path: outcome.note.path,
+        title: outcome.note.title,
+        size: outcome.note.size,
+        created: outcome.created,
+    }
+}
+
+fn publicity_of(done: crate::ops::Publication) -> Publicity {
+    Publicity {
+        path: done.result.path,
+        status: done.result.status,
+        page: done
+            .page
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    }
+}

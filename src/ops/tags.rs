@@ -1,0 +1,103 @@
+//! The tags in use: every tag of the notes (of one folder, or all), with how many notes
+//! carry it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::ops::Notebook;
+
+/// One tag and the number of notes carrying it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct TagCount {
+    pub(crate) name: String,
+    pub(crate) count: usize,
+}
+
+impl Notebook {
+    /// The tags of the notes under `folder` (every note when `None`), sorted by name;
+    /// a note naming a tag twice counts once.
+    pub(crate) fn tags(&self, folder: Option<&str>) -> Result<Vec<TagCount>> {
+        let list = self.list()?;
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for note in &list.notes {
+            if folder.is_some_and(|folder| !is_under(&note.path, folder)) {
+                continue;
+            }
+            let mut seen: Vec<&str> = Vec::with_capacity(note.tags.len());
+            for tag in &note.tags {
+                if !seen.contains(&tag.as_str()) {
+                    seen.push(tag);
+                    *counts.entry(tag).or_default() += 1;
+                }
+            }
+        }
+        Ok(counts
+            .into_iter()
+            .map(|(name, count)| TagCount {
+                name: name.to_string(),
+                count,
+            })
+            .collect())
+    }
+}
+
+/// Whether `path` lies under `folder` (`.` or empty: the notes folder itself).
+pub(crate) fn is_under(path: &str, folder: &str) -> bool {
+    let folder = folder.trim_end_matches('/');
+    folder.is_empty()
+        || folder == "."
+        || path
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::model::{NoteInput, Precondition};
+    use crate::ops::{NotePath, temp_notebook};
+
+    fn put(notebook: &Notebook, path: &str, tags: &str) {
+        let text = format!("---\ntitle: T\ntags: {tags}\n---\nbody\n");
+        notebook
+            .put(
+                &NotePath::parse(path).unwrap(),
+                NoteInput::Markdown(text),
+                Precondition::None,
+            )
+            .unwrap();
+    }
+
+    #[test]
+    fn tags_are_counted_once_per_note_and_by_folder() {
+        let (_dir, notebook) = temp_notebook();
+        put(&notebook, "a.md", "[work, rust, work]");
+        put(&notebook, "ideas/b.md", "[rust]");
+        put(&notebook, "ideas/c.md", "[]");
+        let count = |name: &str, count| TagCount {
+            name: name.into(),
+            count,
+        };
+        assert_eq!(
+            notebook.tags(None).unwrap(),
+            vec![count("rust", 2), count("work", 1)]
+        );
+        assert_eq!(
+            notebook.tags(Some("ideas")).unwrap(),
+            vec![count("rust", 1)]
+        );
+        assert!(notebook.tags(Some("none")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn folders_hold_their_paths_only() {
+        assert!(is_under("a/b.md", "a"));
+        assert!(is_under("a/b.md", "a/"));
+        assert!(is_under("a/b.md", "."));
+        assert!(is_under("a.md", ""));
+        assert!(!is_under("ab/c.md", "a"));
+        assert!(!is_under("a.md", "a"));
+    }
+}
