@@ -247,6 +247,8 @@ fn prune_keeps_the_last_days_every_latest_version_and_the_trash_until_its_time()
     }
 
     // A shorter retention: only what is current stays (c.md is back, so it stays too).
+    // A second on, so the restore is before the cut.
+    std::thread::sleep(Duration::from_millis(1100));
     let pruned = cli_json(&ws, &["history", "--prune", "--keep", "0", "--json"]);
     assert!(pruned["versionsDropped"].as_u64().unwrap() >= 3, "{pruned}");
     for (note, text) in [("a.md", &made.a3), ("c.md", &made.c), ("d.md", &made.d)] {

@@ -45,6 +45,8 @@ pub(crate) struct Store {
 pub(super) struct Inner {
     pub(super) repo: Repository,
     pub(super) index: Index,
+    /// The log, opened by the first change this handle records.
+    log: Option<wal::Log>,
 }
 
 /// The store's lock, held across processes while it is written, pruned, packed or its
@@ -78,6 +80,7 @@ impl Store {
             inner: Mutex::new(Inner {
                 repo,
                 index: Index::default(),
+                log: None,
             }),
         };
         {
@@ -180,7 +183,13 @@ impl Store {
             kind: b'c',
             bytes: buffer.to_vec(),
         });
-        let logged = wal::append(&self.dir, &objects).map_err(io_err("cannot write the log"))?;
+        let log = match &mut inner.log {
+            Some(log) => log,
+            None => inner.log.insert(open_log(&self.dir)?),
+        };
+        let logged = log
+            .append(&objects)
+            .map_err(io_err("cannot write the log"))?;
         repo.reference(REF, commit, true, message)
             .map_err(err("cannot move the store's ref"))?;
         let entries = changes
@@ -346,6 +355,18 @@ fn entries_of(repo: &Repository, id: Oid) -> StoreResult<Vec<(String, Entry)>> {
         ));
     }
     Ok(entries)
+}
+
+/// Opens the log; one of the older format (replayed at open) is checkpointed first.
+fn open_log(dir: &Path) -> StoreResult<wal::Log> {
+    match wal::Log::open(dir) {
+        Ok(log) => Ok(log),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            checkpoint(dir).map_err(io_err("cannot checkpoint the log"))?;
+            wal::Log::open(dir).map_err(io_err("cannot open the log"))
+        }
+        Err(e) => Err(io_err("cannot open the log")(e)),
+    }
 }
 
 /// The ids of the root tree and of each folder tree on the way to a changed note.
