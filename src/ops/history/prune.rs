@@ -208,9 +208,9 @@ fn base_message(cutoff: i64, base: &[(String, Entry)]) -> String {
 /// read from its message (empty for any other commit).
 pub(super) fn base_versions(message: &str) -> HashMap<String, (i64, String)> {
     let mut lines = message.lines();
-    if !lines
+    if lines
         .next()
-        .is_some_and(|l| l.split_whitespace().next() == Some(BASE_TITLE))
+        .is_none_or(|l| l.split_whitespace().next() != Some(BASE_TITLE))
     {
         return HashMap::new();
     }

@@ -4,7 +4,7 @@
 //! change) and, when a retention is set, prunes at start-up and daily.
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -65,49 +65,67 @@ impl Notebook {
             .unwrap_or(PACK_AFTER);
         let spawned = std::thread::Builder::new()
             .name("history-upkeep".into())
-            .spawn(move || {
-                let store = match Store::open(&dir) {
-                    Ok(store) => store,
-                    Err(e) => {
-                        crate::log::error(&format!("history: no upkeep of the store: {e}"));
-                        return;
-                    }
-                };
-                let mut packed_at = Instant::now();
-                let mut pruned_at: Option<Instant> = None;
-                loop {
-                    let seen = recorded.load(Ordering::Relaxed);
-                    let prune = keep_days
-                        .filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
-                    if let Some(days) = prune {
-                        match tidy(&store, Some(days)) {
-                            Ok(pruned) if pruned.versions_dropped > 0 => {
-                                crate::log::info(&format!(
-                                    "history: dropped {} version(s) older than {days} day(s)",
-                                    pruned.versions_dropped
-                                ));
-                            }
-                            Ok(_) => {}
-                            Err(e) => crate::log::error(&format!("history: cannot prune: {e}")),
-                        }
-                        pruned_at = Some(Instant::now());
-                    } else if seen >= pack_after || (seen > 0 && packed_at.elapsed() >= PACK_EVERY)
-                    {
-                        if let Err(e) = store.pack() {
-                            crate::log::error(&format!("history: cannot pack the store: {e}"));
-                        }
-                    } else {
-                        std::thread::sleep(LOOK_EVERY);
-                        continue;
-                    }
-                    recorded.fetch_sub(seen, Ordering::Relaxed);
-                    packed_at = Instant::now();
-                }
-            });
+            .spawn(move || upkeep(&dir, keep_days, &recorded, pack_after));
         if let Err(e) = spawned {
             crate::log::error(&format!("history: cannot start the upkeep: {e}"));
         }
     }
+}
+
+/// The upkeep's loop. Its handle on the store is opened once the store has a
+/// history (the server's first change creates it; opening it here too at that moment
+/// would race the creation).
+fn upkeep(dir: &Path, keep_days: Option<u32>, recorded: &AtomicU64, pack_after: u64) {
+    let mut store: Option<Store> = None;
+    let mut packed_at = Instant::now();
+    let mut pruned_at: Option<Instant> = None;
+    loop {
+        let seen = recorded.load(Ordering::Relaxed);
+        let prune = keep_days.filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
+        let pack = seen >= pack_after || (seen > 0 && packed_at.elapsed() >= PACK_EVERY);
+        if prune.is_none() && !pack {
+            std::thread::sleep(LOOK_EVERY);
+            continue;
+        }
+        let opened = match store.take() {
+            Some(opened) => Ok(opened),
+            None if has_history(dir) => Store::open(dir),
+            // Nothing to prune or pack yet.
+            None => {
+                pruned_at = Some(Instant::now());
+                std::thread::sleep(LOOK_EVERY);
+                continue;
+            }
+        };
+        let handle = match opened {
+            Ok(handle) => store.insert(handle),
+            Err(e) => {
+                crate::log::error(&format!("history: no upkeep of the store: {e}"));
+                std::thread::sleep(LOOK_EVERY);
+                continue;
+            }
+        };
+        if let Some(days) = prune {
+            match tidy(handle, Some(days)) {
+                Ok(pruned) if pruned.versions_dropped > 0 => crate::log::info(&format!(
+                    "history: dropped {} version(s) older than {days} day(s)",
+                    pruned.versions_dropped
+                )),
+                Ok(_) => {}
+                Err(e) => crate::log::error(&format!("history: cannot prune: {e}")),
+            }
+            pruned_at = Some(Instant::now());
+        } else if let Err(e) = handle.pack() {
+            crate::log::error(&format!("history: cannot pack the store: {e}"));
+        }
+        recorded.fetch_sub(seen, Ordering::Relaxed);
+        packed_at = Instant::now();
+    }
+}
+
+/// Whether the store has a commit (its ref, loose or packed by a `git gc`).
+fn has_history(dir: &Path) -> bool {
+    dir.join(super::store::REF).exists() || dir.join("packed-refs").exists()
 }
 
 /// Prunes (when `keep_days` is given), then packs.
