@@ -162,10 +162,12 @@ pub(crate) enum Command {
         notes files --json | jq '.files[].path'")]
     Files(FilesArgs),
     /// List a note's versions, newest first (every put, delete, move, restore and
-    /// outside edit is one)
+    /// outside edit is one), or with --prune drop the old versions and pack the store
     #[command(after_long_help = "EXAMPLES:\n  \
         notes history ideas/hi.md\n  \
-        notes history ideas/hi.md --json | jq '.versions[0].id'")]
+        notes history ideas/hi.md --json | jq '.versions[0].id'\n  \
+        notes history --prune --keep 90      drop what was replaced 90+ days ago\n  \
+        notes history --prune                pack the store, drop nothing")]
     History(HistoryArgs),
 
     /// Show the changes between two versions of a note (a unified diff, coloured on a
@@ -274,6 +276,12 @@ pub(crate) struct ServeArgs {
     /// what the history costs: nothing is recorded, and nothing can be restored)
     #[arg(long, env = "NOTES_HISTORY", default_value = "on", value_name = "MODE")]
     pub(crate) history: HistoryMode,
+
+    /// Drop the versions replaced (or deleted) more than DAYS days ago, at start-up and
+    /// daily; a note's latest version, and a deleted note's last one, stay until DAYS
+    /// days after its delete. Everything is kept when left out
+    #[arg(long, env = "NOTES_HISTORY_KEEP", value_name = "DAYS")]
+    pub(crate) history_keep: Option<u32>,
 
     /// Address to listen on: IP:PORT, localhost:PORT, :PORT or PORT (the last three on
     /// 127.0.0.1). Another address needs a token (`notes token create`), or --no-auth
@@ -384,11 +392,23 @@ pub(crate) struct ShowArgs {
 #[derive(Debug, Args)]
 pub(crate) struct HistoryArgs {
     /// Note path, relative to the notes folder (e.g. ideas/hi.md)
-    #[arg(add = ArgValueCompleter::new(note_candidates))]
-    pub(crate) note: String,
-    /// Print the API's JSON ({"path", "versions"})
+    #[arg(
+        add = ArgValueCompleter::new(note_candidates),
+        required_unless_present = "prune",
+        conflicts_with = "prune"
+    )]
+    pub(crate) note: Option<String>,
+    /// Print the API's JSON ({"path", "versions"}; with --prune, what was dropped)
     #[arg(long)]
     pub(crate) json: bool,
+    /// Drop the versions older than --keep days, then pack the store (with no --keep,
+    /// everything is kept and the store is only packed)
+    #[arg(long)]
+    pub(crate) prune: bool,
+    /// With --prune: keep the versions of the last DAYS days (a note's latest version,
+    /// and a deleted note's last one until DAYS days after its delete, always stay)
+    #[arg(long, env = "NOTES_HISTORY_KEEP", value_name = "DAYS")]
+    pub(crate) keep: Option<u32>,
 }
 
 #[derive(Debug, Args)]

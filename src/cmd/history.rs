@@ -19,8 +19,11 @@ fn short(id: &str) -> &str {
 }
 
 pub(super) fn list(notebook: &Notebook, args: HistoryArgs) -> anyhow::Result<ExitCode> {
-    let at = |err| super::at_note(notebook, &args.note, err);
-    let path = NotePath::parse(&args.note).map_err(at)?;
+    let Some(note) = args.note.as_deref() else {
+        return prune(notebook, args.keep, args.json);
+    };
+    let at = |err| super::at_note(notebook, note, err);
+    let path = NotePath::parse(note).map_err(at)?;
     let versions = notebook.history(&path).map_err(at)?;
     if args.json {
         return super::print_json(&History {
@@ -40,6 +43,29 @@ pub(super) fn list(notebook: &Notebook, args: HistoryArgs) -> anyhow::Result<Exi
         );
     }
     super::print(&out)
+}
+
+/// `notes history --prune [--keep DAYS]`.
+fn prune(notebook: &Notebook, keep: Option<u32>, json: bool) -> anyhow::Result<ExitCode> {
+    let pruned = notebook
+        .prune_history(keep)
+        .map_err(|err| super::at_folder(notebook.notes_dir(), err))?;
+    if json {
+        return super::print_json(&pruned);
+    }
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    let dropped = match &pruned.cutoff {
+        Some(cutoff) => format!(
+            "dropped {} version(s) replaced before {cutoff}, {} deleted note(s) with them",
+            pruned.versions_dropped, pruned.notes_forgotten
+        ),
+        None => "kept every version (no --keep)".to_string(),
+    };
+    super::print(&format!(
+        "{dropped}; packed the store: {:.1} MiB -> {:.1} MiB\n",
+        mib(pruned.store_bytes_before),
+        mib(pruned.store_bytes_after)
+    ))
 }
 
 /// The JSON form of a diff.

@@ -40,6 +40,7 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
     // The move first: it may move a public note's entry, which the repair then checks.
     super::finish_interrupted_move(&notebook);
     super::publish::repair_at_start(&notebook);
+    notebook.start_history_upkeep(args.history_keep);
     let listener = std::net::TcpListener::bind(args.listen)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     if let Some(ownership) = &ownership {

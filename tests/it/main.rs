@@ -17,6 +17,7 @@ mod files;
 mod files_cache;
 mod guard;
 mod history;
+mod history_prune;
 mod hostile;
 mod links;
 mod links_pages;

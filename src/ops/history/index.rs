@@ -34,6 +34,9 @@ pub(crate) struct Index {
     pub(crate) tip: Option<Oid>,
     /// How many bytes of the file have been read.
     offset: u64,
+    /// The file read (device, inode): a prune replaces it with a new file, which is
+    /// then read from its start.
+    file: Option<(u64, u64)>,
 }
 
 impl Index {
@@ -46,6 +49,11 @@ impl Index {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e),
         };
+        let identity = identity(&file.metadata()?);
+        if self.file.is_some_and(|known| known != identity) {
+            *self = Index::default();
+        }
+        self.file = Some(identity);
         file.seek(SeekFrom::Start(self.offset))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
@@ -76,15 +84,18 @@ impl Index {
             .append(true)
             .open(repo.join(FILE))?;
         // Torn by a crash before: the new lines start on a line of their own.
-        let len = file.metadata()?.len();
-        if len > self.offset {
+        let meta = file.metadata()?;
+        let len = meta.len();
+        if len > self.offset || self.file.is_some_and(|known| known != identity(&meta)) {
             self.read_new(repo)?;
             if len > self.offset {
                 file.set_len(self.offset)?;
             }
         }
         file.write_all(text.as_bytes())?;
-        self.offset = file.metadata()?.len();
+        let meta = file.metadata()?;
+        self.offset = meta.len();
+        self.file = Some(identity(&meta));
         for (path, entry) in entries {
             self.add(path, entry);
         }
@@ -101,6 +112,21 @@ impl Index {
         }
     }
 
+    /// Replaces the file with one holding `entries` (a temp file renamed over it, so a
+    /// crash leaves the old index or the new one, both completed from the commits),
+    /// and reads it.
+    pub(crate) fn replace(&mut self, repo: &Path, entries: &[(String, Entry)]) -> io::Result<()> {
+        let mut text = String::new();
+        for (path, entry) in entries {
+            text.push_str(&line_of(path, entry));
+        }
+        let temp = repo.join(format!("{FILE}.new"));
+        std::fs::write(&temp, text)?;
+        std::fs::rename(&temp, repo.join(FILE))?;
+        *self = Index::default();
+        self.read_new(repo)
+    }
+
     fn add(&mut self, path: String, entry: Entry) {
         self.tip = Some(entry.commit);
         self.notes.entry(path).or_default().push(entry);
@@ -110,6 +136,23 @@ impl Index {
     pub(crate) fn latest(&self, path: &str) -> Option<&Entry> {
         self.notes.get(path).and_then(|entries| entries.last())
     }
+}
+
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    // No inode: the creation time tells a replaced file apart.
+    let created = meta
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as u64);
+    (0, created)
 }
 
 fn line_of(path: &str, entry: &Entry) -> String {

@@ -6,8 +6,11 @@
 mod compare;
 mod index;
 mod kept;
+mod pack;
+mod prune;
 mod record;
 mod store;
+mod upkeep;
 mod wal;
 
 use std::sync::OnceLock;
@@ -88,6 +91,20 @@ pub(crate) struct Slot {
     store: OnceLock<Store>,
     /// Held while the store is opened: two first uses at once must not both create it.
     opening: std::sync::Mutex<()>,
+    /// Changes recorded since the upkeep last packed the store (`upkeep`).
+    recorded: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// The environment variable that sets the history's clock (seconds since the epoch):
+/// the time of the commits made and the "now" of a prune. It exists so the tests can
+/// make versions days apart and prune them.
+pub(crate) const TEST_NOW: &str = "NOTES_TEST_HISTORY_NOW";
+
+/// Seconds since the epoch, from the history's clock.
+fn now() -> i64 {
+    static SET: std::sync::LazyLock<Option<i64>> =
+        std::sync::LazyLock::new(|| std::env::var(TEST_NOW).ok().and_then(|s| s.parse().ok()));
+    SET.unwrap_or_else(|| chrono::Utc::now().timestamp())
 }
 
 fn failed(why: String) -> Error {
@@ -140,8 +157,9 @@ impl Notebook {
         }
         self.history_store()?
             .record(op.as_str(), &message, changes)
-            .map(|_| ())
-            .map_err(failed)
+            .map_err(failed)?;
+        self.history.recorded.fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The versions of a note, newest first; `NotFound` when it has none.

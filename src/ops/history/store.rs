@@ -28,27 +28,30 @@ pub(crate) struct Change {
 /// A failure of the store, with what it was doing.
 pub(crate) type StoreResult<T> = Result<T, String>;
 
-fn err(what: &str) -> impl Fn(git2::Error) -> String + '_ {
+pub(super) fn err(what: &str) -> impl Fn(git2::Error) -> String + '_ {
     move |e| format!("{what}: {}", e.message())
 }
 
-fn io_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
+pub(super) fn io_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| format!("{what}: {e}")
 }
 
 /// The open store.
 pub(crate) struct Store {
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
     inner: Mutex<Inner>,
 }
 
-struct Inner {
-    repo: Repository,
-    index: Index,
+pub(super) struct Inner {
+    pub(super) repo: Repository,
+    pub(super) index: Index,
+    /// The log, opened by the first change this handle records.
+    log: Option<wal::Log>,
 }
 
-/// The store's lock, held across processes while it is written or its index completed.
-struct Turn(File);
+/// The store's lock, held across processes while it is written, pruned, packed or its
+/// index completed.
+pub(super) struct Turn(File);
 
 impl Drop for Turn {
     fn drop(&mut self) {
@@ -77,6 +80,7 @@ impl Store {
             inner: Mutex::new(Inner {
                 repo,
                 index: Index::default(),
+                log: None,
             }),
         };
         {
@@ -88,13 +92,13 @@ impl Store {
         Ok(store)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn turn(&self) -> StoreResult<Turn> {
+    pub(super) fn turn(&self) -> StoreResult<Turn> {
         let file = File::options()
             .create(true)
             .truncate(false)
@@ -165,7 +169,7 @@ impl Store {
                 bytes: object.data().to_vec(),
             });
         }
-        let now = chrono::Utc::now().timestamp();
+        let now = super::now();
         let signature = Signature::new("notes", "notes@localhost", &Time::new(now, 0))
             .map_err(err("cannot sign the commit"))?;
         let parents: Vec<&git2::Commit> = parent.iter().collect();
@@ -179,7 +183,13 @@ impl Store {
             kind: b'c',
             bytes: buffer.to_vec(),
         });
-        let logged = wal::append(&self.dir, &objects).map_err(io_err("cannot write the log"))?;
+        let log = match &mut inner.log {
+            Some(log) => log,
+            None => inner.log.insert(open_log(&self.dir)?),
+        };
+        let logged = log
+            .append(&objects)
+            .map_err(io_err("cannot write the log"))?;
         repo.reference(REF, commit, true, message)
             .map_err(err("cannot move the store's ref"))?;
         let entries = changes
@@ -235,7 +245,7 @@ impl Store {
 }
 
 impl Inner {
-    fn tip(&self) -> StoreResult<Option<Oid>> {
+    pub(super) fn tip(&self) -> StoreResult<Option<Oid>> {
         match self.repo.refname_to_id(REF) {
             Ok(id) => Ok(Some(id)),
             Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
@@ -246,7 +256,7 @@ impl Inner {
     /// Brings the index up to date with the ref (holding the store's lock): the lines
     /// other writers added, then the commits no line names yet; a history the index
     /// does not lead to (pruned, or a lost index) is indexed again from the start.
-    fn refresh(&mut self, dir: &Path) -> StoreResult<()> {
+    pub(super) fn refresh(&mut self, dir: &Path) -> StoreResult<()> {
         let tip = self.tip()?;
         if tip == self.index.tip {
             return Ok(());
@@ -306,6 +316,13 @@ fn entries_of(repo: &Repository, id: Oid) -> StoreResult<Vec<(String, Entry)>> {
         .unwrap_or("put")
         .to_string();
     let at = commit.time().seconds();
+    // The first commit of a pruned history holds every note's text at the cut; its
+    // message says when each of those versions was made, and by what.
+    let kept = if commit.parent_count() == 0 {
+        super::prune::base_versions(commit.message().unwrap_or(""))
+    } else {
+        Default::default()
+    };
     let mut entries = Vec::new();
     for delta in diff.deltas() {
         let (file, gone) = match delta.status() {
@@ -325,18 +342,31 @@ fn entries_of(repo: &Repository, id: Oid) -> StoreResult<Vec<(String, Entry)>> {
                 .map_or(0, |(size, _)| size as u64);
             (Some(id), size)
         };
+        let (at, op) = kept.get(path).cloned().unwrap_or((at, op.clone()));
         entries.push((
             path.to_string(),
             Entry {
                 commit: id,
                 at,
-                op: op.clone(),
+                op,
                 size,
                 blob,
             },
         ));
     }
     Ok(entries)
+}
+
+/// Opens the log; one of the older format (replayed at open) is checkpointed first.
+fn open_log(dir: &Path) -> StoreResult<wal::Log> {
+    match wal::Log::open(dir) {
+        Ok(log) => Ok(log),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            checkpoint(dir).map_err(io_err("cannot checkpoint the log"))?;
+            wal::Log::open(dir).map_err(io_err("cannot open the log"))
+        }
+        Err(e) => Err(io_err("cannot open the log")(e)),
+    }
 }
 
 /// The ids of the root tree and of each folder tree on the way to a changed note.
@@ -401,7 +431,7 @@ fn replay(dir: &Path, repo: &Repository) -> StoreResult<()> {
 }
 
 /// Makes every object and the ref durable, then empties the log.
-fn checkpoint(dir: &Path) -> std::io::Result<()> {
+pub(super) fn checkpoint(dir: &Path) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         let store = File::open(dir)?;

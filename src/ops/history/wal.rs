@@ -1,20 +1,33 @@
 //! The store's write-ahead log, `wal` inside the bare repository: every object of a
-//! change (blob, trees, commit) appended in one record and synced once, so a change is
+//! change (blob, trees, commit) written as one record and synced once, so a change is
 //! durable after one `fdatasync` while the repository's loose objects and ref are
 //! written without syncs. At open, the records are replayed (an object that is missing
 //! or unreadable is written again, the ref set to the last commit); once the log is
 //! large, everything is synced and the log emptied (a checkpoint).
+//!
+//! The file is written in place: it is zero-filled ahead of the records (and that
+//! growth synced, once per `GROW_BYTES`), so a record's `fdatasync` writes data blocks
+//! only and needs no journal commit of the file system's metadata, which would queue
+//! behind the note's own sync. Emptying the log bumps the epoch in its header: records
+//! are checksummed with their epoch, so the older records still in the file end the
+//! reading at the first one.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::path::Path;
+use std::io;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
 
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 /// The log's file name inside the repository.
 pub(crate) const FILE: &str = "wal";
 /// The size past which the next change checkpoints the log.
 pub(crate) const CHECKPOINT_BYTES: u64 = 16 << 20;
+/// The start of the file: the magic, then the epoch (u64, little-endian).
+const MAGIC: &[u8; 8] = b"NOTESWAL";
+const HEADER: u64 = 16;
+/// How much zero-filled room the log gains at once.
+const GROW_BYTES: u64 = 1 << 20;
 
 /// One object of a change: its kind (`b`lob, `t`ree, `c`ommit) and raw bytes.
 pub(crate) struct Object {
@@ -22,41 +35,195 @@ pub(crate) struct Object {
     pub(crate) bytes: Vec<u8>,
 }
 
-/// Appends one record (the change's objects, the commit last) and syncs it. The log is
-/// opened for each record, so a log that cannot be written fails this change, now.
-pub(crate) fn append(repo: &Path, objects: &[Object]) -> io::Result<u64> {
-    let mut payload = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() + 5).sum());
-    for object in objects {
-        payload.push(object.kind);
-        let len = u32::try_from(object.bytes.len()).map_err(io::Error::other)?;
-        payload.extend_from_slice(&len.to_le_bytes());
-        payload.extend_from_slice(&object.bytes);
+/// The open log of one store handle: where its records end, as far as this handle
+/// knows (another process may have appended or emptied it since: looked at again
+/// before each record, under the store's lock).
+pub(crate) struct Log {
+    file: File,
+    /// The log's path, and the file it named when opened (device, inode): a log
+    /// removed or replaced since is opened again, so a record is never synced into a
+    /// file the store no longer has.
+    path: PathBuf,
+    identity: (u64, u64),
+    epoch: u64,
+    end: u64,
+    size: u64,
+}
+
+impl Log {
+    /// Opens the log (made in the current format when missing or empty).
+    pub(crate) fn open(repo: &Path) -> io::Result<Log> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(repo.join(FILE))?;
+        let meta = file.metadata()?;
+        if meta.len() == 0 {
+            start(&file, 1)?;
+            File::open(repo)?.sync_all()?;
+        }
+        let mut log = Log {
+            file,
+            path: repo.join(FILE),
+            identity: (meta.dev(), meta.ino()),
+            epoch: 0,
+            end: HEADER,
+            size: 0,
+        };
+        log.catch_up()?;
+        Ok(log)
     }
-    let len = u32::try_from(payload.len()).map_err(io::Error::other)?;
-    let mut record = Vec::with_capacity(payload.len() + 12);
-    record.extend_from_slice(&len.to_le_bytes());
-    record.extend_from_slice(&xxh3_64(&payload).to_le_bytes());
-    record.extend_from_slice(&payload);
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(repo.join(FILE))?;
-    file.write_all(&record)?;
-    file.sync_data()?;
-    Ok(file.metadata()?.len())
+
+    /// Finds the log's end again: emptied by another handle (a new epoch), or grown
+    /// by its records.
+    fn catch_up(&mut self) -> io::Result<()> {
+        let same = std::fs::metadata(&self.path)
+            .is_ok_and(|named| (named.dev(), named.ino()) == self.identity);
+        if !same {
+            let repo = self
+                .path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            *self = Log::open(&repo)?;
+        }
+        self.size = self.file.metadata()?.len();
+        let epoch = epoch_of(&self.file)?.ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidData, "the log is in an older format")
+        })?;
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            self.end = HEADER;
+        }
+        while let Some((_, next)) = record_at(&self.file, self.epoch, self.end, self.size)? {
+            self.end = next;
+        }
+        Ok(())
+    }
+
+    /// Writes one record (the change's objects, the commit last) and syncs it; the
+    /// log's length after it.
+    pub(crate) fn append(&mut self, objects: &[Object]) -> io::Result<u64> {
+        self.catch_up()?;
+        let mut payload = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() + 5).sum());
+        for object in objects {
+            payload.push(object.kind);
+            let len = u32::try_from(object.bytes.len()).map_err(io::Error::other)?;
+            payload.extend_from_slice(&len.to_le_bytes());
+            payload.extend_from_slice(&object.bytes);
+        }
+        let len = u32::try_from(payload.len()).map_err(io::Error::other)?;
+        let mut record = Vec::with_capacity(payload.len() + 12);
+        record.extend_from_slice(&len.to_le_bytes());
+        record.extend_from_slice(&xxh3_64_with_seed(&payload, self.epoch).to_le_bytes());
+        record.extend_from_slice(&payload);
+        // Room for this record and the zeros that end the reading after it.
+        let need = self.end + record.len() as u64 + 12;
+        if need > self.size {
+            let size = need.div_ceil(GROW_BYTES) * GROW_BYTES;
+            zero(&self.file, self.size, size)?;
+            self.file.sync_all()?;
+            self.size = size;
+        }
+        self.file.write_all_at(&record, self.end)?;
+        self.file.sync_data()?;
+        self.end += record.len() as u64;
+        Ok(self.end)
+    }
+}
+
+/// Writes the header of an empty log at `epoch`, durably.
+fn start(file: &File, epoch: u64) -> io::Result<()> {
+    let mut header = [0u8; HEADER as usize];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..].copy_from_slice(&epoch.to_le_bytes());
+    file.write_all_at(&header, 0)?;
+    file.sync_data()
+}
+
+/// The epoch in the header; `None` for a log of the older format (appended records
+/// from the first byte, emptied by truncation).
+fn epoch_of(file: &File) -> io::Result<Option<u64>> {
+    let mut header = [0u8; HEADER as usize];
+    match file.read_exact_at(&mut header, 0) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    if &header[..8] != MAGIC {
+        return Ok(None);
+    }
+    Ok(Some(u64::from_le_bytes(
+        header[8..].try_into().unwrap_or_default(),
+    )))
+}
+
+/// Fills `from..to` with zeros.
+fn zero(file: &File, from: u64, to: u64) -> io::Result<()> {
+    let zeros = vec![0u8; 64 << 10];
+    let mut at = from;
+    while at < to {
+        let n = (to - at).min(zeros.len() as u64) as usize;
+        file.write_all_at(&zeros[..n], at)?;
+        at += n as u64;
+    }
+    Ok(())
+}
+
+/// The record at `at` and where the next one starts; `None` at the end (zeros, a torn
+/// record whose sync never finished, or a record of an older epoch).
+fn record_at(
+    file: &File,
+    epoch: u64,
+    at: u64,
+    size: u64,
+) -> io::Result<Option<(Vec<Object>, u64)>> {
+    let mut head = [0u8; 12];
+    if at + 12 > size {
+        return Ok(None);
+    }
+    file.read_exact_at(&mut head, at)?;
+    let len = u64::from(u32::from_le_bytes(head[..4].try_into().unwrap_or_default()));
+    let sum = u64::from_le_bytes(head[4..].try_into().unwrap_or_default());
+    if len == 0 || at + 12 + len > size {
+        return Ok(None);
+    }
+    let mut payload = vec![0u8; len as usize];
+    file.read_exact_at(&mut payload, at + 12)?;
+    if xxh3_64_with_seed(&payload, epoch) != sum {
+        return Ok(None);
+    }
+    Ok(objects_of(&payload).map(|objects| (objects, at + 12 + len)))
 }
 
 /// The records of the log, oldest first; a torn or damaged tail (a record whose sync
 /// never finished, so never acknowledged) ends the list.
 pub(crate) fn records(repo: &Path) -> io::Result<Vec<Vec<Object>>> {
-    let mut bytes = Vec::new();
-    match File::open(repo.join(FILE)) {
-        Ok(mut file) => {
-            file.read_to_end(&mut bytes)?;
-        }
+    let file = match File::open(repo.join(FILE)) {
+        Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
+    };
+    let size = file.metadata()?.len();
+    let Some(epoch) = epoch_of(&file)? else {
+        return older_records(&file, size);
+    };
+    let mut records = Vec::new();
+    let mut at = HEADER;
+    while let Some((objects, next)) = record_at(&file, epoch, at, size)? {
+        records.push(objects);
+        at = next;
     }
+    Ok(records)
+}
+
+/// The records of a log of the older format: `u32 length, u64 xxh3, payload` from the
+/// first byte.
+fn older_records(file: &File, size: u64) -> io::Result<Vec<Vec<Object>>> {
+    let mut bytes = vec![0u8; size as usize];
+    file.read_exact_at(&mut bytes, 0)?;
     let mut records = Vec::new();
     let mut rest = bytes.as_slice();
     while rest.len() >= 12 {
@@ -89,15 +256,26 @@ fn objects_of(mut payload: &[u8]) -> Option<Vec<Object>> {
     Some(objects)
 }
 
-/// Empties the log, durably (after a checkpoint synced what it held).
+/// Empties the log, durably (after a checkpoint synced what it held): the next epoch
+/// in the header, the file left in place (a log of the older format is started again
+/// in the current one).
 pub(crate) fn clear(repo: &Path) -> io::Result<()> {
-    match OpenOptions::new().write(true).open(repo.join(FILE)) {
-        Ok(file) => {
+    let file = match OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(repo.join(FILE))
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    match epoch_of(&file)? {
+        Some(epoch) => start(&file, epoch.wrapping_add(1)),
+        None => {
             file.set_len(0)?;
+            start(&file, 1)?;
             file.sync_all()
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
     }
 }
 
@@ -105,36 +283,79 @@ pub(crate) fn clear(repo: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    fn object(kind: u8, bytes: &[u8]) -> Object {
+        Object {
+            kind,
+            bytes: bytes.to_vec(),
+        }
+    }
+
     #[test]
-    fn records_round_trip_and_a_torn_tail_is_dropped() {
+    fn records_round_trip_a_torn_tail_is_dropped_and_a_cleared_log_is_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let one = [Object {
-            kind: b'b',
-            bytes: b"hello".to_vec(),
-        }];
-        let two = [
-            Object {
-                kind: b't',
-                bytes: vec![1, 2, 3],
-            },
-            Object {
-                kind: b'c',
-                bytes: b"commit".to_vec(),
-            },
-        ];
-        append(dir.path(), &one).unwrap();
-        let len = append(dir.path(), &two).unwrap();
+        let mut log = Log::open(dir.path()).unwrap();
+        log.append(&[object(b'b', b"hello")]).unwrap();
+        let end = log
+            .append(&[object(b't', &[1, 2, 3]), object(b'c', b"commit")])
+            .unwrap();
         let read = records(dir.path()).unwrap();
         assert_eq!(read.len(), 2);
         assert_eq!(read[1][1].bytes, b"commit");
+        // Written in place, ahead of its records.
+        assert!(std::fs::metadata(dir.path().join(FILE)).unwrap().len() >= GROW_BYTES);
         // A crash in the middle of the second record's write.
         let file = OpenOptions::new()
             .write(true)
             .open(dir.path().join(FILE))
             .unwrap();
-        file.set_len(len - 3).unwrap();
+        file.write_all_at(&[0xff; 3], end - 3).unwrap();
         assert_eq!(records(dir.path()).unwrap().len(), 1);
+
+        // Emptied: the old records stay in the file but are not read; a handle that
+        // knew the old epoch writes at the start again.
         clear(dir.path()).unwrap();
         assert!(records(dir.path()).unwrap().is_empty());
+        log.append(&[object(b'c', b"after")]).unwrap();
+        let read = records(dir.path()).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0][0].bytes, b"after");
+        // Another handle appends after this one's records.
+        let mut other = Log::open(dir.path()).unwrap();
+        other.append(&[object(b'c', b"other")]).unwrap();
+        log.append(&[object(b'c', b"third")]).unwrap();
+        let read = records(dir.path()).unwrap();
+        let last: Vec<&[u8]> = read.iter().map(|r| r[0].bytes.as_slice()).collect();
+        assert_eq!(last, [&b"after"[..], b"other", b"third"]);
+
+        // Removed: the next record goes to a new log, not to the unlinked file; a
+        // folder in its place fails the record.
+        std::fs::remove_file(dir.path().join(FILE)).unwrap();
+        log.append(&[object(b'c', b"fourth")]).unwrap();
+        assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"fourth");
+        std::fs::remove_file(dir.path().join(FILE)).unwrap();
+        std::fs::create_dir(dir.path().join(FILE)).unwrap();
+        assert!(log.append(&[object(b'c', b"fifth")]).is_err());
+    }
+
+    #[test]
+    fn a_log_of_the_older_format_is_read_then_started_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let payload = [b'c', 2, 0, 0, 0, b'o', b'k'];
+        let mut old = Vec::new();
+        old.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        old.extend_from_slice(&xxh3_64(&payload).to_le_bytes());
+        old.extend_from_slice(&payload);
+        std::fs::write(dir.path().join(FILE), &old).unwrap();
+        let read = records(dir.path()).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0][0].bytes, b"ok");
+        assert!(Log::open(dir.path()).is_err());
+        clear(dir.path()).unwrap();
+        assert!(records(dir.path()).unwrap().is_empty());
+        Log::open(dir.path())
+            .unwrap()
+            .append(&[object(b'c', b"new")])
+            .unwrap();
+        assert_eq!(records(dir.path()).unwrap().len(), 1);
     }
 }

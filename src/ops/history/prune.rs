@@ -1,0 +1,226 @@
+//! Dropping the versions older than the retention. The commits before the cut become
+//! one first commit (its tree is the notebook at the cut, so every note's latest
+//! version then, and the last text of each note deleted since, is kept) and the
+//! commits after it are written again on top of it, unchanged but for their parent.
+//! The new chain is written as new objects and made durable before the ref moves to
+//! it in one atomic rename: a crash at any point leaves the old history or the new one.
+
+use std::collections::{HashMap, HashSet};
+
+use git2::{Oid, Signature, Time};
+
+use super::index::Entry;
+use super::rfc3339;
+use super::store::{REF, Store, StoreResult, checkpoint, err, io_err};
+
+/// The first word of a pruned history's first commit.
+const BASE_TITLE: &str = "pruned";
+
+/// The environment variable that makes a prune stop dead (as a crash would) after one
+/// of its steps: `commits` (the new chain written), `synced` (and the log emptied) or
+/// `ref` (the ref moved, the index not yet rewritten). It exists so the tests can check
+/// that each leaves a valid store.
+pub(crate) const CRASH_AFTER: &str = "NOTES_TEST_CRASH_AFTER_PRUNE_STEP";
+
+/// What a prune dropped.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Cut {
+    /// Versions no longer in the history.
+    pub(super) versions: usize,
+    /// Notes deleted before the cut, whose every version went (and their trash entry).
+    pub(super) notes: usize,
+}
+
+fn crash_after(step: &str) {
+    if std::env::var_os(CRASH_AFTER).is_some_and(|s| s == step) {
+        std::process::abort();
+    }
+}
+
+impl Store {
+    /// Drops every version that had been replaced (or deleted) before `cutoff`
+    /// (seconds since the epoch): the history keeps the notebook as it was at any
+    /// moment since then.
+    pub(super) fn prune(&self, cutoff: i64) -> StoreResult<Cut> {
+        let _turn = self.turn()?;
+        let mut guard = self.lock();
+        guard.refresh(&self.dir)?;
+        let inner = &mut *guard;
+        let repo = &inner.repo;
+        let Some(tip) = inner.tip()? else {
+            return Ok(Cut::default());
+        };
+        let mut chain = Vec::new();
+        let mut at = Some(tip);
+        while let Some(id) = at {
+            let commit = repo.find_commit(id).map_err(err("cannot read a commit"))?;
+            chain.push((id, commit.time().seconds()));
+            at = commit.parent_ids().next();
+        }
+        chain.reverse();
+        let first_kept = chain
+            .iter()
+            .position(|(_, at)| *at >= cutoff)
+            .unwrap_or(chain.len());
+        // One commit before the cut holds nothing that is not current at the cut.
+        if first_kept < 2 {
+            return Ok(Cut::default());
+        }
+        let dropped: HashSet<Oid> = chain[..first_kept].iter().map(|(id, _)| *id).collect();
+
+        // Each note's state at the cut: its last change before it, kept when it left a
+        // text (a note deleted before the cut goes, trash entry and all).
+        let mut cut = Cut::default();
+        let mut base: Vec<(String, Entry)> = Vec::new();
+        for (path, entries) in &inner.index.notes {
+            let old = entries
+                .iter()
+                .filter(|e| dropped.contains(&e.commit))
+                .count();
+            let Some(last) = old.checked_sub(1).map(|i| &entries[i]) else {
+                continue;
+            };
+            if last.blob.is_some() {
+                cut.versions += old - 1;
+                base.push((path.clone(), last.clone()));
+            } else {
+                cut.versions += old;
+                if old == entries.len() {
+                    cut.notes += 1;
+                }
+            }
+        }
+        base.sort_by(|a, b| a.0.cmp(&b.0));
+
+        let (last_dropped, last_at) = chain[first_kept - 1];
+        let odb = repo.odb().map_err(err("cannot open the objects"))?;
+        let tree = repo
+            .find_commit(last_dropped)
+            .and_then(|c| c.tree())
+            .map_err(err("cannot read a tree"))?;
+        let signature = Signature::new("notes", "notes@localhost", &Time::new(last_at, 0))
+            .map_err(err("cannot sign the commit"))?;
+        let message = base_message(cutoff, &base);
+        let buffer = repo
+            .commit_create_buffer(&signature, &signature, &message, &tree, &[])
+            .map_err(err("cannot make the commit"))?;
+        let first = odb
+            .write(git2::ObjectType::Commit, &buffer)
+            .map_err(err("cannot write a commit"))?;
+        let mut parent = first;
+        let mut renamed: HashMap<Oid, Oid> = HashMap::new();
+        for (old, _) in &chain[first_kept..] {
+            let commit = repo
+                .find_commit(*old)
+                .map_err(err("cannot read a commit"))?;
+            let tree = commit.tree().map_err(err("cannot read a tree"))?;
+            let new_parent = repo
+                .find_commit(parent)
+                .map_err(err("cannot read a commit"))?;
+            let buffer = repo
+                .commit_create_buffer(
+                    &commit.author(),
+                    &commit.committer(),
+                    commit.message_raw().unwrap_or(""),
+                    &tree,
+                    &[&new_parent],
+                )
+                .map_err(err("cannot make the commit"))?;
+            parent = odb
+                .write(git2::ObjectType::Commit, &buffer)
+                .map_err(err("cannot write a commit"))?;
+            renamed.insert(*old, parent);
+        }
+        crash_after("commits");
+
+        // Everything durable (the new commits, the old chain, its ref) and the log
+        // emptied, so a replay can never move the ref back to the old chain.
+        checkpoint(&self.dir).map_err(io_err("cannot sync the store"))?;
+        crash_after("synced");
+        repo.reference(REF, parent, true, "prune")
+            .map_err(err("cannot move the store's ref"))?;
+        checkpoint(&self.dir).map_err(io_err("cannot sync the store"))?;
+        crash_after("ref");
+
+        // The index, in commit order: the first commit's notes, then the kept commits'.
+        let order: HashMap<Oid, usize> = chain[first_kept..]
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (*id, i))
+            .collect();
+        let mut kept: Vec<(usize, String, Entry)> = Vec::new();
+        for (path, entries) in &inner.index.notes {
+            for entry in entries {
+                if let (Some(&n), Some(&id)) =
+                    (order.get(&entry.commit), renamed.get(&entry.commit))
+                {
+                    kept.push((
+                        n,
+                        path.clone(),
+                        Entry {
+                            commit: id,
+                            ..entry.clone()
+                        },
+                    ));
+                }
+            }
+        }
+        kept.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let lines: Vec<(String, Entry)> = base
+            .into_iter()
+            .map(|(path, entry)| {
+                (
+                    path,
+                    Entry {
+                        commit: first,
+                        ..entry
+                    },
+                )
+            })
+            .chain(kept.into_iter().map(|(_, path, entry)| (path, entry)))
+            .collect();
+        let dir = self.dir.clone();
+        if let Err(e) = inner.index.replace(&dir, &lines) {
+            // Rebuilt from the commits at the next lookup.
+            crate::log::warn(&format!("cannot write the history index: {e}"));
+            inner.index = Default::default();
+        }
+        Ok(cut)
+    }
+}
+
+/// The first commit's message: the cut, then one line per note kept from before it
+/// (when its version was made, by what, its path), so the index rebuilt from the
+/// commits still tells when each of those versions was made.
+fn base_message(cutoff: i64, base: &[(String, Entry)]) -> String {
+    let mut message = format!(
+        "{BASE_TITLE} versions replaced before {}\n\n",
+        rfc3339(cutoff)
+    );
+    for (path, entry) in base {
+        let path = serde_json::to_string(path).unwrap_or_default();
+        message.push_str(&format!("{}\t{}\t{path}\n", entry.at, entry.op));
+    }
+    message
+}
+
+/// The time and operation of each note's version in a pruned history's first commit,
+/// read from its message (empty for any other commit).
+pub(super) fn base_versions(message: &str) -> HashMap<String, (i64, String)> {
+    let mut lines = message.lines();
+    if lines
+        .next()
+        .is_none_or(|l| l.split_whitespace().next() != Some(BASE_TITLE))
+    {
+        return HashMap::new();
+    }
+    lines
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, '\t');
+            let at = fields.next()?.parse().ok()?;
+            let op = fields.next()?.to_string();
+            let path: String = serde_json::from_str(fields.next()?).ok()?;
+            Some((path, (at, op)))
+        })
+        .collect()
+}

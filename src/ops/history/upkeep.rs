@@ -1,0 +1,161 @@
+//! Retention and upkeep of the store: `notes history --prune` (drop the versions older
+//! than the retention, then pack), and `serve`'s background thread, which packs the
+//! store after every `PACK_AFTER` changes it records (or within the hour of any
+//! change) and, when a retention is set, prunes at start-up and daily.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::prune::Cut;
+use super::store::{Store, StoreResult};
+use super::{STORE_DIR, failed, now, rfc3339};
+use crate::error::Result;
+use crate::ops::Notebook;
+use crate::ops::path::INTERNAL_DIR;
+
+/// Changes recorded by the server after which its upkeep packs the store.
+const PACK_AFTER: u64 = 1000;
+/// The longest a recorded change waits for a pack.
+const PACK_EVERY: Duration = Duration::from_secs(3600);
+/// How often the server prunes, when a retention is set.
+const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
+/// How often the upkeep looks at the count of changes.
+const LOOK_EVERY: Duration = Duration::from_secs(2);
+/// The environment variable that lowers `PACK_AFTER`, so the tests see a pack made in
+/// the background after a few changes.
+pub(crate) const TEST_PACK_AFTER: &str = "NOTES_TEST_HISTORY_PACK_AFTER";
+const DAY: i64 = 24 * 3600;
+
+/// What `notes history --prune` did: `{"keepDays", "cutoff", "versionsDropped",
+/// "notesForgotten", "storeBytesBefore", "storeBytesAfter"}` (`keepDays` and `cutoff`
+/// null when everything is kept: the store was only packed).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Pruned {
+    pub(crate) keep_days: Option<u32>,
+    pub(crate) cutoff: Option<String>,
+    pub(crate) versions_dropped: usize,
+    pub(crate) notes_forgotten: usize,
+    pub(crate) store_bytes_before: u64,
+    pub(crate) store_bytes_after: u64,
+}
+
+impl Notebook {
+    /// Drops the versions replaced (or deleted) more than `keep_days` days ago, when
+    /// given, then packs the store.
+    pub(crate) fn prune_history(&self, keep_days: Option<u32>) -> Result<Pruned> {
+        tidy(self.history_store()?, keep_days).map_err(failed)
+    }
+
+    /// Starts the server's upkeep of the store on a thread of its own (with its own
+    /// handle on the store, so lookups never wait for it): packs in the background,
+    /// and prunes when `keep_days` is set. Nothing when the history is off.
+    pub(crate) fn start_history_upkeep(&self, keep_days: Option<u32>) {
+        if !self.history_on() {
+            return;
+        }
+        let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
+        let recorded = self.history.recorded.clone();
+        let pack_after = std::env::var(TEST_PACK_AFTER)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(PACK_AFTER);
+        let spawned = std::thread::Builder::new()
+            .name("history-upkeep".into())
+            .spawn(move || upkeep(&dir, keep_days, &recorded, pack_after));
+        if let Err(e) = spawned {
+            crate::log::error(&format!("history: cannot start the upkeep: {e}"));
+        }
+    }
+}
+
+/// The upkeep's loop. Its handle on the store is opened once the store has a
+/// history (the server's first change creates it; opening it here too at that moment
+/// would race the creation).
+fn upkeep(dir: &Path, keep_days: Option<u32>, recorded: &AtomicU64, pack_after: u64) {
+    let mut store: Option<Store> = None;
+    let mut packed_at = Instant::now();
+    let mut pruned_at: Option<Instant> = None;
+    loop {
+        let seen = recorded.load(Ordering::Relaxed);
+        let prune = keep_days.filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
+        let pack = seen >= pack_after || (seen > 0 && packed_at.elapsed() >= PACK_EVERY);
+        if prune.is_none() && !pack {
+            std::thread::sleep(LOOK_EVERY);
+            continue;
+        }
+        let opened = match store.take() {
+            Some(opened) => Ok(opened),
+            None if has_history(dir) => Store::open(dir),
+            // Nothing to prune or pack yet.
+            None => {
+                pruned_at = Some(Instant::now());
+                std::thread::sleep(LOOK_EVERY);
+                continue;
+            }
+        };
+        let handle = match opened {
+            Ok(handle) => store.insert(handle),
+            Err(e) => {
+                crate::log::error(&format!("history: no upkeep of the store: {e}"));
+                std::thread::sleep(LOOK_EVERY);
+                continue;
+            }
+        };
+        if let Some(days) = prune {
+            match tidy(handle, Some(days)) {
+                Ok(pruned) if pruned.versions_dropped > 0 => crate::log::info(&format!(
+                    "history: dropped {} version(s) older than {days} day(s)",
+                    pruned.versions_dropped
+                )),
+                Ok(_) => {}
+                Err(e) => crate::log::error(&format!("history: cannot prune: {e}")),
+            }
+            pruned_at = Some(Instant::now());
+        } else if let Err(e) = handle.pack() {
+            crate::log::error(&format!("history: cannot pack the store: {e}"));
+        }
+        recorded.fetch_sub(seen, Ordering::Relaxed);
+        packed_at = Instant::now();
+    }
+}
+
+/// Whether the store has a commit (its ref, loose or packed by a `git gc`).
+fn has_history(dir: &Path) -> bool {
+    dir.join(super::store::REF).exists() || dir.join("packed-refs").exists()
+}
+
+/// Prunes (when `keep_days` is given), then packs.
+fn tidy(store: &Store, keep_days: Option<u32>) -> StoreResult<Pruned> {
+    let before = size_of(&store.dir);
+    let (cutoff, cut) = match keep_days {
+        Some(days) => {
+            let cutoff = now().saturating_sub(i64::from(days) * DAY);
+            (Some(rfc3339(cutoff)), store.prune(cutoff)?)
+        }
+        None => (None, Cut::default()),
+    };
+    store.pack()?;
+    Ok(Pruned {
+        keep_days,
+        cutoff,
+        versions_dropped: cut.versions,
+        notes_forgotten: cut.notes,
+        store_bytes_before: before,
+        store_bytes_after: size_of(&store.dir),
+    })
+}
+
+/// The bytes of the store's files.
+fn size_of(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
