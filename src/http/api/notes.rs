@@ -13,10 +13,10 @@ use warp::reply::Response;
 
 use super::note_request;
 use crate::error::{Error, Result};
+use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
 use crate::http::support::{blocking, content_length, header_str, reply, url};
-use crate::http::State;
 use crate::ops::NotePath;
 use crate::ops::model::{Precondition, PutOutcome};
 use crate::ops::store::{Opened, RawNote};

@@ -13,8 +13,8 @@ use warp::reject::Rejection;
 use warp::reply::{Reply, Response};
 
 use crate::error::Error;
-use crate::http::{State, auth};
 use crate::http::support::{blocking, reply};
+use crate::http::{State, auth};
 use crate::ops::model::{NoteList, NoteMeta};
 use crate::ops::tokens::Scope;
 

@@ -102,7 +102,6 @@ impl ListSnapshot {
             out_ids,
         )
     }
-
 }
 
 impl NoteList {
@@ -234,7 +233,8 @@ mod tests {
             meta("d.md", "", &[]),
         ]);
         let page = |after, limit| -> Vec<String> {
-            list.list.page_after(after, limit)
+            list.list
+                .page_after(after, limit)
                 .iter()
                 .map(|n| n.path.clone())
                 .collect()
