@@ -18,7 +18,6 @@ Every wrk run is bounded by its duration (and a timeout); only loopback addresse
 used. Writes bench/FILES.md, keeping the sections written by hand below its table.
 """
 
-import json
 import os
 import pwd
 import secrets
@@ -34,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import write_keeping_notes  # noqa: E402
-from run import free_port, stop, wait_http  # noqa: E402
+from run import free_port, stop, wait_http, wrk_result  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 # BENCH_NOTES_BIN: another build to measure (an older one, for a before/after).
@@ -126,11 +125,7 @@ def wrk(url, path, cores):
                        "--timeout", "10s", "-s", str(LUA), url]),
         capture_output=True, text=True, env=env, timeout=120,
     )
-    line = [l for l in out.stdout.splitlines() if l.startswith("{")]
-    if not line:
-        raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
-    r = json.loads(line[-1])
-    r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
+    r = wrk_result(out)
     r["errors"] = r["non2xx"] + r["socket_errors"]
     return r
 

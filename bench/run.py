@@ -169,6 +169,11 @@ def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads
                        "--timeout", "10s", "-s", str(LUA), url]),
         capture_output=True, text=True, env=env, timeout=300,
     )
+    return wrk_result(out)
+
+
+def wrk_result(out):
+    """The JSON line bench/wrk.lua prints at the end of a finished wrk run, with req/s."""
     line = [l for l in out.stdout.splitlines() if l.startswith("{")]
     if not line:
         raise SystemExit(f"wrk failed: {out.stdout}\n{out.stderr}")
