@@ -51,12 +51,13 @@ pub(crate) fn write_atomic_at(
     mode: u32,
     create: bool,
 ) -> io::Result<WrittenAt> {
-    write_atomic_gated(dir, name, bytes, mode, create, &mut || Ok(()))
+    write_atomic_gated(dir, name, bytes, mode, create, &mut |_| Ok(()))
 }
 
 /// `write_atomic_at`, with `gate` called once the data is synced and before the name
 /// appears: when it fails, the file is not written (the note's history is recorded
-/// there, side by side with the note's own sync).
+/// there, side by side with the note's own sync). The gate is given the device of
+/// `dir`, whose sync comes after it.
 #[cfg(target_os = "linux")]
 pub(crate) fn write_atomic_gated(
     dir: &std::os::fd::OwnedFd,
@@ -64,12 +65,15 @@ pub(crate) fn write_atomic_gated(
     bytes: &[u8],
     mode: u32,
     create: bool,
-    gate: &mut dyn FnMut() -> io::Result<()>,
+    gate: &mut dyn FnMut(Option<u64>) -> io::Result<()>,
 ) -> io::Result<WrittenAt> {
     use rustix::fs::{AtFlags, CWD, Mode, OFlags, RenameFlags};
     use rustix::io::Errno;
     use std::os::fd::AsRawFd;
     let mode = Mode::from_raw_mode(mode);
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    let device = rustix::fs::fstat(dir).ok().map(|s| s.st_dev as u64);
+    let mut gate = || gate(device);
     let finish = |file: &fs::File| -> io::Result<()> {
         (&*file).write_all(bytes)?;
         // The umask applies at creation; the mode asked for is the one wanted.

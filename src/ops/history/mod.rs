@@ -152,14 +152,28 @@ impl Notebook {
 
     /// Records one commit of `changes`, durably, when the history is on.
     pub(crate) fn record(&self, op: Op, message: String, changes: &[Change]) -> Result<()> {
+        self.record_synced(op, message, changes, wal::Sync::Now)
+            .map(drop)
+    }
+
+    /// Records one commit of `changes` when the history is on, made durable as `sync`
+    /// says; what is left to make it durable.
+    pub(super) fn record_synced(
+        &self,
+        op: Op,
+        message: String,
+        changes: &[Change],
+        sync: wal::Sync,
+    ) -> Result<Option<wal::Pending>> {
         if !self.history_on() {
-            return Ok(());
+            return Ok(None);
         }
-        self.history_store()?
-            .record(op.as_str(), &message, changes)
+        let (_, pending) = self
+            .history_store()?
+            .record(op.as_str(), &message, changes, sync)
             .map_err(failed)?;
         self.history.recorded.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(pending)
     }
 
     /// The versions of a note, newest first; `NotFound` when it has none.

@@ -8,6 +8,7 @@ use std::io;
 use git2::{ObjectType, Oid};
 
 use super::store::Change;
+use super::wal::Sync;
 use super::{Op, Slot};
 use crate::error::{Error, Result};
 use crate::ops::{NotePath, Notebook};
@@ -18,9 +19,12 @@ const OUTSIDE_BATCH: usize = 256;
 
 impl Notebook {
     /// Stores `bytes` as the note, durably, its history recorded first: the commit is
-    /// made on another thread while the note's data syncs, and the note's name appears
-    /// only once both are durable. A store that cannot be written fails the write and
-    /// leaves the note as it was.
+    /// made on another thread while the note's data syncs, and written to the disk
+    /// before the note's name appears; the sync of the note's folder then makes both
+    /// durable (a record on another disk is synced before the name appears). The write
+    /// is acknowledged only after that. A store that cannot be written fails the write
+    /// and leaves the note as it was; a crash before the folder's sync is repaired at
+    /// the next start (the note on disk wins and is recorded).
     pub(crate) fn store_recorded(
         &self,
         path: &NotePath,
@@ -38,17 +42,26 @@ impl Notebook {
             text: Some(bytes.to_vec()),
         }];
         std::thread::scope(|scope| {
-            let recording = scope.spawn(|| self.record(op, message, &change));
+            let recording =
+                scope.spawn(|| self.record_synced(op, message, &change, Sync::WithNext));
             let mut recording = Some(recording);
             let mut refused = None;
-            let mut gate = || -> io::Result<()> {
+            let mut gate = |device: Option<u64>| -> io::Result<()> {
                 let outcome = match recording.take() {
                     Some(handle) => handle.join().unwrap_or_else(|_| {
                         Err(Error::HistoryFailed("the recorder stopped".into()))
                     }),
-                    None => Ok(()),
+                    None => Ok(None),
                 };
-                outcome.map_err(|e| {
+                // On the folder's disk, the folder's sync after the name appears
+                // makes the record durable; elsewhere it is synced now.
+                let settled = outcome.and_then(|pending| match pending {
+                    Some(pending) => pending
+                        .settle(device)
+                        .map_err(|e| Error::HistoryFailed(format!("cannot sync the log: {e}"))),
+                    None => Ok(()),
+                });
+                settled.map_err(|e| {
                     refused = Some(e);
                     io::Error::other("the history store refused the change")
                 })

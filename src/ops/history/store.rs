@@ -110,8 +110,15 @@ impl Store {
     }
 
     /// Records `changes` as one commit with `message` (first word: the operation),
-    /// durably; the commit's id.
-    pub(crate) fn record(&self, op: &str, message: &str, changes: &[Change]) -> StoreResult<Oid> {
+    /// made durable as `sync` says; the commit's id, and what is left to make it
+    /// durable.
+    pub(crate) fn record(
+        &self,
+        op: &str,
+        message: &str,
+        changes: &[Change],
+        sync: wal::Sync,
+    ) -> StoreResult<(Oid, Option<wal::Pending>)> {
         let _turn = self.turn()?;
         let mut guard = self.lock();
         guard.refresh(&self.dir)?;
@@ -187,8 +194,8 @@ impl Store {
             Some(log) => log,
             None => inner.log.insert(open_log(&self.dir)?),
         };
-        let logged = log
-            .append(&objects)
+        let (logged, pending) = log
+            .append(&objects, sync)
             .map_err(io_err("cannot write the log"))?;
         repo.reference(REF, commit, true, message)
             .map_err(err("cannot move the store's ref"))?;
@@ -212,12 +219,14 @@ impl Store {
             crate::log::warn(&format!("cannot write the history index: {e}"));
             inner.index = Index::default();
         }
-        if logged > wal::CHECKPOINT_BYTES
-            && let Err(e) = checkpoint(&self.dir)
-        {
-            crate::log::warn(&format!("cannot checkpoint the history log: {e}"));
+        if logged > wal::CHECKPOINT_BYTES {
+            // The checkpoint syncs every object, the pending record's among them.
+            match checkpoint(&self.dir) {
+                Ok(()) => return Ok((commit, None)),
+                Err(e) => crate::log::warn(&format!("cannot checkpoint the history log: {e}")),
+            }
         }
-        Ok(commit)
+        Ok((commit, pending))
     }
 
     /// Runs `f` on the index, brought up to date with the repository first.

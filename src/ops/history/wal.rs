@@ -11,6 +11,12 @@
 //! behind the note's own sync. Emptying the log bumps the epoch in its header: records
 //! are checksummed with their epoch, so the older records still in the file end the
 //! reading at the first one.
+//!
+//! A note's write needs no sync of its own for its record (`Sync::WithNext`): the
+//! record is written to the disk and waited for, without flushing the disk's cache,
+//! and the note's folder sync that follows (a cache flush of the same disk) makes both
+//! durable at once. On another disk, or off Linux, the record is synced after all
+//! (`Pending::settle`).
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -28,6 +34,35 @@ const MAGIC: &[u8; 8] = b"NOTESWAL";
 const HEADER: u64 = 16;
 /// How much zero-filled room the log gains at once.
 const GROW_BYTES: u64 = 1 << 20;
+
+/// How a record is made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sync {
+    /// Synced before `append` returns.
+    Now,
+    /// Written to the disk before `append` returns, its cache not flushed: the next
+    /// sync of a file on the same disk makes it durable, or `Pending::settle`.
+    WithNext,
+}
+
+/// A record written with `Sync::WithNext`, not yet known to be durable.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    file: File,
+    device: u64,
+}
+
+impl Pending {
+    /// Makes the record durable: nothing to do when `synced` is the device of a file
+    /// synced after the record was written (its cache flush covered the record),
+    /// otherwise a sync of the log.
+    pub(crate) fn settle(self, synced: Option<u64>) -> io::Result<()> {
+        if synced == Some(self.device) {
+            return Ok(());
+        }
+        self.file.sync_data()
+    }
+}
 
 /// One object of a change: its kind (`b`lob, `t`ree, `c`ommit) and raw bytes.
 pub(crate) struct Object {
@@ -103,9 +138,13 @@ impl Log {
         Ok(())
     }
 
-    /// Writes one record (the change's objects, the commit last) and syncs it; the
-    /// log's length after it.
-    pub(crate) fn append(&mut self, objects: &[Object]) -> io::Result<u64> {
+    /// Writes one record (the change's objects, the commit last), made durable as
+    /// `sync` says; the log's length after it, and what is left to make it durable.
+    pub(crate) fn append(
+        &mut self,
+        objects: &[Object],
+        sync: Sync,
+    ) -> io::Result<(u64, Option<Pending>)> {
         self.catch_up()?;
         let mut payload = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() + 5).sum());
         for object in objects {
@@ -128,10 +167,47 @@ impl Log {
             self.size = size;
         }
         self.file.write_all_at(&record, self.end)?;
-        self.file.sync_data()?;
+        let pending = match sync {
+            Sync::WithNext if write_out(&self.file, self.end, record.len() as u64).is_ok() => {
+                Some(Pending {
+                    file: self.file.try_clone()?,
+                    device: self.identity.0,
+                })
+            }
+            _ => {
+                self.file.sync_data()?;
+                None
+            }
+        };
         self.end += record.len() as u64;
-        Ok(self.end)
+        Ok((self.end, pending))
     }
+}
+
+/// Writes `len` bytes at `at` to the disk and waits for them, without a cache flush
+/// or any metadata (the log's blocks are allocated and synced ahead of its records).
+#[cfg(target_os = "linux")]
+fn write_out(file: &File, at: u64, len: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
+        | libc::SYNC_FILE_RANGE_WRITE
+        | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+    let (at, len) = (
+        i64::try_from(at).map_err(io::Error::other)?,
+        i64::try_from(len).map_err(io::Error::other)?,
+    );
+    // SAFETY: a plain system call on a file descriptor `file` keeps open; no memory
+    // is passed.
+    if unsafe { libc::sync_file_range(file.as_raw_fd(), at, len, flags) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Off Linux there is no write without a flush: the record is synced now.
+#[cfg(not(target_os = "linux"))]
+fn write_out(_file: &File, _at: u64, _len: u64) -> io::Result<()> {
+    Err(io::ErrorKind::Unsupported.into())
 }
 
 /// Writes the header of an empty log at `epoch`, durably.
@@ -294,10 +370,14 @@ mod tests {
     fn records_round_trip_a_torn_tail_is_dropped_and_a_cleared_log_is_empty() {
         let dir = tempfile::tempdir().unwrap();
         let mut log = Log::open(dir.path()).unwrap();
-        log.append(&[object(b'b', b"hello")]).unwrap();
-        let end = log
-            .append(&[object(b't', &[1, 2, 3]), object(b'c', b"commit")])
+        log.append(&[object(b'b', b"hello")], Sync::Now).unwrap();
+        let (end, pending) = log
+            .append(
+                &[object(b't', &[1, 2, 3]), object(b'c', b"commit")],
+                Sync::Now,
+            )
             .unwrap();
+        assert!(pending.is_none());
         let read = records(dir.path()).unwrap();
         assert_eq!(read.len(), 2);
         assert_eq!(read[1][1].bytes, b"commit");
@@ -315,14 +395,14 @@ mod tests {
         // knew the old epoch writes at the start again.
         clear(dir.path()).unwrap();
         assert!(records(dir.path()).unwrap().is_empty());
-        log.append(&[object(b'c', b"after")]).unwrap();
+        log.append(&[object(b'c', b"after")], Sync::Now).unwrap();
         let read = records(dir.path()).unwrap();
         assert_eq!(read.len(), 1);
         assert_eq!(read[0][0].bytes, b"after");
         // Another handle appends after this one's records.
         let mut other = Log::open(dir.path()).unwrap();
-        other.append(&[object(b'c', b"other")]).unwrap();
-        log.append(&[object(b'c', b"third")]).unwrap();
+        other.append(&[object(b'c', b"other")], Sync::Now).unwrap();
+        log.append(&[object(b'c', b"third")], Sync::Now).unwrap();
         let read = records(dir.path()).unwrap();
         let last: Vec<&[u8]> = read.iter().map(|r| r[0].bytes.as_slice()).collect();
         assert_eq!(last, [&b"after"[..], b"other", b"third"]);
@@ -330,11 +410,11 @@ mod tests {
         // Removed: the next record goes to a new log, not to the unlinked file; a
         // folder in its place fails the record.
         std::fs::remove_file(dir.path().join(FILE)).unwrap();
-        log.append(&[object(b'c', b"fourth")]).unwrap();
+        log.append(&[object(b'c', b"fourth")], Sync::Now).unwrap();
         assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"fourth");
         std::fs::remove_file(dir.path().join(FILE)).unwrap();
         std::fs::create_dir(dir.path().join(FILE)).unwrap();
-        assert!(log.append(&[object(b'c', b"fifth")]).is_err());
+        assert!(log.append(&[object(b'c', b"fifth")], Sync::Now).is_err());
     }
 
     #[test]
@@ -354,8 +434,36 @@ mod tests {
         assert!(records(dir.path()).unwrap().is_empty());
         Log::open(dir.path())
             .unwrap()
-            .append(&[object(b'c', b"new")])
+            .append(&[object(b'c', b"new")], Sync::Now)
             .unwrap();
         assert_eq!(records(dir.path()).unwrap().len(), 1);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_record_left_to_the_next_sync_is_read_back_and_settles_on_its_own_disk_only() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = Log::open(dir.path()).unwrap();
+        let (_, pending) = log
+            .append(&[object(b'c', b"later")], Sync::WithNext)
+            .unwrap();
+        let pending = pending.expect("written out, not synced");
+        let device = std::fs::metadata(dir.path()).unwrap().dev();
+        assert_eq!(pending.device, device);
+        assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"later");
+        // Another handle appends after it: the record was written where the log ends.
+        let mut other = Log::open(dir.path()).unwrap();
+        other.append(&[object(b'c', b"next")], Sync::Now).unwrap();
+        assert_eq!(records(dir.path()).unwrap().len(), 2);
+        pending.settle(Some(device)).unwrap();
+        let (_, pending) = log
+            .append(&[object(b'c', b"apart")], Sync::WithNext)
+            .unwrap();
+        pending
+            .unwrap()
+            .settle(Some(device.wrapping_add(1)))
+            .unwrap();
+        assert_eq!(records(dir.path()).unwrap().len(), 3);
     }
 }

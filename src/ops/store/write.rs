@@ -121,11 +121,12 @@ impl Notebook {
         mode: u32,
         create: bool,
     ) -> Result<()> {
-        self.store_gated(parent, name, bytes, mode, create, &mut || Ok(()))
+        self.store_gated(parent, name, bytes, mode, create, &mut |_| Ok(()))
     }
 
     /// `store_named`, with `gate` called once the bytes are synced, before the name
-    /// appears (`fsutil::write_atomic_gated`).
+    /// appears, given the device whose sync follows, when known
+    /// (`fsutil::write_atomic_gated`).
     #[cfg(target_os = "linux")]
     pub(crate) fn store_gated(
         &self,
@@ -134,7 +135,7 @@ impl Notebook {
         bytes: &[u8],
         mode: u32,
         create: bool,
-        gate: &mut dyn FnMut() -> io::Result<()>,
+        gate: &mut dyn FnMut(Option<u64>) -> io::Result<()>,
     ) -> Result<()> {
         let dir = self
             .root
@@ -170,9 +171,9 @@ impl Notebook {
         bytes: &[u8],
         _mode: u32,
         _create: bool,
-        gate: &mut dyn FnMut() -> io::Result<()>,
+        gate: &mut dyn FnMut(Option<u64>) -> io::Result<()>,
     ) -> Result<()> {
-        gate().map_err(Error::WriteFailed)?;
+        gate(None).map_err(Error::WriteFailed)?;
         let rel = if parent == "." {
             name.to_string()
         } else {
