@@ -100,6 +100,20 @@ bench-instructions REV="HEAD~1" SCALE="1":
     git worktree remove --force target/bench-ref/tree
     BENCH_REF={{REV}} python3 bench/instructions.py target/bench-ref/current target/bench-ref/reference {{SCALE}}
 
+# The token check with no token (auth off): this build against the build of REV (before
+# tokens existed), same rows as bench-http, interleaved rounds; writes bench/AUTH.md
+bench-auth REV="1ef6544":
+    command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+    cargo build --release
+    rm -rf target/bench-auth && mkdir -p target/bench-auth
+    cp target/release/notes target/bench-auth/current
+    git worktree add --detach target/bench-auth/tree {{REV}}
+    cd target/bench-auth/tree && CARGO_TARGET_DIR=../../../target cargo build --release
+    cp target/release/notes target/bench-auth/reference
+    git worktree remove --force target/bench-auth/tree
+    cargo build --release
+    python3 bench/auth.py target/bench-auth/current target/bench-auth/reference {{REV}}
+
 # Soak: SECONDS of mixed load on loopback, then acknowledged writes checked on disk,
 # zero 5xx and flat memory required; writes bench/SOAK.md
 soak SECONDS="60":

@@ -305,6 +305,8 @@ fn an_unreadable_tokens_file_refuses_every_request() {
     let secret = token(&ws, &[]);
     let server = ws.serve();
     std::fs::write(ws.notes().join(".notes/tokens.json"), "{broken").unwrap();
+    // A hand edit counts within one tick of the server's coarse clock (≤ 10 ms).
+    std::thread::sleep(std::time::Duration::from_millis(25));
     let refused = send(&server, "GET", "/api/v1/notes", Some(&secret), "");
     assert_eq!(refused.status, 503, "{}", refused.body);
     assert!(refused.body.contains("tokens.json"));

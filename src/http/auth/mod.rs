@@ -13,12 +13,17 @@
 //!   extension and apply it with [`may_write`] / [`Scope::allows_read`]; `/mcp` gets it
 //!   the same way and offers a read-only token only its read tools.
 //!
-//! The tokens file is read again only when its identity (one `stat` per request)
-//! changes, so a token created or revoked while serving counts from the next request.
+//! The tokens file is read again only when its identity changes. The identity is
+//! looked at (one `stat`) at most once per tick of the coarse clock (1–10 ms), not on
+//! every request: `notes token create` and `revoke` return only once a tick has passed
+//! since their write, so a token created or revoked while serving counts from the next
+//! request sent after the command returns; a hand edit of the file counts within a
+//! tick.
 
 pub(crate) mod lists;
 mod sessions;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use warp::http::header::{AUTHORIZATION, COOKIE, LOCATION, WWW_AUTHENTICATE};
@@ -35,6 +40,9 @@ use crate::ops::tokens::{Hash, Keyring, Scope, Scoped, TokensStamp};
 /// The tokens in force and the web sessions opened with them.
 pub(crate) struct Auth {
     keys: RwLock<Arc<Keys>>,
+    /// The coarse clock's reading when the file's identity was last seen to match
+    /// `keys` (or they were read): trusted for the rest of that tick.
+    confirmed: AtomicU64,
     sessions: sessions::Sessions,
     /// Cookies get `Secure`: the service is reached over HTTPS (`--base-url https://…`).
     pub(crate) secure: bool,
@@ -81,6 +89,7 @@ impl Auth {
                 stamp,
                 ring: Ok(ring),
             })),
+            confirmed: AtomicU64::new(crate::ops::clock::coarse_millis()),
             sessions: sessions::Sessions::default(),
             secure,
         })
@@ -164,14 +173,26 @@ impl Auth {
         self.sessions.close(id);
     }
 
-    /// The tokens as the file now is: one `stat`, and a read only when it changed.
+    /// The tokens as the file now is: one `stat` per clock tick at most, and a read
+    /// only when it changed.
     fn current(&self, notebook: &Notebook) -> Arc<Keys> {
-        let stamp = notebook.tokens_stamp();
-        let kept = self.keys.read().unwrap_or_else(PoisonError::into_inner);
-        if kept.stamp == stamp {
-            return kept.clone();
+        let now = crate::ops::clock::coarse_millis();
+        // The confirmation first, then the keys: keys stored before a confirmation of
+        // this tick are the ones it confirmed, or newer.
+        let confirmed = self.confirmed.load(Ordering::Acquire);
+        let kept = self
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if confirmed == now {
+            return kept;
         }
-        drop(kept);
+        let stamp = notebook.tokens_stamp();
+        if kept.stamp == stamp {
+            self.confirmed.fetch_max(now, Ordering::Release);
+            return kept;
+        }
         let ring = notebook.keyring().map_err(|e| {
             crate::log::error(&format!("every request is refused: {}", e.detailed()));
             e.detailed()
@@ -181,6 +202,7 @@ impl Auth {
         }
         let keys = Arc::new(Keys { stamp, ring });
         *self.keys.write().unwrap_or_else(PoisonError::into_inner) = keys.clone();
+        self.confirmed.fetch_max(now, Ordering::Release);
         keys
     }
 }

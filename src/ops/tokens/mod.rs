@@ -107,8 +107,19 @@ impl Notebook {
     }
 
     /// Reads the tokens, lets `change` edit them, writes them back: all under the
-    /// file's lock. Nothing is written when `change` fails.
+    /// file's lock. Nothing is written when `change` fails. Returns once the clock a
+    /// server checks the file by has ticked since the write ([`settled_tick`]), so a
+    /// request sent after this returns sees the change.
     fn change_tokens<T>(&self, change: impl FnOnce(&mut Vec<Entry>) -> Result<T>) -> Result<T> {
+        let out = self.change_tokens_now(change)?;
+        let written = crate::ops::clock::coarse_millis();
+        while crate::ops::clock::coarse_millis() < settled_tick(written) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Ok(out)
+    }
+
+    fn change_tokens_now<T>(&self, change: impl FnOnce(&mut Vec<Entry>) -> Result<T>) -> Result<T> {
         self.root
             .update_internal(record::FILE, FILE_MODE, |bytes| {
                 let mut entries = match bytes {
@@ -123,6 +134,15 @@ impl Notebook {
                 UpdateError::Io(e) => Error::TokensWriteFailed(e),
             })
     }
+}
+
+/// The first reading of `coarse_millis` that a change made at reading `written` is
+/// certainly older than: a server trusts the file's identity for the rest of the clock
+/// tick it looked at it in, so a change must be a full tick old before a request can
+/// count on it. The coarse clock advances by its whole tick (1–10 ms) at once; the
+/// fallback clock by 1 ms, so 2 ms covers both.
+pub(crate) fn settled_tick(written: u64) -> u64 {
+    written.saturating_add(2)
 }
 
 /// A failure of a change to the tokens file: the change's own, or the file system's.
