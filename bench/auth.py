@@ -6,7 +6,8 @@ from before the check existed, both serving copies of one folder in the same run
 
 The rows are the HTTP benchmark's (bench/run.py, whose helpers this reuses): GET raw,
 GET JSON, the list (64 connections and 1 client), search, and an attachment download,
-on a 1k-note corpus. Each row runs in interleaved rounds, the two builds back to
+on a 1k-note corpus. Beside them, this build's GET JSON with a token
+against the same GET with none (target ≥ 0.9). Each row runs in interleaved rounds, the two builds back to
 back row by row in alternating order, so both see the same drift of the host; the ratio reported is
 the median of the per-round ratios (current / reference, req/s). The target (issue 18):
 no row more than 5 % slower, that is every ratio ≥ 0.95. Writes bench/AUTH.md. Only
@@ -52,6 +53,7 @@ def main():
     current, reference, label = sys.argv[1], sys.argv[2], sys.argv[3]
     run.need("wrk", "wrk")
     results = {}
+    token_ratios = []
     with tempfile.TemporaryDirectory(prefix="notes-auth-") as tmp:
         tmp = Path(tmp)
         image = os.urandom(100 * 1024)
@@ -78,6 +80,16 @@ def main():
                         if r["non2xx"] or r["socket_errors"]:
                             raise SystemExit(f"{name} {row}: errors {r}")
                         results.setdefault((row, name), []).append(r["rps"])
+                # This build's GET JSON with a token sent (hashed and looked up per
+                # request) beside the same GET with no token, back to back.
+                proc, base = servers["current"]
+                one = "/api/v1/notes/" + run.note_path(7)
+                plain = run.wrk(base, path=one)
+                run.BIN = Path(current)
+                secret = run.token_create(tmp / "notes-current")
+                with_token = run.wrk(base, path=one, token=secret)
+                run.token_revoke(tmp / "notes-current")
+                token_ratios.append(with_token["rps"] / plain["rps"])
         finally:
             for proc, _ in servers.values():
                 run.stop(proc)
@@ -105,7 +117,11 @@ def main():
             f"| {row} | {statistics.median(ref):.0f} | {statistics.median(cur):.0f} | "
             f"{ratio:.2f} | {', '.join(f'{x:.2f}' for x in ratios)} |")
     lines += ["", f"Lowest ratio: {worst:.2f} "
-              f"({'met' if worst >= 0.95 else 'NOT met'}: no row more than 5 % slower).", ""]
+              f"({'met' if worst >= 0.95 else 'NOT met'}: no row more than 5 % slower)."]
+    token = statistics.median(token_ratios)
+    lines += ["", f"This build's GET JSON with a token (`Authorization: Bearer`) to the same "
+              f"GET with no token, back to back in each round: {token:.2f} (per round: "
+              f"{', '.join(f'{x:.2f}' for x in token_ratios)}; target ≥ 0.9).", ""]
     text = "\n".join(lines)
     print(text)
     (run.REPO / "bench" / "AUTH.md").write_text(text)
