@@ -9,7 +9,9 @@ GET JSON, the list (64 connections and 1 client), search, and an attachment down
 on a 1k-note corpus. Beside them, this build's GET JSON with a token
 against the same GET with none (target ≥ 0.9). Each row runs in interleaved rounds, the two builds back to
 back row by row in alternating order, so both see the same drift of the host; the ratio reported is
-the median of the per-round ratios (current / reference, req/s). The target (issue 18):
+the median of the per-round ratios (current / reference, req/s). Beside it, the
+server's CPU time per request (from /proc, clock ticks), which the host's other load
+moves less than the request rate. The target (issue 18):
 no row more than 5 % slower, that is every ratio ≥ 0.95. Writes bench/AUTH.md. Only
 loopback is used; every run is bounded by wrk's duration.
 """
@@ -53,6 +55,7 @@ def main():
     current, reference, label = sys.argv[1], sys.argv[2], sys.argv[3]
     run.need("wrk", "wrk")
     results = {}
+    cpu = {}
     token_ratios = []
     with tempfile.TemporaryDirectory(prefix="notes-auth-") as tmp:
         tmp = Path(tmp)
@@ -76,10 +79,14 @@ def main():
                     # Row by row, the order of the two builds alternating, so a drift
                     # of the host within a round falls on both alike.
                     for name in names if (round_ + i) % 2 == 0 else names[::-1]:
+                        pid = servers[name][0].pid
+                        before = run.cpu_seconds(pid)
                         r = rows(servers[name][1])[i][1]()
                         if r["non2xx"] or r["socket_errors"]:
                             raise SystemExit(f"{name} {row}: errors {r}")
                         results.setdefault((row, name), []).append(r["rps"])
+                        cpu_us = (run.cpu_seconds(pid) - before) / r["requests"] * 1e6
+                        cpu.setdefault((row, name), []).append(cpu_us)
                 # This build's GET JSON with a token sent (hashed and looked up per
                 # request) beside the same GET with no token, back to back.
                 proc, base = servers["current"]
@@ -102,10 +109,13 @@ def main():
         f"of the same {COUNT}-note folder with no token, wrk {run.THREADS} threads and "
         f"{run.CONNECTIONS} connections (the 1-client row: 1), {run.DURATION} per run, "
         f"{ROUNDS} interleaved rounds. Ratio: the median of the per-round ratios "
-        "(this build / reference, req/s); target ≥ 0.95 on every row.",
+        "(this build / reference, req/s); target ≥ 0.95 on every row. CPU µs/request: "
+        "the server's CPU time over the run (from /proc) per request, median round; its "
+        "ratio is the reference's over this build's (above 1: this build uses less).",
         "",
-        "| request | reference req/s | this build req/s | ratio | per round |",
-        "|---|---:|---:|---:|---|",
+        "| request | reference req/s | this build req/s | ratio | per round | "
+        "CPU µs/request, reference | this build | CPU ratio (reference / this) |",
+        "|---|---:|---:|---:|---|---:|---:|---:|",
     ]
     worst = None
     for row, _ in rows(""):
@@ -113,9 +123,13 @@ def main():
         ratios = [c / r for c, r in zip(cur, ref)]
         ratio = statistics.median(ratios)
         worst = ratio if worst is None else min(worst, ratio)
+        ref_cpu, cur_cpu = cpu[(row, "reference")], cpu[(row, "current")]
+        cpu_ratio = statistics.median([r / c for r, c in zip(ref_cpu, cur_cpu) if c > 0])
         lines.append(
             f"| {row} | {statistics.median(ref):.0f} | {statistics.median(cur):.0f} | "
-            f"{ratio:.2f} | {', '.join(f'{x:.2f}' for x in ratios)} |")
+            f"{ratio:.2f} | {', '.join(f'{x:.2f}' for x in ratios)} | "
+            f"{statistics.median(ref_cpu):.1f} | {statistics.median(cur_cpu):.1f} | "
+            f"{cpu_ratio:.2f} |")
     lines += ["", f"Lowest ratio: {worst:.2f} "
               f"({'met' if worst >= 0.95 else 'NOT met'}: no row more than 5 % slower)."]
     token = statistics.median(token_ratios)
