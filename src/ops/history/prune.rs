@@ -131,6 +131,8 @@ impl Store {
                 .map_err(err("cannot write a commit"))?;
             renamed.insert(*old, parent);
         }
+        // Staged in memory, like every write of the store's objects.
+        inner.staged.touch();
         crash_after("commits");
 
         // Everything durable (the new commits, the old chain, its ref) and the log

@@ -180,7 +180,8 @@ pub(super) fn kind_of(tag: u8) -> ObjectType {
 /// the objects (a write of an object the index names is skipped, so the log's replay
 /// could not write it again).
 fn write_pack(dir: &Path, pack: &[u8]) -> StoreResult<()> {
-    if pack.is_empty() {
+    // A pack of no object: its header (12 bytes) and checksum (20) alone.
+    if pack.len() <= 32 {
         return Ok(());
     }
     let folder = dir.join("objects").join("pack");

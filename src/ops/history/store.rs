@@ -156,7 +156,11 @@ impl Store {
     ) -> StoreResult<(Oid, Option<wal::Pending>)> {
         let _turn = self.turn()?;
         let mut guard = self.lock();
-        // Every other handle's change first: the parent is the true tip.
+        // Every other handle's change first: the parent is the true tip. A log that
+        // cannot be read cannot be written either.
+        guard
+            .catch_up(&self.dir)
+            .map_err(|e| format!("cannot write the log: {e}"))?;
         guard.refresh(&self.dir)?;
         let tip = guard.tip()?;
         let inner: &mut Inner = &mut guard;

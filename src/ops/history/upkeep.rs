@@ -134,6 +134,11 @@ fn upkeep(
                 continue;
             }
         };
+        // The server's staged changes first, so the pack holds them and they do not
+        // come back as a small pack of their own after it.
+        if let Some(Err(e)) = main.get().map(Store::settle) {
+            crate::log::error(&format!("history: cannot settle the store: {e}"));
+        }
         if let Some(days) = prune {
             match tidy(handle, Some(days)) {
                 Ok(pruned) if pruned.versions_dropped > 0 => crate::log::info(&format!(
