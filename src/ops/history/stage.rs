@@ -10,7 +10,8 @@
 //! synced, empties the memory and points the ref at the true tip. It runs when the
 //! server's store has been idle a moment or a change has waited about a second
 //! (`upkeep`), before every checkpoint (the log is only emptied once all it holds is
-//! on disk), after a delete, a move or an outside edit, and when the store is closed.
+//! on disk), after a delete, a move or an outside edit, when the store is closed, and
+//! by a change that finds an older one waiting too long (a process with no upkeep).
 //! Until then the ref on disk may lag the log; any handle (another process's
 //! included) reads the log's new records before it looks at the tip, and takes into
 //! its own memory the objects it cannot read, so no handle ever needs another's memory.
@@ -82,6 +83,12 @@ impl Staged {
             (Some(first), Some(last)) => last.elapsed() >= IDLE || first.elapsed() >= LONGEST,
             _ => false,
         }
+    }
+
+    /// Whether a change has waited twice `LONGEST`: in a process with no upkeep
+    /// (`notes mcp`, a long run of commands' changes), the next change settles.
+    pub(super) fn overdue(&self) -> bool {
+        self.first.is_some_and(|first| first.elapsed() >= 2 * LONGEST)
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -225,4 +232,143 @@ pub(super) fn replay(dir: &Path, repo: &Repository) -> StoreResult<Option<Oid>> 
         }
     }
     Ok(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use git2::{Oid, Repository};
+
+    use super::super::store::{Change, REF, Store};
+    use super::super::wal::Sync;
+
+    fn change(path: &str, text: &str) -> Change {
+        Change {
+            path: path.to_string(),
+            text: Some(text.as_bytes().to_vec()),
+        }
+    }
+
+    fn record(store: &Store, path: &str, text: &str) -> Oid {
+        let message = format!("put {path}");
+        let (commit, _) = store
+            .record("put", &message, &[change(path, text)], Sync::WithNext)
+            .unwrap();
+        commit
+    }
+
+    /// The loose object files of the store.
+    fn loose(dir: &Path) -> usize {
+        std::fs::read_dir(dir.join("objects"))
+            .unwrap()
+            .flatten()
+            .filter(|d| d.file_name().len() == 2)
+            .map(|d| std::fs::read_dir(d.path()).unwrap().count())
+            .sum()
+    }
+
+    fn packs(dir: &Path) -> usize {
+        std::fs::read_dir(dir.join("objects/pack"))
+            .map(|files| {
+                files
+                    .flatten()
+                    .filter(|f| f.file_name().to_string_lossy().ends_with(".pack"))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    /// The commit subjects from the ref on disk, newest first, read by a handle with
+    /// no memory of its own.
+    fn chain_on_disk(dir: &Path) -> Vec<String> {
+        let repo = Repository::open_bare(dir).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_ref(REF).unwrap();
+        walk.map(|id| {
+            let commit = repo.find_commit(id.unwrap()).unwrap();
+            commit.summary().unwrap().unwrap_or_default().to_string()
+        })
+        .collect()
+    }
+
+    #[test]
+    fn a_change_is_read_from_memory_then_settled_into_a_pack_and_the_ref() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        let store = Store::open(&dir).unwrap();
+        let commit = record(&store, "f3/n.md", "one\n");
+
+        // Readable before any settle: the blob, the index, the tip.
+        let blob = Oid::hash_object(git2::ObjectType::Blob, b"one\n").unwrap();
+        assert_eq!(store.blob(blob).unwrap(), b"one\n");
+        let latest = store
+            .with_index(|index| index.latest("f3/n.md").cloned())
+            .unwrap()
+            .unwrap();
+        assert_eq!((latest.commit, latest.blob), (commit, Some(blob)));
+        // Not a file made for it: no loose object, the ref not moved yet.
+        assert_eq!(loose(&dir), 0);
+        assert_eq!(packs(&dir), 0);
+        assert!(Repository::open_bare(&dir).unwrap().refname_to_id(REF).is_err());
+
+        store.settle().unwrap();
+        assert_eq!(loose(&dir), 0);
+        assert_eq!(packs(&dir), 1);
+        let repo = Repository::open_bare(&dir).unwrap();
+        assert_eq!(repo.refname_to_id(REF).unwrap(), commit);
+        assert_eq!(repo.find_blob(blob).unwrap().content(), b"one\n");
+        // Still read by the handle that settled, from the pack now.
+        assert_eq!(store.blob(blob).unwrap(), b"one\n");
+        let second = record(&store, "f3/n.md", "two\n");
+        store.settle().unwrap();
+        assert_eq!(chain_on_disk(&dir), ["put f3/n.md", "put f3/n.md"]);
+        assert_eq!(repo.refname_to_id(REF).unwrap(), second);
+    }
+
+    #[test]
+    fn two_handles_take_turns_and_neither_loses_a_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        // Two handles, as two processes (the server and a command) would have.
+        let first = Store::open(&dir).unwrap();
+        let other = Store::open(&dir).unwrap();
+        record(&first, "a.md", "first\n");
+        // The other handle's change follows the first's, whose objects are only in the
+        // first handle's memory (and the log).
+        let middle = record(&other, "b.md", "other\n");
+        let last = record(&first, "a.md", "first again\n");
+        let parent = |store: &Store, id: Oid| {
+            let inner = store.lock();
+            inner.repo.find_commit(id).unwrap().parent_id(0).unwrap()
+        };
+        assert_eq!(parent(&first, last), middle);
+        // Each handle sees the other's versions before any settle.
+        let seen = |store: &Store| {
+            store
+                .with_index(|index| (index.notes["a.md"].len(), index.notes["b.md"].len()))
+                .unwrap()
+        };
+        assert_eq!(seen(&first), (2, 1));
+        assert_eq!(seen(&other), (2, 1));
+        let blob = Oid::hash_object(git2::ObjectType::Blob, b"first again\n").unwrap();
+        assert_eq!(other.blob(blob).unwrap(), b"first again\n");
+
+        // The other handle packs (a checkpoint: the log emptied) while the first still
+        // holds its changes in memory only; then the first is lost, as in a crash.
+        assert!(other.pack().unwrap());
+        std::mem::forget(first);
+        drop(other);
+        assert_eq!(
+            chain_on_disk(&dir),
+            ["put a.md", "put b.md", "put a.md"],
+            "newest first"
+        );
+        let reopened = Store::open(&dir).unwrap();
+        assert_eq!(reopened.blob(blob).unwrap(), b"first again\n");
+        assert_eq!(
+            reopened.with_index(|index| index.tip).unwrap(),
+            Some(last)
+        );
+    }
 }

@@ -275,8 +275,9 @@ impl Store {
                 Ok(()) => return Ok((commit, None)),
                 Err(e) => crate::log::warn(&format!("cannot checkpoint the history log: {e}")),
             }
-        } else if sync == wal::Sync::Now {
-            // A delete, a move or an outside edit: seen by git at once.
+        } else if sync == wal::Sync::Now || inner.staged.overdue() {
+            // A delete, a move or an outside edit: seen by git at once; or changes
+            // no upkeep settled (a process without one).
             if let Err(e) = inner.settle(&self.dir) {
                 crate::log::warn(&format!("cannot settle the history: {e}"));
             }
