@@ -9,7 +9,13 @@ use crate::support::{Workspace, eventually};
 /// The subjects `git log` reads from the store's ref; empty while there is no ref.
 fn subjects(store: &str) -> Vec<String> {
     let out = Command::new("git")
-        .args(["--git-dir", store, "log", "--format=%s", "refs/notes/history"])
+        .args([
+            "--git-dir",
+            store,
+            "log",
+            "--format=%s",
+            "refs/notes/history",
+        ])
         .output()
         .expect("run git");
     String::from_utf8_lossy(&out.stdout)

@@ -88,7 +88,8 @@ impl Staged {
     /// Whether a change has waited twice `LONGEST`: in a process with no upkeep
     /// (`notes mcp`, a long run of commands' changes), the next change settles.
     pub(super) fn overdue(&self) -> bool {
-        self.first.is_some_and(|first| first.elapsed() >= 2 * LONGEST)
+        self.first
+            .is_some_and(|first| first.elapsed() >= 2 * LONGEST)
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -156,21 +157,26 @@ impl Inner {
             self.staged.first = None;
             self.staged.last = None;
         }
-        let Some(tip) = self.log_tip else {
-            return Ok(());
-        };
-        let current = self.repo.refname_to_id(REF).ok();
-        if current != Some(tip) {
-            // A ref file a crash left empty or torn cannot be updated: it goes first.
-            if current.is_none() {
-                let _ = std::fs::remove_file(dir.join(REF));
-            }
-            self.repo
-                .reference(REF, tip, true, "settled")
-                .map_err(err("cannot move the store's ref"))?;
+        match self.log_tip {
+            Some(tip) => point_ref(dir, &self.repo, tip, "settled"),
+            None => Ok(()),
         }
-        Ok(())
     }
+}
+
+/// Points the ref on disk at `tip`, unless it is there already.
+pub(super) fn point_ref(dir: &Path, repo: &Repository, tip: Oid, why: &str) -> StoreResult<()> {
+    let current = repo.refname_to_id(REF).ok();
+    if current == Some(tip) {
+        return Ok(());
+    }
+    // A ref file a crash left empty or torn cannot be updated: it goes first.
+    if current.is_none() {
+        let _ = std::fs::remove_file(dir.join(REF));
+    }
+    repo.reference(REF, tip, true, why)
+        .map(drop)
+        .map_err(err("cannot move the store's ref"))
 }
 
 /// The object kind of a log object's tag.
@@ -310,7 +316,12 @@ mod tests {
         // Not a file made for it: no loose object, the ref not moved yet.
         assert_eq!(loose(&dir), 0);
         assert_eq!(packs(&dir), 0);
-        assert!(Repository::open_bare(&dir).unwrap().refname_to_id(REF).is_err());
+        assert!(
+            Repository::open_bare(&dir)
+                .unwrap()
+                .refname_to_id(REF)
+                .is_err()
+        );
 
         store.settle().unwrap();
         assert_eq!(loose(&dir), 0);
@@ -366,9 +377,6 @@ mod tests {
         );
         let reopened = Store::open(&dir).unwrap();
         assert_eq!(reopened.blob(blob).unwrap(), b"first again\n");
-        assert_eq!(
-            reopened.with_index(|index| index.tip).unwrap(),
-            Some(last)
-        );
+        assert_eq!(reopened.with_index(|index| index.tip).unwrap(), Some(last));
     }
 }

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
 
 use super::index::{Entry, Index};
-use super::stage::{Staged, replay};
+use super::stage::{Staged, point_ref, replay};
 use super::wal;
 
 /// The private ref the commits are on (outside `refs/heads`, so no branch of a user's
@@ -84,15 +84,7 @@ impl Store {
         };
         let _turn = lock_file(dir)?;
         if let Some(last) = replay(dir, &repo)? {
-            let current = repo.refname_to_id(REF).ok();
-            if current != Some(last) {
-                // A ref file a crash left empty or torn cannot be updated: it goes first.
-                if current.is_none() {
-                    let _ = std::fs::remove_file(dir.join(REF));
-                }
-                repo.reference(REF, last, true, "replayed from the log")
-                    .map_err(err("cannot move the store's ref"))?;
-            }
+            point_ref(dir, &repo, last, "replayed from the log")?;
         }
         // Staged in memory from here on: the replay above wrote to disk.
         let staged = Staged::add(&repo)?;
@@ -107,13 +99,9 @@ impl Store {
             }),
         };
         {
+            // Its records are on disk already: the first reading finds them readable.
             let mut inner = store.lock();
-            // Opened now (its records are on disk already): a log it cannot open yet
-            // fails the first change instead, as it would have.
-            match open_log(dir) {
-                Ok(log) => inner.log = Some(log),
-                Err(e) => crate::log::warn(&format!("cannot open the history log: {e}")),
-            }
+            inner.log = Some(open_log(dir)?);
             inner.refresh(&store.dir)?;
         }
         Ok(store)
