@@ -149,7 +149,7 @@ impl Store {
         guard
             .catch_up(&self.dir)
             .map_err(|e| format!("cannot write the log: {e}"))?;
-        guard.refresh(&self.dir)?;
+        guard.index_to_tip(&self.dir)?;
         let tip = guard.tip()?;
         let inner: &mut Inner = &mut guard;
         let repo = &inner.repo;
@@ -325,11 +325,17 @@ impl Inner {
         }
     }
 
-    /// Brings the index up to date with the ref (holding the store's lock): the lines
-    /// other writers added, then the commits no line names yet; a history the index
-    /// does not lead to (pruned, or a lost index) is indexed again from the start.
+    /// Brings the index up to date with the true tip (holding the store's lock): the
+    /// log's new records read, the lines other writers added, then the commits no line
+    /// names yet; a history the index does not lead to (pruned, or a lost index) is
+    /// indexed again from the start.
     pub(super) fn refresh(&mut self, dir: &Path) -> StoreResult<()> {
         self.catch_up(dir)?;
+        self.index_to_tip(dir)
+    }
+
+    /// `refresh` once the log's new records are read.
+    fn index_to_tip(&mut self, dir: &Path) -> StoreResult<()> {
         let tip = self.tip()?;
         if tip == self.index.tip {
             return Ok(());
