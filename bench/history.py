@@ -165,7 +165,7 @@ def main():
         f"`.notes/history.git` after {SIZE_PUTS} PUTs of 2 KB notes (2,000 notes in 100 "
         f"folders, {SIZE_PUTS / elapsed:.0f} PUT/s): {mib(written)} as the server left it "
         "(packed in the background after every 1,000 changes, the changes since then "
-        f"loose, the log, the index), {mib(pruned)} after `notes history --prune` (packed, "
+        f"in the small packs of their settles, the log, the index), {mib(pruned)} after `notes history --prune` (packed, "
         f"nothing dropped), {mib(packed)} after `git gc`.",
         "",
     ]

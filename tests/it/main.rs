@@ -18,6 +18,7 @@ mod files_cache;
 mod guard;
 mod history;
 mod history_prune;
+mod history_settle;
 mod hostile;
 mod links;
 mod links_pages;

@@ -123,6 +123,7 @@ pub fn run(
         }
         let listener = tokio::net::TcpListener::from_std(listener)?;
         println!("notes: serving {} on http://{addr}", notes_dir.display());
+        let settling = state.clone();
         super::serve(
             state,
             listener,
@@ -142,6 +143,11 @@ pub fn run(
                 let _ = thread.join();
             }
             drop(indexer);
+            // The history's changes staged in memory go to disk: git reads them all
+            // after the stop (they are durable in its log already).
+            if let Err(e) = settling.notebook.settle_history() {
+                crate::log::warn(&format!("history: {}", e.detailed()));
+            }
         });
         if tokio::time::timeout_at(deadline.into(), wind_down)
             .await

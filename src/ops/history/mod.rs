@@ -9,6 +9,7 @@ mod kept;
 mod pack;
 mod prune;
 mod record;
+mod stage;
 mod store;
 mod upkeep;
 mod wal;
@@ -88,7 +89,8 @@ pub(crate) struct Trash {
 #[derive(Default)]
 pub(crate) struct Slot {
     off: AtomicBool,
-    store: OnceLock<Store>,
+    /// Shared with the server's upkeep, which settles its staged changes.
+    store: std::sync::Arc<OnceLock<Store>>,
     /// Held while the store is opened: two first uses at once must not both create it.
     opening: std::sync::Mutex<()>,
     /// Changes recorded since the upkeep last packed the store (`upkeep`).
@@ -148,6 +150,15 @@ impl Notebook {
         let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
         let store = Store::open(&dir).map_err(failed)?;
         Ok(self.history.store.get_or_init(|| store))
+    }
+
+    /// Settles the changes the store holds in memory (the ref on disk catches up with
+    /// the log): at a graceful shutdown, so git reads every change at once.
+    pub(crate) fn settle_history(&self) -> Result<()> {
+        match self.history.store.get() {
+            Some(store) => store.settle().map_err(failed),
+            None => Ok(()),
+        }
     }
 
     /// Records one commit of `changes`, durably, when the history is on.

@@ -9,14 +9,17 @@ use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository};
 
-use super::store::{Store, StoreResult, checkpoint, err, io_err};
+use super::store::{Store, StoreResult, err, io_err};
 
 impl Store {
     /// Packs the store; whether there was a history to pack.
     pub(super) fn pack(&self) -> StoreResult<bool> {
+        // Settled first: the pack is built from the disk, by a handle of its own.
         let snapshot = {
             let _turn = self.turn()?;
-            self.lock().tip()?
+            let mut inner = self.lock();
+            inner.settle(&self.dir)?;
+            inner.tip()?
         };
         let Some(snapshot) = snapshot else {
             return Ok(false);
@@ -27,7 +30,9 @@ impl Store {
         sync(&self.dir)?;
 
         let _turn = self.turn()?;
-        let tip = self.lock().tip()?;
+        let mut inner = self.lock();
+        inner.settle(&self.dir)?;
+        let tip = inner.tip()?;
         let moved_on = match tip {
             Some(tip) if tip == snapshot => false,
             Some(tip)
@@ -47,7 +52,7 @@ impl Store {
             names.push(write_pack(&repo, tip, Some(snapshot))?);
         }
         // Durable: the packs, and (with the log emptied) every loose object and ref.
-        checkpoint(&self.dir).map_err(io_err("cannot sync the store"))?;
+        inner.checkpoint(&self.dir)?;
         // Every object the ref reaches is in the new packs, and no one writes while the
         // lock is held: every loose object and every other pack is redundant.
         remove_loose(&self.dir);

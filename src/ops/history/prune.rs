@@ -11,7 +11,7 @@ use git2::{Oid, Signature, Time};
 
 use super::index::Entry;
 use super::rfc3339;
-use super::store::{REF, Store, StoreResult, checkpoint, err, io_err};
+use super::store::{REF, Store, StoreResult, err};
 
 /// The first word of a pruned history's first commit.
 const BASE_TITLE: &str = "pruned";
@@ -131,15 +131,21 @@ impl Store {
                 .map_err(err("cannot write a commit"))?;
             renamed.insert(*old, parent);
         }
+        // Staged in memory, like every write of the store's objects.
+        inner.staged.touch();
         crash_after("commits");
 
         // Everything durable (the new commits, the old chain, its ref) and the log
         // emptied, so a replay can never move the ref back to the old chain.
-        checkpoint(&self.dir).map_err(io_err("cannot sync the store"))?;
+        // (The new commits were staged in memory: the checkpoint settles them first.)
+        drop((tree, odb));
+        inner.checkpoint(&self.dir)?;
         crash_after("synced");
-        repo.reference(REF, parent, true, "prune")
+        inner
+            .repo
+            .reference(REF, parent, true, "prune")
             .map_err(err("cannot move the store's ref"))?;
-        checkpoint(&self.dir).map_err(io_err("cannot sync the store"))?;
+        inner.checkpoint(&self.dir)?;
         crash_after("ref");
 
         // The index, in commit order: the first commit's notes, then the kept commits'.

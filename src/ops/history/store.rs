@@ -1,8 +1,10 @@
 //! The history store: a bare git repository, `.notes/history.git`, owned by the
 //! service. One commit per change on `refs/notes/history`, whose tree is the notebook's
 //! notes after the change; the message names the operation and the path. Changes are
-//! made durable by the write-ahead log (`wal`), the per-note index (`index`) answers
-//! lookups, and a lock file keeps the commands and the server taking turns.
+//! made durable by the write-ahead log (`wal`) and staged in memory until the next
+//! settle (`stage`: the ref on disk may lag the log by about a second), the per-note
+//! index (`index`) answers lookups, and a lock file keeps the commands and the server
+//! taking turns.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -11,6 +13,7 @@ use std::sync::Mutex;
 use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
 
 use super::index::{Entry, Index};
+use super::stage::{Staged, point_ref, replay};
 use super::wal;
 
 /// The private ref the commits are on (outside `refs/heads`, so no branch of a user's
@@ -45,8 +48,12 @@ pub(crate) struct Store {
 pub(super) struct Inner {
     pub(super) repo: Repository,
     pub(super) index: Index,
-    /// The log, opened by the first change this handle records.
-    log: Option<wal::Log>,
+    /// The log, opened with the store (again at the next use when that failed).
+    pub(super) log: Option<wal::Log>,
+    /// The objects staged in memory.
+    pub(super) staged: Staged,
+    /// The log's last commit, while it has records: the true tip.
+    pub(super) log_tip: Option<Oid>,
 }
 
 /// The store's lock, held across processes while it is written, pruned, packed or its
@@ -75,18 +82,26 @@ impl Store {
             }
             Err(e) => return Err(err("cannot open the store")(e)),
         };
+        let _turn = lock_file(dir)?;
+        if let Some(last) = replay(dir, &repo)? {
+            point_ref(dir, &repo, last, "replayed from the log")?;
+        }
+        // Staged in memory from here on: the replay above wrote to disk.
+        let staged = Staged::add(&repo)?;
         let store = Store {
             dir: dir.to_path_buf(),
             inner: Mutex::new(Inner {
                 repo,
                 index: Index::default(),
                 log: None,
+                staged,
+                log_tip: None,
             }),
         };
         {
-            let _turn = store.turn()?;
+            // Its records are on disk already: the first reading finds them readable.
             let mut inner = store.lock();
-            replay(&store.dir, &inner.repo)?;
+            inner.log = Some(open_log(dir)?);
             inner.refresh(&store.dir)?;
         }
         Ok(store)
@@ -99,14 +114,22 @@ impl Store {
     }
 
     pub(super) fn turn(&self) -> StoreResult<Turn> {
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.dir.join(LOCK_FILE))
-            .map_err(io_err("cannot open the store's lock"))?;
-        file.lock().map_err(io_err("cannot lock the store"))?;
-        Ok(Turn(file))
+        lock_file(&self.dir)
+    }
+
+    /// Settles the changes staged in memory (`stage`): on disk, the ref moved.
+    pub(crate) fn settle(&self) -> StoreResult<()> {
+        let _turn = self.turn()?;
+        self.lock().settle(&self.dir)
+    }
+
+    /// Settles when the store has been idle a moment or a change has waited long
+    /// enough; whether it settled.
+    pub(crate) fn settle_if_due(&self) -> StoreResult<bool> {
+        if !self.lock().staged.due() {
+            return Ok(false);
+        }
+        self.settle().map(|()| true)
     }
 
     /// Records `changes` as one commit with `message` (first word: the operation),
@@ -121,16 +144,21 @@ impl Store {
     ) -> StoreResult<(Oid, Option<wal::Pending>)> {
         let _turn = self.turn()?;
         let mut guard = self.lock();
-        guard.refresh(&self.dir)?;
+        // Every other handle's change first: the parent is the true tip. A log that
+        // cannot be read cannot be written either.
+        guard
+            .catch_up(&self.dir)
+            .map_err(|e| format!("cannot write the log: {e}"))?;
+        guard.index_to_tip(&self.dir)?;
+        let tip = guard.tip()?;
         let inner: &mut Inner = &mut guard;
         let repo = &inner.repo;
-        let parent = match repo.refname_to_id(REF) {
-            Ok(id) => Some(
+        let parent = match tip {
+            Some(id) => Some(
                 repo.find_commit(id)
                     .map_err(err("cannot read the last commit"))?,
             ),
-            Err(e) if e.code() == git2::ErrorCode::NotFound => None,
-            Err(e) => return Err(err("cannot read the store's ref")(e)),
+            None => None,
         };
         let base = match &parent {
             Some(commit) => commit.tree().map_err(err("cannot read the last tree"))?,
@@ -194,11 +222,18 @@ impl Store {
             Some(log) => log,
             None => inner.log.insert(open_log(&self.dir)?),
         };
-        let (logged, pending) = log
-            .append(&objects, sync)
-            .map_err(io_err("cannot write the log"))?;
-        repo.reference(REF, commit, true, message)
-            .map_err(err("cannot move the store's ref"))?;
+        let appended = log.append(&objects, sync);
+        let (logged, pending) = match appended {
+            Ok(appended) => appended,
+            Err(e) => {
+                // Not recorded: what it staged goes at the next settle, unreachable.
+                inner.staged.touch();
+                return Err(io_err("cannot write the log")(e));
+            }
+        };
+        // The ref moves at the next settle.
+        inner.log_tip = Some(commit);
+        inner.staged.touch();
         let entries = changes
             .iter()
             .zip(blobs)
@@ -219,11 +254,20 @@ impl Store {
             crate::log::warn(&format!("cannot write the history index: {e}"));
             inner.index = Index::default();
         }
+        // Done with the repository's objects: the settle below writes to it.
+        drop(parents);
+        drop((parent, base, tree, odb));
         if logged > wal::CHECKPOINT_BYTES {
             // The checkpoint syncs every object, the pending record's among them.
-            match checkpoint(&self.dir) {
+            match inner.checkpoint(&self.dir) {
                 Ok(()) => return Ok((commit, None)),
                 Err(e) => crate::log::warn(&format!("cannot checkpoint the history log: {e}")),
+            }
+        } else if sync == wal::Sync::Now || inner.staged.overdue() {
+            // A delete, a move or an outside edit: seen by git at once; or changes
+            // no upkeep settled (a process without one).
+            if let Err(e) = inner.settle(&self.dir) {
+                crate::log::warn(&format!("cannot settle the history: {e}"));
             }
         }
         Ok((commit, pending))
@@ -232,6 +276,7 @@ impl Store {
     /// Runs `f` on the index, brought up to date with the repository first.
     pub(crate) fn with_index<T>(&self, f: impl FnOnce(&Index) -> T) -> StoreResult<T> {
         let mut inner = self.lock();
+        inner.catch_up(&self.dir)?;
         let tip = inner.tip()?;
         if tip != inner.index.tip {
             drop(inner);
@@ -253,8 +298,26 @@ impl Store {
     }
 }
 
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.lock().staged.is_empty() {
+            return;
+        }
+        // Durable in the log anyway; the ref on disk catches up now rather than at
+        // the next open.
+        if let Err(e) = self.settle() {
+            crate::log::warn(&format!("cannot settle the history: {e}"));
+        }
+    }
+}
+
 impl Inner {
+    /// The true tip as far as the handle has read the log (`catch_up` reads on): the
+    /// log's last commit, else the ref on disk.
     pub(super) fn tip(&self) -> StoreResult<Option<Oid>> {
+        if let Some(tip) = self.log_tip {
+            return Ok(Some(tip));
+        }
         match self.repo.refname_to_id(REF) {
             Ok(id) => Ok(Some(id)),
             Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
@@ -262,10 +325,17 @@ impl Inner {
         }
     }
 
-    /// Brings the index up to date with the ref (holding the store's lock): the lines
-    /// other writers added, then the commits no line names yet; a history the index
-    /// does not lead to (pruned, or a lost index) is indexed again from the start.
+    /// Brings the index up to date with the true tip (holding the store's lock): the
+    /// log's new records read, the lines other writers added, then the commits no line
+    /// names yet; a history the index does not lead to (pruned, or a lost index) is
+    /// indexed again from the start.
     pub(super) fn refresh(&mut self, dir: &Path) -> StoreResult<()> {
+        self.catch_up(dir)?;
+        self.index_to_tip(dir)
+    }
+
+    /// `refresh` once the log's new records are read.
+    fn index_to_tip(&mut self, dir: &Path) -> StoreResult<()> {
         let tip = self.tip()?;
         if tip == self.index.tip {
             return Ok(());
@@ -366,8 +436,20 @@ fn entries_of(repo: &Repository, id: Oid) -> StoreResult<Vec<(String, Entry)>> {
     Ok(entries)
 }
 
+/// Takes the store's lock file.
+fn lock_file(dir: &Path) -> StoreResult<Turn> {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK_FILE))
+        .map_err(io_err("cannot open the store's lock"))?;
+    file.lock().map_err(io_err("cannot lock the store"))?;
+    Ok(Turn(file))
+}
+
 /// Opens the log; one of the older format (replayed at open) is checkpointed first.
-fn open_log(dir: &Path) -> StoreResult<wal::Log> {
+pub(super) fn open_log(dir: &Path) -> StoreResult<wal::Log> {
     match wal::Log::open(dir) {
         Ok(log) => Ok(log),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
@@ -396,51 +478,22 @@ fn trees_along(tree: &git2::Tree, changes: &[Change]) -> Vec<Oid> {
     ids
 }
 
-/// Writes again every object of the log that the repository cannot read (its loose
-/// file lost or torn by a crash) and points the ref at the log's last commit.
-fn replay(dir: &Path, repo: &Repository) -> StoreResult<()> {
-    let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
-    if records.is_empty() {
-        return Ok(());
+impl Inner {
+    /// Settles, then makes every object and the ref durable and empties the log (the
+    /// store's lock held): every object the log holds is on disk first, whichever
+    /// handle staged it.
+    pub(super) fn checkpoint(&mut self, dir: &Path) -> StoreResult<()> {
+        self.settle(dir)?;
+        checkpoint(dir).map_err(io_err("cannot sync the store"))?;
+        self.log_tip = None;
+        Ok(())
     }
-    let odb = repo.odb().map_err(err("cannot open the objects"))?;
-    let mut last = None;
-    for record in &records {
-        for object in record {
-            let kind = match object.kind {
-                b'b' => ObjectType::Blob,
-                b't' => ObjectType::Tree,
-                _ => ObjectType::Commit,
-            };
-            let id = Oid::hash_object(kind, &object.bytes).map_err(err("cannot hash"))?;
-            if odb.read(id).is_err() {
-                let hex = id.to_string();
-                let loose = dir.join("objects").join(&hex[..2]).join(&hex[2..]);
-                let _ = std::fs::remove_file(loose);
-                odb.write(kind, &object.bytes)
-                    .map_err(err("cannot write an object again"))?;
-            }
-            if kind == ObjectType::Commit {
-                last = Some(id);
-            }
-        }
-    }
-    if let Some(last) = last {
-        let current = repo.refname_to_id(REF).ok();
-        if current != Some(last) {
-            // A ref file a crash left empty or torn cannot be updated: it goes first.
-            if current.is_none() {
-                let _ = std::fs::remove_file(dir.join(REF));
-            }
-            repo.reference(REF, last, true, "replayed from the log")
-                .map_err(err("cannot move the store's ref"))?;
-        }
-    }
-    Ok(())
 }
 
-/// Makes every object and the ref durable, then empties the log.
-pub(super) fn checkpoint(dir: &Path) -> std::io::Result<()> {
+/// Makes every object and the ref durable, then empties the log; only once every
+/// object the log holds is on disk (`Inner::checkpoint`), or was replayed there by
+/// `Store::open` before this handle staged anything.
+fn checkpoint(dir: &Path) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         let store = File::open(dir)?;

@@ -146,15 +146,20 @@ fn the_log_makes_lost_objects_and_ref_whole_again() {
     put(&nb, &path, "one\n");
     let second = put(&nb, &path, "two\n");
     let store = dir.path().join("notes/.notes/history.git");
-    // What a crash can leave of writes that were never synced: a torn loose object,
-    // an empty ref, no index.
+    let config = nb.config().clone();
+    // A crash: what the store staged in memory is lost, never settled.
+    std::mem::forget(nb);
+    // What a crash can leave of other writes that were never synced: a torn loose
+    // object, an empty ref, no index.
     let blob = git2::Oid::hash_object(git2::ObjectType::Blob, second.as_bytes())
         .unwrap()
         .to_string();
+    std::fs::create_dir_all(store.join("objects").join(&blob[..2])).unwrap();
     std::fs::write(store.join("objects").join(&blob[..2]).join(&blob[2..]), b"").unwrap();
+    std::fs::create_dir_all(store.join("refs/notes")).unwrap();
     std::fs::write(store.join("refs/notes/history"), b"").unwrap();
     std::fs::remove_file(store.join("notes-index")).unwrap();
-    let reopened = crate::ops::Notebook::new(nb.config().clone());
+    let reopened = crate::ops::Notebook::new(config);
     let versions = reopened.history(&path).unwrap();
     assert_eq!(versions.len(), 2);
     assert_eq!(

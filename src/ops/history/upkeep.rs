@@ -1,9 +1,12 @@
 //! Retention and upkeep of the store: `notes history --prune` (drop the versions older
-//! than the retention, then pack), and `serve`'s background thread, which packs the
-//! store after every `PACK_AFTER` changes it records (or within the hour of any
-//! change) and, when a retention is set, prunes at start-up and daily.
+//! than the retention, then pack), and `serve`'s background thread, which settles the
+//! changes the server's store staged in memory (once idle a moment, or within about a
+//! second of the first), packs the store after every `PACK_AFTER` changes it records
+//! (or within the hour of any change) and, when a retention is set, prunes at start-up
+//! and daily.
 
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -24,6 +27,8 @@ const PACK_EVERY: Duration = Duration::from_secs(3600);
 const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// How often the upkeep looks at the count of changes.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
+/// How often the upkeep looks whether the server's staged changes are due a settle.
+const SETTLE_TICK: Duration = Duration::from_millis(25);
 /// The environment variable that lowers `PACK_AFTER`, so the tests see a pack made in
 /// the background after a few changes.
 pub(crate) const TEST_PACK_AFTER: &str = "NOTES_TEST_HISTORY_PACK_AFTER";
@@ -51,21 +56,23 @@ impl Notebook {
     }
 
     /// Starts the server's upkeep of the store on a thread of its own (with its own
-    /// handle on the store, so lookups never wait for it): packs in the background,
-    /// and prunes when `keep_days` is set. Nothing when the history is off.
+    /// handle on the store for packs and prunes, so lookups never wait for them):
+    /// settles the notebook's staged changes, packs in the background, and prunes
+    /// when `keep_days` is set. Nothing when the history is off.
     pub(crate) fn start_history_upkeep(&self, keep_days: Option<u32>) {
         if !self.history_on() {
             return;
         }
         let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
         let recorded = self.history.recorded.clone();
+        let main = self.history.store.clone();
         let pack_after = std::env::var(TEST_PACK_AFTER)
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(PACK_AFTER);
         let spawned = std::thread::Builder::new()
             .name("history-upkeep".into())
-            .spawn(move || upkeep(&dir, keep_days, &recorded, pack_after));
+            .spawn(move || upkeep(&dir, keep_days, &recorded, pack_after, &main));
         if let Err(e) = spawned {
             crate::log::error(&format!("history: cannot start the upkeep: {e}"));
         }
@@ -75,16 +82,40 @@ impl Notebook {
 /// The upkeep's loop. Its handle on the store is opened once the store has a
 /// history (the server's first change creates it; opening it here too at that moment
 /// would race the creation).
-fn upkeep(dir: &Path, keep_days: Option<u32>, recorded: &AtomicU64, pack_after: u64) {
+fn upkeep(
+    dir: &Path,
+    keep_days: Option<u32>,
+    recorded: &AtomicU64,
+    pack_after: u64,
+    main: &OnceLock<Store>,
+) {
     let mut store: Option<Store> = None;
     let mut packed_at = Instant::now();
     let mut pruned_at: Option<Instant> = None;
+    let mut looked_at: Option<Instant> = None;
+    let mut failing = None;
     loop {
+        if let Some(main) = main.get() {
+            match main.settle_if_due() {
+                Ok(_) => failing = None,
+                // Said once, not at every tick: the changes are durable in the log
+                // meanwhile, and the next write reports the store's failure.
+                Err(e) if failing.as_ref() != Some(&e) => {
+                    crate::log::error(&format!("history: cannot settle the store: {e}"));
+                    failing = Some(e);
+                }
+                Err(_) => {}
+            }
+        }
+        if looked_at.is_some_and(|at| at.elapsed() < LOOK_EVERY) {
+            std::thread::sleep(SETTLE_TICK);
+            continue;
+        }
+        looked_at = Some(Instant::now());
         let seen = recorded.load(Ordering::Relaxed);
         let prune = keep_days.filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
         let pack = seen >= pack_after || (seen > 0 && packed_at.elapsed() >= PACK_EVERY);
         if prune.is_none() && !pack {
-            std::thread::sleep(LOOK_EVERY);
             continue;
         }
         let opened = match store.take() {
@@ -93,7 +124,6 @@ fn upkeep(dir: &Path, keep_days: Option<u32>, recorded: &AtomicU64, pack_after: 
             // Nothing to prune or pack yet.
             None => {
                 pruned_at = Some(Instant::now());
-                std::thread::sleep(LOOK_EVERY);
                 continue;
             }
         };
@@ -101,10 +131,14 @@ fn upkeep(dir: &Path, keep_days: Option<u32>, recorded: &AtomicU64, pack_after: 
             Ok(handle) => store.insert(handle),
             Err(e) => {
                 crate::log::error(&format!("history: no upkeep of the store: {e}"));
-                std::thread::sleep(LOOK_EVERY);
                 continue;
             }
         };
+        // The server's staged changes first, so the pack holds them and they do not
+        // come back as a small pack of their own after it.
+        if let Some(Err(e)) = main.get().map(Store::settle) {
+            crate::log::error(&format!("history: cannot settle the store: {e}"));
+        }
         if let Some(days) = prune {
             match tidy(handle, Some(days)) {
                 Ok(pruned) if pruned.versions_dropped > 0 => crate::log::info(&format!(

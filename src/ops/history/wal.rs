@@ -64,6 +64,17 @@ impl Pending {
     }
 }
 
+/// What `Log::read_new` found.
+pub(crate) struct Fresh {
+    /// The log was emptied (or replaced) since the handle last looked.
+    pub(crate) emptied: bool,
+    pub(crate) records: Vec<Vec<Object>>,
+}
+
+fn older_format() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, "the log is in an older format")
+}
+
 /// One object of a change: its kind (`b`lob, `t`ree, `c`ommit) and raw bytes.
 pub(crate) struct Object {
     pub(crate) kind: u8,
@@ -86,7 +97,8 @@ pub(crate) struct Log {
 }
 
 impl Log {
-    /// Opens the log (made in the current format when missing or empty).
+    /// Opens the log (made in the current format when missing or empty). Its records
+    /// are all new to the handle: the first `read_new` returns them.
     pub(crate) fn open(repo: &Path) -> io::Result<Log> {
         let file = OpenOptions::new()
             .read(true)
@@ -99,7 +111,7 @@ impl Log {
             start(&file, 1)?;
             File::open(repo)?.sync_all()?;
         }
-        let mut log = Log {
+        let log = Log {
             file,
             path: repo.join(FILE),
             identity: (meta.dev(), meta.ino()),
@@ -107,13 +119,18 @@ impl Log {
             end: HEADER,
             size: 0,
         };
-        log.catch_up()?;
+        // A log of the older format is refused here, before any record is written.
+        epoch_of(&log.file)?.ok_or_else(older_format)?;
         Ok(log)
     }
 
-    /// Finds the log's end again: emptied by another handle (a new epoch), or grown
-    /// by its records.
-    fn catch_up(&mut self) -> io::Result<()> {
+    /// The records appended since the handle last looked (by this handle or another,
+    /// in this process or another), oldest first, and whether the log was emptied or
+    /// replaced since (then the records are all it holds now). It needs no lock: a
+    /// record still being written ends the reading (its checksum does not match yet),
+    /// and the epoch read again after the records tells that no emptying raced it (an
+    /// emptied log is written again from its start, over records of the old epoch).
+    pub(crate) fn read_new(&mut self) -> io::Result<Fresh> {
         let same = std::fs::metadata(&self.path)
             .is_ok_and(|named| (named.dev(), named.ino()) == self.identity);
         if !same {
@@ -124,18 +141,24 @@ impl Log {
                 .unwrap_or_default();
             *self = Log::open(&repo)?;
         }
-        self.size = self.file.metadata()?.len();
-        let epoch = epoch_of(&self.file)?.ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidData, "the log is in an older format")
-        })?;
-        if epoch != self.epoch {
+        loop {
+            let size = self.file.metadata()?.len();
+            let epoch = epoch_of(&self.file)?.ok_or_else(older_format)?;
+            let emptied = epoch != self.epoch;
+            let mut end = if emptied { HEADER } else { self.end };
+            let mut records = Vec::new();
+            while let Some((objects, next)) = record_at(&self.file, epoch, end, size)? {
+                records.push(objects);
+                end = next;
+            }
+            if epoch_of(&self.file)? != Some(epoch) {
+                continue;
+            }
             self.epoch = epoch;
-            self.end = HEADER;
+            self.end = end;
+            self.size = size;
+            return Ok(Fresh { emptied, records });
         }
-        while let Some((_, next)) = record_at(&self.file, self.epoch, self.end, self.size)? {
-            self.end = next;
-        }
-        Ok(())
     }
 
     /// Writes one record (the change's objects, the commit last), made durable as
@@ -145,7 +168,9 @@ impl Log {
         objects: &[Object],
         sync: Sync,
     ) -> io::Result<(u64, Option<Pending>)> {
-        self.catch_up()?;
+        // Appended after every record there is (the store's lock is held: no other
+        // writer can append meanwhile); the caller has read them already.
+        self.read_new()?;
         let mut payload = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() + 5).sum());
         for object in objects {
             payload.push(object.kind);

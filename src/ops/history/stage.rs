@@ -1,0 +1,382 @@
+//! Changes staged in memory until the next settle. A change's objects (blob, trees,
+//! commit) go to libgit2's in-memory object backend, ahead of the repository's own
+//! (reads see memory, then disk), and to the write-ahead log, which makes them
+//! durable; the ref stays where it is. So a note's write creates no file: every
+//! object file, and the ref's lock file, costs a file creation, by far the dearest
+//! step of a write on a busy disk.
+//!
+//! The true tip is the log's last commit while the log has records, else the ref on
+//! disk. A settle (under the store's lock) writes what memory holds as one pack,
+//! synced, empties the memory and points the ref at the true tip. It runs when the
+//! server's store has been idle a moment or a change has waited about a second
+//! (`upkeep`), before every checkpoint (the log is only emptied once all it holds is
+//! on disk), after a delete, a move or an outside edit, when the store is closed, and
+//! by a change that finds an older one waiting too long (a process with no upkeep).
+//! Until then the ref on disk may lag the log; any handle (another process's
+//! included) reads the log's new records before it looks at the tip, and takes into
+//! its own memory the objects it cannot read, so no handle ever needs another's memory.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use git2::{Binding, Mempack, ObjectType, Oid, Repository};
+
+use super::store::{Inner, REF, StoreResult, err, io_err};
+use super::wal;
+
+/// The in-memory backend's priority: above the pack (2) and loose (1) backends, so
+/// every write goes to memory.
+const PRIORITY: i32 = 1000;
+/// How long the store stays idle before its staged changes are settled.
+pub(super) const IDLE: Duration = Duration::from_millis(100);
+/// The longest a staged change waits for a settle while changes keep coming.
+pub(super) const LONGEST: Duration = Duration::from_secs(1);
+
+/// The repository's in-memory backend and what it holds.
+pub(super) struct Staged {
+    /// The backend, owned by the repository's object database.
+    raw: <Mempack<'static> as Binding>::Raw,
+    /// When the oldest and the newest change not yet settled were staged.
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+// SAFETY: the backend is owned by the repository's object database (libgit2 frees it
+// with that database, which the repository holds until it is freed), so the pointer is
+// valid as long as the `Repository` of the same `Inner`, which never replaces its
+// database; every use is through `Inner`, under the store's Mutex, so no two threads
+// use the backend at once. git2's `Mempack` is not `Send` only because it borrows the
+// `Odb` handle it came from, not the backend itself.
+unsafe impl Send for Staged {}
+
+impl Staged {
+    /// Adds the in-memory backend to `repo`'s object database.
+    pub(super) fn add(repo: &Repository) -> StoreResult<Staged> {
+        let odb = repo.odb().map_err(err("cannot open the objects"))?;
+        let mempack = odb
+            .add_new_mempack_backend(PRIORITY)
+            .map_err(err("cannot stage the objects"))?;
+        Ok(Staged {
+            raw: mempack.raw(),
+            first: None,
+            last: None,
+        })
+    }
+
+    fn mempack(&self) -> Mempack<'_> {
+        // SAFETY: see `unsafe impl Send`: the backend lives as long as the repository
+        // beside this value, and the `Mempack` made here does not outlive `self`.
+        unsafe { Mempack::from_raw(self.raw) }
+    }
+
+    /// Notes that objects were staged now.
+    pub(super) fn touch(&mut self) {
+        let now = Instant::now();
+        self.first.get_or_insert(now);
+        self.last = Some(now);
+    }
+
+    /// Whether a settle is due: idle for `IDLE`, or a change waiting for `LONGEST`.
+    pub(super) fn due(&self) -> bool {
+        match (self.first, self.last) {
+            (Some(first), Some(last)) => last.elapsed() >= IDLE || first.elapsed() >= LONGEST,
+            _ => false,
+        }
+    }
+
+    /// Whether a change has waited twice `LONGEST`: in a process with no upkeep
+    /// (`notes mcp`, a long run of commands' changes), the next change settles.
+    pub(super) fn overdue(&self) -> bool {
+        self.first
+            .is_some_and(|first| first.elapsed() >= 2 * LONGEST)
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+}
+
+impl Inner {
+    /// Reads the log's new records: the true tip follows them, and every object of
+    /// theirs this handle cannot read (another handle's change, in its memory) is
+    /// taken into this handle's memory.
+    pub(super) fn catch_up(&mut self, dir: &Path) -> StoreResult<()> {
+        let log = match &mut self.log {
+            Some(log) => log,
+            None => self.log.insert(super::store::open_log(dir)?),
+        };
+        let fresh = log.read_new().map_err(io_err("cannot read the log"))?;
+        if fresh.emptied {
+            self.log_tip = None;
+        }
+        if fresh.records.is_empty() {
+            return Ok(());
+        }
+        let odb = self.repo.odb().map_err(err("cannot open the objects"))?;
+        let mut staged = false;
+        for object in fresh.records.iter().flatten() {
+            let kind = kind_of(object.kind);
+            let id = Oid::hash_object(kind, &object.bytes).map_err(err("cannot hash"))?;
+            if !odb.exists(id) {
+                odb.write(kind, &object.bytes)
+                    .map_err(err("cannot stage an object"))?;
+                staged = true;
+            }
+            if kind == ObjectType::Commit {
+                self.log_tip = Some(id);
+            }
+        }
+        if staged {
+            self.staged.touch();
+        }
+        Ok(())
+    }
+
+    /// Settles the staged changes (the store's lock held): the log's new records read,
+    /// what memory holds written as one pack and synced, the memory emptied, the ref
+    /// pointed at the true tip.
+    pub(super) fn settle(&mut self, dir: &Path) -> StoreResult<()> {
+        self.catch_up(dir)?;
+        if !self.staged.is_empty() {
+            let mut pack = git2::Buf::new();
+            self.staged
+                .mempack()
+                .dump(&self.repo, &mut pack)
+                .map_err(err("cannot pack the staged objects"))?;
+            write_pack(dir, &pack)?;
+            self.repo
+                .odb()
+                .and_then(|odb| odb.refresh())
+                .map_err(err("cannot open the objects"))?;
+            // On disk now: memory can let them go.
+            self.staged
+                .mempack()
+                .reset()
+                .map_err(err("cannot empty the staged objects"))?;
+            self.staged.first = None;
+            self.staged.last = None;
+        }
+        match self.log_tip {
+            Some(tip) => point_ref(dir, &self.repo, tip, "settled"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Points the ref on disk at `tip`, unless it is there already.
+pub(super) fn point_ref(dir: &Path, repo: &Repository, tip: Oid, why: &str) -> StoreResult<()> {
+    let current = repo.refname_to_id(REF).ok();
+    if current == Some(tip) {
+        return Ok(());
+    }
+    // A ref file a crash left empty or torn cannot be updated: it goes first.
+    if current.is_none() {
+        let _ = std::fs::remove_file(dir.join(REF));
+    }
+    repo.reference(REF, tip, true, why)
+        .map(drop)
+        .map_err(err("cannot move the store's ref"))
+}
+
+/// The object kind of a log object's tag.
+pub(super) fn kind_of(tag: u8) -> ObjectType {
+    match tag {
+        b'b' => ObjectType::Blob,
+        b't' => ObjectType::Tree,
+        _ => ObjectType::Commit,
+    }
+}
+
+/// Writes `pack` (a whole pack file) into the store's pack folder with its index, both
+/// synced with their folder: a crash never leaves a torn pack whose index still names
+/// the objects (a write of an object the index names is skipped, so the log's replay
+/// could not write it again).
+fn write_pack(dir: &Path, pack: &[u8]) -> StoreResult<()> {
+    // A pack of no object: its header (12 bytes) and checksum (20) alone.
+    if pack.len() <= 32 {
+        return Ok(());
+    }
+    let folder = dir.join("objects").join("pack");
+    std::fs::create_dir_all(&folder).map_err(io_err("cannot write a pack"))?;
+    let mut indexer =
+        git2::Indexer::new(None, &folder, 0, false).map_err(err("cannot write a pack"))?;
+    indexer
+        .write_all(pack)
+        .map_err(io_err("cannot write a pack"))?;
+    let name = indexer.commit().map_err(err("cannot write a pack"))?;
+    for ext in ["pack", "idx"] {
+        std::fs::File::open(folder.join(format!("pack-{name}.{ext}")))
+            .and_then(|file| file.sync_all())
+            .map_err(io_err("cannot sync a pack"))?;
+    }
+    std::fs::File::open(&folder)
+        .and_then(|file| file.sync_all())
+        .map_err(io_err("cannot sync a pack"))?;
+    Ok(())
+}
+
+/// The log's objects written again where the repository cannot read them (their
+/// loose file lost or torn by a crash), straight to disk (the handle has no memory
+/// backend yet); the log's last commit.
+pub(super) fn replay(dir: &Path, repo: &Repository) -> StoreResult<Option<Oid>> {
+    let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
+    let odb = repo.odb().map_err(err("cannot open the objects"))?;
+    let mut last = None;
+    for object in records.iter().flatten() {
+        let kind = kind_of(object.kind);
+        let id = Oid::hash_object(kind, &object.bytes).map_err(err("cannot hash"))?;
+        if odb.read(id).is_err() {
+            let hex = id.to_string();
+            let loose = dir.join("objects").join(&hex[..2]).join(&hex[2..]);
+            let _ = std::fs::remove_file(loose);
+            odb.write(kind, &object.bytes)
+                .map_err(err("cannot write an object again"))?;
+        }
+        if kind == ObjectType::Commit {
+            last = Some(id);
+        }
+    }
+    Ok(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use git2::{Oid, Repository};
+
+    use super::super::store::{Change, REF, Store};
+    use super::super::wal::Sync;
+
+    fn change(path: &str, text: &str) -> Change {
+        Change {
+            path: path.to_string(),
+            text: Some(text.as_bytes().to_vec()),
+        }
+    }
+
+    fn record(store: &Store, path: &str, text: &str) -> Oid {
+        let message = format!("put {path}");
+        let (commit, _) = store
+            .record("put", &message, &[change(path, text)], Sync::WithNext)
+            .unwrap();
+        commit
+    }
+
+    /// The loose object files of the store.
+    fn loose(dir: &Path) -> usize {
+        std::fs::read_dir(dir.join("objects"))
+            .unwrap()
+            .flatten()
+            .filter(|d| d.file_name().len() == 2)
+            .map(|d| std::fs::read_dir(d.path()).unwrap().count())
+            .sum()
+    }
+
+    fn packs(dir: &Path) -> usize {
+        std::fs::read_dir(dir.join("objects/pack"))
+            .map(|files| {
+                files
+                    .flatten()
+                    .filter(|f| f.file_name().to_string_lossy().ends_with(".pack"))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    /// The commit subjects from the ref on disk, newest first, read by a handle with
+    /// no memory of its own.
+    fn chain_on_disk(dir: &Path) -> Vec<String> {
+        let repo = Repository::open_bare(dir).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_ref(REF).unwrap();
+        walk.map(|id| {
+            let commit = repo.find_commit(id.unwrap()).unwrap();
+            commit.summary().unwrap().unwrap_or_default().to_string()
+        })
+        .collect()
+    }
+
+    #[test]
+    fn a_change_is_read_from_memory_then_settled_into_a_pack_and_the_ref() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        let store = Store::open(&dir).unwrap();
+        let commit = record(&store, "f3/n.md", "one\n");
+
+        // Readable before any settle: the blob, the index, the tip.
+        let blob = Oid::hash_object(git2::ObjectType::Blob, b"one\n").unwrap();
+        assert_eq!(store.blob(blob).unwrap(), b"one\n");
+        let latest = store
+            .with_index(|index| index.latest("f3/n.md").cloned())
+            .unwrap()
+            .unwrap();
+        assert_eq!((latest.commit, latest.blob), (commit, Some(blob)));
+        // Not a file made for it: no loose object, the ref not moved yet.
+        assert_eq!(loose(&dir), 0);
+        assert_eq!(packs(&dir), 0);
+        assert!(
+            Repository::open_bare(&dir)
+                .unwrap()
+                .refname_to_id(REF)
+                .is_err()
+        );
+
+        store.settle().unwrap();
+        assert_eq!(loose(&dir), 0);
+        assert_eq!(packs(&dir), 1);
+        let repo = Repository::open_bare(&dir).unwrap();
+        assert_eq!(repo.refname_to_id(REF).unwrap(), commit);
+        assert_eq!(repo.find_blob(blob).unwrap().content(), b"one\n");
+        // Still read by the handle that settled, from the pack now.
+        assert_eq!(store.blob(blob).unwrap(), b"one\n");
+        let second = record(&store, "f3/n.md", "two\n");
+        store.settle().unwrap();
+        assert_eq!(chain_on_disk(&dir), ["put f3/n.md", "put f3/n.md"]);
+        assert_eq!(repo.refname_to_id(REF).unwrap(), second);
+    }
+
+    #[test]
+    fn two_handles_take_turns_and_neither_loses_a_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        // Two handles, as two processes (the server and a command) would have.
+        let first = Store::open(&dir).unwrap();
+        let other = Store::open(&dir).unwrap();
+        record(&first, "a.md", "first\n");
+        // The other handle's change follows the first's, whose objects are only in the
+        // first handle's memory (and the log).
+        let middle = record(&other, "b.md", "other\n");
+        let last = record(&first, "a.md", "first again\n");
+        let parent = |store: &Store, id: Oid| {
+            let inner = store.lock();
+            inner.repo.find_commit(id).unwrap().parent_id(0).unwrap()
+        };
+        assert_eq!(parent(&first, last), middle);
+        // Each handle sees the other's versions before any settle.
+        let seen = |store: &Store| {
+            store
+                .with_index(|index| (index.notes["a.md"].len(), index.notes["b.md"].len()))
+                .unwrap()
+        };
+        assert_eq!(seen(&first), (2, 1));
+        assert_eq!(seen(&other), (2, 1));
+        let blob = Oid::hash_object(git2::ObjectType::Blob, b"first again\n").unwrap();
+        assert_eq!(other.blob(blob).unwrap(), b"first again\n");
+
+        // The other handle packs (a checkpoint: the log emptied) while the first still
+        // holds its changes in memory only; then the first is lost, as in a crash.
+        assert!(other.pack().unwrap());
+        std::mem::forget(first);
+        drop(other);
+        assert_eq!(
+            chain_on_disk(&dir),
+            ["put a.md", "put b.md", "put a.md"],
+            "newest first"
+        );
+        let reopened = Store::open(&dir).unwrap();
+        assert_eq!(reopened.blob(blob).unwrap(), b"first again\n");
+        assert_eq!(reopened.with_index(|index| index.tip).unwrap(), Some(last));
+    }
+}
