@@ -627,13 +627,7 @@ impl NotesServer {
             let mut links = backend
                 .links(&path)
                 .map_err(|e| ToolError::at(path.as_str(), e))?;
-            // Out of reach, a target is shown as written, never where it leads.
-            for link in &mut links.outgoing {
-                if link.path.as_deref().is_some_and(|p| !access.reaches(p)) {
-                    link.path = None;
-                }
-            }
-            links.incoming.retain(|link| access.reaches(&link.path));
+            links.keep_within(|p| access.reaches(p));
             let totals = (links.outgoing.len(), links.incoming.len());
             links.outgoing.truncate(limit);
             links.incoming.truncate(limit);

@@ -349,3 +349,62 @@ fn starts_off_loopback(ws: &Workspace, extra: &[&str]) -> bool {
     let _ = child.wait();
     line.contains("serving")
 }
+
+#[test]
+fn a_folder_token_sees_no_backlink_or_link_target_outside_its_folder() {
+    let ws = workspace();
+    ws.write(
+        "work/links.md",
+        &note(
+            "Links",
+            &[],
+            "see [diary](../other/diary.md) and [plan](plan.md)\n",
+        ),
+    );
+    ws.write(
+        "other/spy.md",
+        &note("Spy", &[], "secret line about [links](../work/links.md)\n"),
+    );
+    ws.write(
+        "work/near.md",
+        &note("Near", &[], "near line about [links](links.md)\n"),
+    );
+    let full = token(&ws, &["--name", "full"]);
+    let work = token(&ws, &["--name", "work", "--prefix", "work"]);
+    let server = ws.serve();
+    let target = "/api/v1/links/work/links.md";
+    let links = |secret: &str| -> Value {
+        // The index may still be catching up with the notes written before the start.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let r = send(&server, "GET", target, Some(secret), "");
+            assert_eq!(r.status, 200, "{}", r.body);
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            if body["incoming"].as_array().unwrap().len() >= 2
+                || std::time::Instant::now() > deadline
+                || secret != full
+            {
+                return body;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let all = links(&full);
+    assert_eq!(
+        paths(&all, "incoming"),
+        ["other/spy.md", "work/near.md"],
+        "{all}"
+    );
+    assert_eq!(all["outgoing"][0]["path"], "other/diary.md");
+
+    let scoped = links(&work);
+    assert_eq!(paths(&scoped, "incoming"), ["work/near.md"], "{scoped}");
+    assert!(!scoped.to_string().contains("secret line"), "{scoped}");
+    // A target outside the folder is shown as written, never where it leads.
+    assert_eq!(
+        scoped["outgoing"][0]["target"],
+        all["outgoing"][0]["target"]
+    );
+    assert!(scoped["outgoing"][0]["path"].is_null(), "{scoped}");
+    assert_eq!(scoped["outgoing"][1]["path"], "work/plan.md");
+}

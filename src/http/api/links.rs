@@ -1,6 +1,7 @@
 //! `GET /api/v1/links/{path}`: a note's links to other notes, resolved, and the links of
 //! other notes to it (backlinks). 404 when the note does not exist, 400 for a path
-//! that is not a note's.
+//! that is not a note's. A token limited to a folder sees only the backlinks of notes
+//! in it, and the targets out of it as written.
 
 use std::sync::Arc;
 
@@ -11,9 +12,17 @@ use warp::reply::Response;
 use crate::http::State;
 use crate::http::support::{blocking, reply};
 use crate::ops::NotePath;
+use crate::ops::tokens::Scope;
 
 /// `GET /api/v1/links/{path}`.
-pub(super) async fn links(path: NotePath, state: Arc<State>) -> Result<Response, Rejection> {
-    let links = blocking(&state, move |s| s.notebook.links(&s.search, &path)).await?;
+pub(super) async fn links(
+    path: NotePath,
+    scope: Option<Scope>,
+    state: Arc<State>,
+) -> Result<Response, Rejection> {
+    let mut links = blocking(&state, move |s| s.notebook.links(&s.search, &path)).await?;
+    if let Some(scope) = scope {
+        links.keep_within(|p| scope.allows_read(p));
+    }
     Ok(reply::json(StatusCode::OK, &links))
 }

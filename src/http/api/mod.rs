@@ -108,6 +108,7 @@ pub(crate) fn routes(
     let note_links = links()
         .and(method_is(is_get))
         .and(notes::path())
+        .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(links::links)
         .or(links()

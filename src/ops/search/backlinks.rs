@@ -29,6 +29,20 @@ pub(crate) struct NoteLinks {
     pub(crate) incoming: Vec<Incoming>,
 }
 
+impl NoteLinks {
+    /// Keeps only what a caller limited to some notes may see: a link of a note out of
+    /// `reaches` to this one is dropped (its line is that note's text), and a target out
+    /// of reach is shown as written, never where it leads.
+    pub(crate) fn keep_within(&mut self, reaches: impl Fn(&str) -> bool) {
+        for link in &mut self.outgoing {
+            if link.path.as_deref().is_some_and(|p| !reaches(p)) {
+                link.path = None;
+            }
+        }
+        self.incoming.retain(|link| reaches(&link.path));
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub(crate) struct Outgoing {
     /// As written.
