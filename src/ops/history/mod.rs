@@ -95,6 +95,9 @@ pub(crate) struct Slot {
     opening: std::sync::Mutex<()>,
     /// Changes recorded since the upkeep last packed the store (`upkeep`).
     recorded: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The server's upkeep thread, woken by each change it has to settle (it sleeps
+    /// while nothing is staged).
+    upkeep: OnceLock<std::thread::Thread>,
 }
 
 /// The environment variable that sets the history's clock (seconds since the epoch):
@@ -184,6 +187,9 @@ impl Notebook {
             .record(op.as_str(), &message, changes, sync)
             .map_err(failed)?;
         self.history.recorded.fetch_add(1, Ordering::Relaxed);
+        if let Some(upkeep) = self.history.upkeep.get() {
+            upkeep.unpark();
+        }
         Ok(pending)
     }
 

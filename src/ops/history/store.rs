@@ -123,6 +123,11 @@ impl Store {
         self.lock().settle(&self.dir)
     }
 
+    /// Whether changes wait in memory for a settle.
+    pub(crate) fn has_staged(&self) -> bool {
+        !self.lock().staged.is_empty()
+    }
+
     /// Settles when the store has been idle a moment or a change has waited long
     /// enough; whether it settled.
     pub(crate) fn settle_if_due(&self) -> StoreResult<bool> {

@@ -27,7 +27,9 @@ const PACK_EVERY: Duration = Duration::from_secs(3600);
 const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// How often the upkeep looks at the count of changes.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
-/// How often the upkeep looks whether the server's staged changes are due a settle.
+/// How often the upkeep looks whether the server's staged changes are due a settle,
+/// while some are staged; with none, it sleeps until a change wakes it (or
+/// `LOOK_EVERY`).
 const SETTLE_TICK: Duration = Duration::from_millis(25);
 /// The environment variable that lowers `PACK_AFTER`, so the tests see a pack made in
 /// the background after a few changes.
@@ -73,8 +75,11 @@ impl Notebook {
         let spawned = std::thread::Builder::new()
             .name("history-upkeep".into())
             .spawn(move || upkeep(&dir, keep_days, &recorded, pack_after, &main));
-        if let Err(e) = spawned {
-            crate::log::error(&format!("history: cannot start the upkeep: {e}"));
+        match spawned {
+            Ok(thread) => {
+                let _ = self.history.upkeep.set(thread.thread().clone());
+            }
+            Err(e) => crate::log::error(&format!("history: cannot start the upkeep: {e}")),
         }
     }
 }
@@ -108,7 +113,13 @@ fn upkeep(
             }
         }
         if looked_at.is_some_and(|at| at.elapsed() < LOOK_EVERY) {
-            std::thread::sleep(SETTLE_TICK);
+            if main.get().is_some_and(Store::has_staged) {
+                std::thread::sleep(SETTLE_TICK);
+            } else {
+                // A change recorded meanwhile unparks at once (the wake is kept when
+                // it comes before the park).
+                std::thread::park_timeout(LOOK_EVERY);
+            }
             continue;
         }
         looked_at = Some(Instant::now());
