@@ -113,19 +113,9 @@ impl Inner {
         if fresh.records.is_empty() {
             return Ok(());
         }
-        let odb = self.repo.odb().map_err(err("cannot open the objects"))?;
-        let mut staged = false;
-        for object in fresh.records.iter().flatten() {
-            let kind = kind_of(object.kind);
-            let id = Oid::hash_object(kind, &object.bytes).map_err(err("cannot hash"))?;
-            if !odb.exists(id) {
-                odb.write(kind, &object.bytes)
-                    .map_err(err("cannot stage an object"))?;
-                staged = true;
-            }
-            if kind == ObjectType::Commit {
-                self.log_tip = Some(id);
-            }
+        let (last, staged) = write_missing(&self.repo, &fresh.records, Missing::Absent)?;
+        if last.is_some() {
+            self.log_tip = last;
         }
         if staged {
             self.staged.touch();
@@ -221,23 +211,52 @@ fn write_pack(dir: &Path, pack: &[u8]) -> StoreResult<()> {
 /// backend yet); the log's last commit.
 pub(super) fn replay(dir: &Path, repo: &Repository) -> StoreResult<Option<Oid>> {
     let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
+    let (last, _) = write_missing(repo, &records, Missing::Unreadable(dir))?;
+    Ok(last)
+}
+
+/// Which of the log's objects `write_missing` writes.
+enum Missing<'a> {
+    /// Those the repository does not hold (taken into memory).
+    Absent,
+    /// Those it cannot read, a torn loose file in the store at this path removed first.
+    Unreadable(&'a Path),
+}
+
+/// Writes the objects of `records` that are `missing`; the last commit among them, and
+/// whether any was written.
+fn write_missing(
+    repo: &Repository,
+    records: &[Vec<wal::Object>],
+    missing: Missing<'_>,
+) -> StoreResult<(Option<Oid>, bool)> {
     let odb = repo.odb().map_err(err("cannot open the objects"))?;
-    let mut last = None;
+    let (mut last, mut wrote) = (None, false);
     for object in records.iter().flatten() {
         let kind = kind_of(object.kind);
         let id = Oid::hash_object(kind, &object.bytes).map_err(err("cannot hash"))?;
-        if odb.read(id).is_err() {
-            let hex = id.to_string();
-            let loose = dir.join("objects").join(&hex[..2]).join(&hex[2..]);
-            let _ = std::fs::remove_file(loose);
+        let write = match missing {
+            Missing::Absent => !odb.exists(id),
+            Missing::Unreadable(dir) => {
+                let unreadable = odb.read(id).is_err();
+                if unreadable {
+                    let hex = id.to_string();
+                    let _ =
+                        std::fs::remove_file(dir.join("objects").join(&hex[..2]).join(&hex[2..]));
+                }
+                unreadable
+            }
+        };
+        if write {
             odb.write(kind, &object.bytes)
-                .map_err(err("cannot write an object again"))?;
+                .map_err(err("cannot write an object from the log"))?;
+            wrote = true;
         }
         if kind == ObjectType::Commit {
             last = Some(id);
         }
     }
-    Ok(last)
+    Ok((last, wrote))
 }
 
 #[cfg(test)]

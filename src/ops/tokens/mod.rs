@@ -141,7 +141,7 @@ impl Notebook {
 /// tick it looked at it in, so a change must be a full tick old before a request can
 /// count on it. The coarse clock advances by its whole tick (1–10 ms) at once; the
 /// fallback clock by 1 ms, so 2 ms covers both.
-pub(crate) fn settled_tick(written: u64) -> u64 {
+fn settled_tick(written: u64) -> u64 {
     written.saturating_add(2)
 }
 
