@@ -6,12 +6,14 @@
 //! step of a write on a busy disk.
 //!
 //! The true tip is the log's last commit while the log has records, else the ref on
-//! disk. A settle (under the store's lock) writes what memory holds as one pack,
-//! synced, empties the memory and points the ref at the true tip. It runs when the
-//! server's store has been idle a moment or a change has waited about a second
-//! (`upkeep`), before every checkpoint (the log is only emptied once all it holds is
-//! on disk), after a delete, a move or an outside edit, when the store is closed, and
-//! by a change that finds an older one waiting too long (a process with no upkeep).
+//! disk. A settle writes what memory holds as one pack, synced, empties the memory
+//! and points the ref at the true tip. The server's upkeep settles when its store has
+//! been idle a moment or a change has waited about a second, with the pack built and
+//! synced aside (`Store::settle_aside`: the writes go on meanwhile); the others
+//! settle under the store's lock: before every checkpoint (the log is only emptied
+//! once all it holds is on disk), after a delete, a move or an outside edit, when the
+//! store is closed, and by a change that finds an older one waiting too long (a
+//! process with no upkeep).
 //! Until then the ref on disk may lag the log; any handle (another process's
 //! included) reads the log's new records before it looks at the tip, and takes into
 //! its own memory the objects it cannot read, so no handle ever needs another's memory.
@@ -22,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use git2::{Binding, Mempack, ObjectType, Oid, Repository};
 
-use super::store::{Inner, REF, StoreResult, err, io_err};
+use super::store::{Inner, REF, Store, StoreResult, err, io_err};
 use super::wal;
 
 /// The in-memory backend's priority: above the pack (2) and loose (1) backends, so
@@ -40,6 +42,9 @@ pub(super) struct Staged {
     /// When the oldest and the newest change not yet settled were staged.
     first: Option<Instant>,
     last: Option<Instant>,
+    /// The objects of the changes this handle recorded since the last settle, in
+    /// order (a settle aside packs them from here, without the store's lock).
+    pending: Vec<wal::Object>,
 }
 
 // SAFETY: the backend is owned by the repository's object database (libgit2 frees it
@@ -61,6 +66,7 @@ impl Staged {
             raw: mempack.raw(),
             first: None,
             last: None,
+            pending: Vec::new(),
         })
     }
 
@@ -95,6 +101,176 @@ impl Staged {
     pub(super) fn is_empty(&self) -> bool {
         self.first.is_none()
     }
+
+    /// Keeps a recorded change's objects (staged in memory already) for the next
+    /// settle aside.
+    pub(super) fn keep(&mut self, objects: Vec<wal::Object>) {
+        self.pending.extend(objects);
+    }
+
+    /// Whether memory holds exactly the kept objects: nothing staged by another path
+    /// (another handle's change taken from the log, a prune's commits) and no object
+    /// kept twice, which only a settle under the lock packs.
+    fn holds_only_pending(&self, more: usize) -> bool {
+        let mut count = 0usize;
+        // SAFETY: as in `thin_pack`; the function only reads the backend's map size.
+        let code = unsafe { git_mempack_object_count(&mut count, self.raw.cast()) };
+        code == 0 && count == self.pending.len() + more
+    }
+
+    /// A pack of exactly the objects memory holds (deltas among them only). Not
+    /// libgit2's dump of the backend, which packs every object each staged commit
+    /// reaches: the whole tree again, so a settle's cost grew with the notebook.
+    fn thin_pack(&self, repo: &Repository) -> StoreResult<git2::Buf> {
+        let mut builder = repo
+            .packbuilder()
+            .map_err(err("cannot pack the staged objects"))?;
+        // The server's requests keep the other core.
+        builder.set_threads(1);
+        // SAFETY: both pointers are live libgit2 objects: the backend as long as the
+        // repository (see `unsafe impl Send`), the builder as long as `builder`; the
+        // function only reads the backend's object map and inserts into the builder.
+        let code = unsafe { git_mempack_write_thin_pack(self.raw.cast(), builder.raw().cast()) };
+        if code < 0 {
+            return Err(format!(
+                "cannot pack the staged objects: {}",
+                git2::Error::last_error(code).message()
+            ));
+        }
+        let mut pack = git2::Buf::new();
+        builder
+            .write_buf(&mut pack)
+            .map_err(err("cannot pack the staged objects"))?;
+        Ok(pack)
+    }
+}
+
+// libgit2's (since 1.8; the vendored build is always used), which git2 does not wrap:
+// inserts each object of a memory backend, and no other, into a pack builder; counts
+// the objects of a memory backend.
+unsafe extern "C" {
+    fn git_mempack_write_thin_pack(
+        backend: *mut std::ffi::c_void,
+        builder: *mut std::ffi::c_void,
+    ) -> std::ffi::c_int;
+    fn git_mempack_object_count(
+        count: *mut usize,
+        backend: *mut std::ffi::c_void,
+    ) -> std::ffi::c_int;
+}
+
+impl Store {
+    /// Settles the staged changes with the pack built and synced aside, so a write
+    /// never waits for it: the kept objects are taken from memory's list (under the
+    /// lock, a moment), packed by a handle of their own (deltas and all) and synced;
+    /// then, under the lock again, memory is emptied and what was staged meanwhile
+    /// staged again, and the ref moved to the tip the pack reaches, unless it moved
+    /// meanwhile. Anything memory holds beyond the kept objects makes it a settle
+    /// under the lock (`Inner::settle`), as does a failure of the pack aside.
+    pub(crate) fn settle_aside(&self) -> StoreResult<()> {
+        let _one = self
+            .settling
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(aside) = self.take_aside()? else {
+            return Ok(());
+        };
+        let packed = pack_objects(&aside.taken).and_then(|pack| write_pack(&self.dir, &pack));
+        self.finish_aside(aside, packed)
+    }
+
+    /// The kept objects, taken for a pack aside; `None` when nothing is staged, or
+    /// when memory holds more than they and it was settled under the lock instead.
+    fn take_aside(&self) -> StoreResult<Option<Aside>> {
+        let _turn = self.turn()?;
+        let mut inner = self.lock();
+        inner.catch_up(&self.dir)?;
+        if inner.staged.is_empty() {
+            return Ok(None);
+        }
+        let Some(tip) = inner.log_tip.filter(|_| inner.staged.holds_only_pending(0)) else {
+            return inner.settle(&self.dir).map(|()| None);
+        };
+        Ok(Some(Aside {
+            ref_before: inner.repo.refname_to_id(REF).ok(),
+            taken: std::mem::take(&mut inner.staged.pending),
+            tip,
+        }))
+    }
+
+    /// Ends a settle aside once its pack is written (`packed`): see `settle_aside`.
+    fn finish_aside(&self, aside: Aside, packed: StoreResult<()>) -> StoreResult<()> {
+        let _turn = self.turn()?;
+        let mut inner = self.lock();
+        if packed.is_err() || !inner.staged.holds_only_pending(aside.taken.len()) {
+            // Taken back (in front: recorded first), then all settled under the lock.
+            let later = std::mem::replace(&mut inner.staged.pending, aside.taken);
+            inner.staged.pending.extend(later);
+            return inner.settle(&self.dir);
+        }
+        let Inner { repo, staged, .. } = &mut *inner;
+        repo.odb()
+            .and_then(|odb| {
+                odb.refresh()?;
+                staged.mempack().reset()?;
+                // Staged meanwhile: into memory again.
+                for object in &staged.pending {
+                    odb.write(kind_of(object.kind), &object.bytes)?;
+                }
+                Ok(())
+            })
+            .map_err(err("cannot stage the objects"))?;
+        if staged.pending.is_empty() {
+            staged.first = None;
+            staged.last = None;
+        } else {
+            staged.first = staged.last;
+        }
+        // A ref moved meanwhile (another handle's settle, a checkpoint) is at a newer
+        // tip already.
+        if repo.refname_to_id(REF).ok() == aside.ref_before {
+            point_ref(&self.dir, repo, aside.tip, "settled")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a settle aside took from memory.
+struct Aside {
+    /// The kept objects, in the order they were recorded.
+    taken: Vec<wal::Object>,
+    /// The true tip when they were taken: every object it reaches is on disk once
+    /// they are.
+    tip: Oid,
+    /// The ref on disk then.
+    ref_before: Option<Oid>,
+}
+
+/// A pack of `objects`, built by a handle of their own.
+fn pack_objects(objects: &[wal::Object]) -> StoreResult<git2::Buf> {
+    let odb = git2::Odb::new().map_err(err("cannot pack the staged objects"))?;
+    odb.add_new_mempack_backend(PRIORITY)
+        .map_err(err("cannot pack the staged objects"))?;
+    let ids = objects
+        .iter()
+        .map(|object| odb.write(kind_of(object.kind), &object.bytes))
+        .collect::<Result<Vec<Oid>, _>>()
+        .map_err(err("cannot pack the staged objects"))?;
+    let repo = Repository::from_odb(odb).map_err(err("cannot pack the staged objects"))?;
+    let mut builder = repo
+        .packbuilder()
+        .map_err(err("cannot pack the staged objects"))?;
+    builder.set_threads(1);
+    for id in ids {
+        builder
+            .insert_object(id, None)
+            .map_err(err("cannot pack the staged objects"))?;
+    }
+    let mut pack = git2::Buf::new();
+    builder
+        .write_buf(&mut pack)
+        .map_err(err("cannot pack the staged objects"))?;
+    Ok(pack)
 }
 
 impl Inner {
@@ -129,11 +305,7 @@ impl Inner {
     pub(super) fn settle(&mut self, dir: &Path) -> StoreResult<()> {
         self.catch_up(dir)?;
         if !self.staged.is_empty() {
-            let mut pack = git2::Buf::new();
-            self.staged
-                .mempack()
-                .dump(&self.repo, &mut pack)
-                .map_err(err("cannot pack the staged objects"))?;
+            let pack = self.staged.thin_pack(&self.repo)?;
             write_pack(dir, &pack)?;
             self.repo
                 .odb()
@@ -146,6 +318,7 @@ impl Inner {
                 .map_err(err("cannot empty the staged objects"))?;
             self.staged.first = None;
             self.staged.last = None;
+            self.staged.pending.clear();
         }
         match self.log_tip {
             Some(tip) => point_ref(dir, &self.repo, tip, "settled"),
@@ -267,6 +440,7 @@ mod tests {
 
     use super::super::store::{Change, REF, Store};
     use super::super::wal::Sync;
+    use super::{pack_objects, write_pack};
 
     fn change(path: &str, text: &str) -> Change {
         Change {
@@ -354,6 +528,61 @@ mod tests {
         store.settle().unwrap();
         assert_eq!(chain_on_disk(&dir), ["put f3/n.md", "put f3/n.md"]);
         assert_eq!(repo.refname_to_id(REF).unwrap(), second);
+    }
+
+    #[test]
+    fn a_settle_aside_keeps_the_changes_recorded_while_it_packs() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        let store = Store::open(&dir).unwrap();
+        record(&store, "a.md", "one\n");
+        let first = record(&store, "a.md", "two\n");
+        let aside = store.take_aside().unwrap().expect("changes to pack aside");
+        assert_eq!(aside.tip, first);
+        // Recorded while the pack is built, without the store's lock.
+        let second = record(&store, "b.md", "three\n");
+        let packed = pack_objects(&aside.taken).and_then(|pack| write_pack(&dir, &pack));
+        store.finish_aside(aside, packed).unwrap();
+
+        // On disk: the pack of the first two changes, the ref at the second.
+        assert_eq!((packs(&dir), loose(&dir)), (1, 0));
+        assert_eq!(chain_on_disk(&dir), ["put a.md", "put a.md"]);
+        let on_disk = Repository::open_bare(&dir).unwrap();
+        let blob = |text: &[u8]| Oid::hash_object(git2::ObjectType::Blob, text).unwrap();
+        assert!(on_disk.find_blob(blob(b"two\n")).is_ok());
+        assert!(on_disk.find_blob(blob(b"three\n")).is_err());
+        // The third is staged still, in memory again, and read from there.
+        assert!(store.has_staged());
+        assert_eq!(store.blob(blob(b"three\n")).unwrap(), b"three\n");
+        assert_eq!(store.blob(blob(b"one\n")).unwrap(), b"one\n");
+        assert_eq!(store.with_index(|index| index.tip).unwrap(), Some(second));
+
+        store.settle_aside().unwrap();
+        assert!(!store.has_staged());
+        assert_eq!(packs(&dir), 2);
+        assert_eq!(chain_on_disk(&dir), ["put b.md", "put a.md", "put a.md"]);
+    }
+
+    #[test]
+    fn a_settle_aside_of_another_handles_change_settles_under_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        let first = Store::open(&dir).unwrap();
+        let other = Store::open(&dir).unwrap();
+        record(&other, "b.md", "other\n");
+        let last = record(&first, "a.md", "first\n");
+        // The other handle's objects, taken from the log into the first one's memory,
+        // are not among its kept objects: no pack aside, all settled at once.
+        assert!(first.take_aside().unwrap().is_none());
+        assert!(!first.has_staged());
+        assert_eq!(chain_on_disk(&dir), ["put a.md", "put b.md"]);
+        assert_eq!(
+            Repository::open_bare(&dir)
+                .unwrap()
+                .refname_to_id(REF)
+                .unwrap(),
+            last
+        );
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub(crate) const REF: &str = "refs/notes/history";
 /// The lock file inside the repository that writers of the store take in turn.
 const LOCK_FILE: &str = "notes.lock";
 
+/// The id of the tree of no entry.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
 /// One note's new state in a change: its text, or `None` when the change removes it.
 pub(crate) struct Change {
     pub(crate) path: String,
@@ -43,6 +46,8 @@ pub(super) fn io_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
 pub(crate) struct Store {
     pub(super) dir: PathBuf,
     inner: Mutex<Inner>,
+    /// Held by a settle aside, so two never run at once.
+    pub(super) settling: Mutex<()>,
 }
 
 pub(super) struct Inner {
@@ -97,6 +102,7 @@ impl Store {
                 staged,
                 log_tip: None,
             }),
+            settling: Mutex::new(()),
         };
         {
             // Its records are on disk already: the first reading finds them readable.
@@ -134,7 +140,7 @@ impl Store {
         if !self.lock().staged.due() {
             return Ok(false);
         }
-        self.settle().map(|()| true)
+        self.settle_aside().map(|()| true)
     }
 
     /// Records `changes` as one commit with `message` (first word: the operation),
@@ -167,13 +173,10 @@ impl Store {
         };
         let base = match &parent {
             Some(commit) => commit.tree().map_err(err("cannot read the last tree"))?,
-            None => {
-                let empty = repo
-                    .treebuilder(None)
-                    .and_then(|b| b.write())
-                    .map_err(err("cannot write a tree"))?;
-                repo.find_tree(empty).map_err(err("cannot read a tree"))?
-            }
+            // The empty tree, which libgit2 reads without it being stored.
+            None => Oid::from_str(EMPTY_TREE)
+                .and_then(|empty| repo.find_tree(empty))
+                .map_err(err("cannot read a tree"))?,
         };
         let mut objects = Vec::new();
         let mut update = TreeUpdateBuilder::new();
@@ -239,6 +242,7 @@ impl Store {
         // The ref moves at the next settle.
         inner.log_tip = Some(commit);
         inner.staged.touch();
+        inner.staged.keep(objects);
         let entries = changes
             .iter()
             .zip(blobs)
