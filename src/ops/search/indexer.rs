@@ -619,6 +619,30 @@ mod tests {
     }
 
     #[test]
+    fn a_note_indexed_again_replaces_its_document_and_a_new_one_adds_one() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::open(notes.path());
+        let indexer = Indexer::start(notes.path(), shared.clone(), || {}, |_| {});
+        shared.settle();
+        let count = || shared.get().unwrap().reader.searcher().num_docs();
+        let listener = indexer.listener();
+        let write = |name: &str, text: &str| {
+            std::fs::write(notes.path().join(name), text).unwrap();
+            listener(Changed::Note(&NotePath::parse(name).unwrap()));
+            shared.settle();
+        };
+        write("a.md", "first");
+        write("b.md", "other");
+        assert_eq!(count(), 2);
+        // Known to the index: its document is deleted before the new one is added.
+        write("a.md", "second, longer");
+        write("a.md", "third and longer still");
+        assert_eq!(count(), 2, "a note indexed again left a second document");
+        write("c.md", "new");
+        assert_eq!(count(), 3);
+    }
+
+    #[test]
     fn a_damaged_index_reads_as_being_rebuilt_until_replaced() {
         let notes = tempfile::tempdir().unwrap();
         let shared = SharedIndex::default();

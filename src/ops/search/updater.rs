@@ -64,6 +64,11 @@ pub struct IndexUpdater {
     root: RootDir,
     /// Note path → stamp of the file indexed.
     known: HashMap<String, String>,
+    /// Whether `known` names every note the index holds (it could not be read again
+    /// after a failed commit): a note it does not name needs no delete then. (A
+    /// delete costs memory and time until the commit, and at a first start there is
+    /// one per note.)
+    known_exact: bool,
     /// Attachment path → stamp of the file indexed.
     known_files: HashMap<String, String>,
 }
@@ -107,6 +112,7 @@ impl IndexUpdater {
             notes_dir: notes_dir.to_path_buf(),
             root: RootDir::new(notes_dir.to_path_buf()),
             known,
+            known_exact: true,
             known_files,
         })
     }
@@ -150,13 +156,14 @@ impl IndexUpdater {
     /// vanished ones removed. Only what differs is touched.
     pub(crate) fn catch_up(&mut self, progress: Progress) -> Result<Changes> {
         let files = store::note_files(&self.notes_dir)?;
-        let on_disk: HashSet<String> = files.iter().map(|f| f.path.to_string()).collect();
-        let gone: Vec<String> = self
-            .known
-            .keys()
-            .filter(|p| !on_disk.contains(*p))
-            .cloned()
-            .collect();
+        let gone: Vec<String> = {
+            let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+            self.known
+                .keys()
+                .filter(|p| !on_disk.contains(p.as_str()))
+                .cloned()
+                .collect()
+        };
         let stale: Vec<&NoteFile> = files
             .iter()
             .filter(|f| self.known.get(f.path.as_str()) != Some(&schema::stamp_of(&f.meta)))
@@ -319,7 +326,7 @@ impl IndexUpdater {
         let text = store::text_of(&bytes);
         let stamp = schema::stamp_of(&file.meta);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
-        if replace {
+        if replace && (!self.known_exact || self.known.contains_key(file.path.as_str())) {
             self.writer.delete_term(Term::from_field_text(
                 self.index.fields.path,
                 file.path.as_str(),
@@ -348,7 +355,9 @@ impl IndexUpdater {
         if let Err(e) = self.writer.commit() {
             let _ = self.writer.rollback();
             // What the index holds is unknown now: the next pass starts afresh.
-            self.known = known_stamps(&self.index).unwrap_or_default();
+            let known = known_stamps(&self.index);
+            self.known_exact = known.is_ok();
+            self.known = known.unwrap_or_default();
             self.known_files = known_file_stamps(&self.index).unwrap_or_default();
             return Err(write_error(e));
         }
