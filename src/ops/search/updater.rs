@@ -28,8 +28,8 @@ const REBUILD_MEMORY: usize = 64_000_000;
 /// Indexing threads of `notes reindex` at most (one per core up to this): with one,
 /// the indexing thread is the whole run's bottleneck (three quarters of its CPU; the
 /// reading and parsing of the notes is the rest). On 2 cores and 100k notes, two
-/// threads took 16.4–17.5 s where one took 22.9–26.9 s, at a peak RSS of 245 MB
-/// instead of 167 MB.
+/// threads with a commit every 5,000 notes took 16.4–17.5 s where one thread with a
+/// commit every 2,500 took 22.9–26.9 s, at a peak RSS of 245 MB instead of 167 MB.
 const REBUILD_THREADS: usize = 2;
 /// Merges run on one thread beside the indexing thread: tantivy's default of four,
 /// on a small machine, only competes with the indexing and with requests.
@@ -66,8 +66,9 @@ pub struct IndexUpdater {
     known: HashMap<String, String>,
     /// Whether `known` names every note the index holds (it could not be read again
     /// after a failed commit): a note it does not name needs no delete then. (A
-    /// delete costs memory and time until the commit, and at a first start there is
-    /// one per note.)
+    /// delete costs memory and time until the commit, is looked up in every segment
+    /// flushed after it, and at a first start or a rebuild there would be one per
+    /// note.)
     known_exact: bool,
     /// Attachment path → stamp of the file indexed.
     known_files: HashMap<String, String>,
@@ -126,7 +127,9 @@ impl IndexUpdater {
     pub fn rebuild(&mut self, progress: Progress) -> Result<usize> {
         let files = store::note_files(&self.notes_dir)?;
         self.writer.delete_all_documents().map_err(write_error)?;
+        // Emptied: no note gets a delete (see `known_exact`).
         self.known.clear();
+        self.known_exact = true;
         self.known_files.clear();
         for file in files::attachment_files(&self.notes_dir, &self.notes_dir) {
             self.add_file(&file)?;
@@ -134,9 +137,7 @@ impl IndexUpdater {
         let total = files.len();
         // A rebuild (`notes reindex`) runs on its own: larger chunks, fewer commits.
         for (done, file) in files.iter().enumerate() {
-            // The index was emptied above: no older document to delete. (A delete per
-            // note is looked up in every segment flushed after it.)
-            self.add_new(file, false)?;
+            self.add(file)?;
             if (done + 1).is_multiple_of(REBUILD_CHUNK) {
                 self.commit()?;
             }
@@ -296,12 +297,8 @@ impl IndexUpdater {
         self.known_files.remove(path);
     }
 
+    /// Indexes `file`, the document the index holds of it deleted first.
     fn add(&mut self, file: &NoteFile) -> Result<()> {
-        self.add_new(file, true)
-    }
-
-    /// Indexes `file`; `replace`: delete the document the index may hold of it first.
-    fn add_new(&mut self, file: &NoteFile, replace: bool) -> Result<()> {
         // Read through the checked open: the name was found by its path, which may
         // lead elsewhere by now.
         let read = self
@@ -326,7 +323,7 @@ impl IndexUpdater {
         let text = store::text_of(&bytes);
         let stamp = schema::stamp_of(&file.meta);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
-        if replace && (!self.known_exact || self.known.contains_key(file.path.as_str())) {
+        if !self.known_exact || self.known.contains_key(file.path.as_str()) {
             self.writer.delete_term(Term::from_field_text(
                 self.index.fields.path,
                 file.path.as_str(),
