@@ -33,10 +33,12 @@ impl Snippets {
     pub(super) fn render(&mut self, body: &str) -> String {
         let mut terms = self.terms.clone();
         if let Some(prefix) = &self.prefix {
+            // Only the words the prefix starts are copied out of the token stream.
             let mut analyzer = schema::text_analyzer();
-            for token in schema::tokens(&mut analyzer, body) {
-                if token.starts_with(prefix.as_str()) {
-                    terms.entry(token).or_insert(0.5);
+            let mut stream = analyzer.token_stream(body);
+            while let Some(token) = stream.next() {
+                if token.text.starts_with(prefix.as_str()) && !terms.contains_key(&token.text) {
+                    terms.insert(token.text.clone(), 0.5);
                 }
             }
         }
