@@ -248,16 +248,27 @@ async fn shutdown_signal() {
 }
 
 /// Records, on a thread of its own, the notes edited outside the service that the
-/// indexer's passes cover, until the indexer stops.
+/// indexer's passes cover, until the indexer stops; a pass over every note also
+/// builds the list there first.
 fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Covered>) {
     let spawned = std::thread::Builder::new()
         .name("history-outside".into())
         .spawn(move || {
             for covered in work {
-                let recorded = match covered {
-                    Covered::Everything => state.notebook.record_outside_edits(),
-                    Covered::Notes(paths) => state.notebook.record_outside(&paths),
+                let recorded = match &covered {
+                    Covered::Everything => {
+                        // The list of every note is built here, once the index has
+                        // caught up, not by the first request that asks for it (a
+                        // read of every note: seconds at 100k notes).
+                        let _ = state.notebook.list();
+                        state.notebook.record_outside_edits()
+                    }
+                    Covered::Notes(paths) => state.notebook.record_outside(paths),
                 };
+                // A pass over every note allocates for all of them at once.
+                if matches!(covered, Covered::Everything) {
+                    crate::memory::give_back();
+                }
                 match recorded {
                     Ok(0) => {}
                     Ok(n) => crate::log::info(&format!(

@@ -20,7 +20,8 @@ pub(crate) struct Entry {
     pub(crate) commit: Oid,
     /// Seconds since the epoch (the commit's time).
     pub(crate) at: i64,
-    pub(crate) op: String,
+    /// Shared among the entries (a handful of distinct operations).
+    pub(crate) op: std::sync::Arc<str>,
     pub(crate) size: u64,
     /// The note's text after the change; `None` when the change removed it.
     pub(crate) blob: Option<Oid>,
@@ -129,7 +130,11 @@ impl Index {
 
     fn add(&mut self, path: String, entry: Entry) {
         self.tip = Some(entry.commit);
-        self.notes.entry(path).or_default().push(entry);
+        // Most notes have one version: room for one, not the four of a first push.
+        self.notes
+            .entry(path)
+            .or_insert_with(|| Vec::with_capacity(1))
+            .push(entry);
     }
 
     /// The latest entry of a note.
@@ -155,6 +160,22 @@ fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     (0, created)
 }
 
+/// The operation `name`, shared with every other entry of it.
+pub(crate) fn op_named(name: &str) -> std::sync::Arc<str> {
+    use std::sync::{Arc, Mutex, PoisonError};
+    static OPS: Mutex<Vec<Arc<str>>> = Mutex::new(Vec::new());
+    let mut ops = OPS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(op) = ops.iter().find(|op| &***op == name) {
+        return Arc::clone(op);
+    }
+    let op: Arc<str> = Arc::from(name);
+    // The service's own operations are few; a damaged line's are not kept.
+    if ops.len() < 32 {
+        ops.push(Arc::clone(&op));
+    }
+    op
+}
+
 fn line_of(path: &str, entry: &Entry) -> String {
     let blob = entry
         .blob
@@ -171,7 +192,7 @@ fn parse_line(line: &[u8]) -> Option<(String, Entry)> {
     let mut fields = line.splitn(6, '\t');
     let commit = Oid::from_str(fields.next()?).ok()?;
     let at = fields.next()?.parse().ok()?;
-    let op = fields.next()?.to_string();
+    let op = op_named(fields.next()?);
     let size = fields.next()?.parse().ok()?;
     let blob = match fields.next()? {
         "-" => None,

@@ -27,7 +27,7 @@ impl Notebook {
                         version: Version {
                             id: e.commit.to_string(),
                             at: rfc3339(e.at),
-                            operation: e.op.clone(),
+                            operation: e.op.to_string(),
                             size: e.size,
                         },
                         has_text: e.blob.is_some(),

@@ -203,7 +203,7 @@ impl Notebook {
                     .map(|e| Version {
                         id: e.commit.to_string(),
                         at: rfc3339(e.at),
-                        operation: e.op.clone(),
+                        operation: e.op.to_string(),
                         size: e.size,
                     })
                     .collect::<Vec<_>>()

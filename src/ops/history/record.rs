@@ -3,6 +3,8 @@
 //! delete and a move before their first step; and the notes edited outside the service,
 //! at start-up and whenever the service notices a change it did not make.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::io;
 
 use git2::{ObjectType, Oid};
@@ -11,6 +13,7 @@ use super::store::Change;
 use super::wal::Sync;
 use super::{Op, Slot};
 use crate::error::{Error, Result};
+use crate::ops::store::cache::FileId;
 use crate::ops::{NotePath, Notebook};
 
 /// How many notes one commit of outside edits holds at most (their locks are held
@@ -112,12 +115,18 @@ impl Notebook {
     /// Records every note whose text on disk is not its latest recorded version (the
     /// note on disk wins), and every recorded note that is gone from disk: edits made
     /// outside the service, or a change a crash cut between its record and its write.
-    /// Each note is looked at under its lock. The number of notes recorded.
+    /// Each note is looked at under its lock. A note whose file is the one the last
+    /// such pass read and found equal to its latest version (`Seen`) is not read again.
+    /// The number of notes recorded.
     pub(crate) fn record_outside_edits(&self) -> Result<usize> {
         if !self.history_on() {
             return Ok(0);
         }
-        let mut paths: Vec<String> = self.list()?.notes.iter().map(|n| n.path.clone()).collect();
+        // The paths alone: the list's rows (titles, tags) are not needed here.
+        let mut paths = Vec::new();
+        crate::ops::store::visit_note_files(self.notes_dir(), |file| {
+            paths.push(file.path.to_string());
+        })?;
         let recorded = self
             .history_store()?
             .with_index(|index| {
@@ -132,20 +141,32 @@ impl Notebook {
         paths.extend(recorded);
         paths.sort();
         paths.dedup();
+        let mut seen = Seen::read(self);
         let mut total = 0;
         for batch in paths.chunks(OUTSIDE_BATCH) {
             let parsed: Vec<NotePath> = batch
                 .iter()
                 .filter_map(|p| NotePath::parse(p).ok())
                 .collect();
-            total += self.record_outside(&parsed)?;
+            total += self.record_outside_seen(&parsed, Some(&mut seen))?;
         }
+        seen.write(self);
         Ok(total)
     }
 
     /// Records the notes of `paths` whose text on disk differs from their latest
     /// version (an edit the service did not make, seen by the watcher).
     pub(crate) fn record_outside(&self, paths: &[NotePath]) -> Result<usize> {
+        self.record_outside_seen(paths, None)
+    }
+
+    /// `record_outside`, skipping the notes `seen` vouches for and telling it of the
+    /// notes read.
+    fn record_outside_seen(
+        &self,
+        paths: &[NotePath],
+        mut seen: Option<&mut Seen>,
+    ) -> Result<usize> {
         if !self.history_on() || paths.is_empty() {
             return Ok(0);
         }
@@ -154,18 +175,34 @@ impl Notebook {
             let store = self.history_store()?;
             let mut changes = Vec::new();
             for path in paths {
-                let on_disk = self.current_for_write(path)?.map(|(bytes, _)| bytes);
                 let latest = store
                     .with_index(|index| index.latest(path.as_str()).map(|e| e.blob))
                     .map_err(super::failed)?;
+                let before = self.file_id(path);
+                if let (Some(seen), Some(Some(blob)), Some(id)) =
+                    (seen.as_deref_mut(), latest, before)
+                    && seen.vouches(path.as_str(), id, blob)
+                {
+                    continue;
+                }
+                let on_disk = self.current_for_write(path)?.map(|(bytes, _)| bytes);
+                let hash = on_disk
+                    .as_ref()
+                    .and_then(|bytes| Oid::hash_object(ObjectType::Blob, bytes).ok());
                 let differs = match (&on_disk, latest) {
-                    (Some(bytes), Some(Some(blob))) => {
-                        Oid::hash_object(ObjectType::Blob, bytes).ok() != Some(blob)
-                    }
+                    (Some(_), Some(Some(blob))) => hash != Some(blob),
                     (Some(_), _) => true,
                     (None, Some(Some(_))) => true,
                     (None, _) => false,
                 };
+                // The file read is the version identified before the read when it
+                // has not changed since (a change always changes its identity).
+                if let (Some(seen), Some(hash), Some(id)) = (seen.as_deref_mut(), hash, before)
+                    && id.settled()
+                    && self.file_id(path) == Some(id)
+                {
+                    seen.saw(path.as_str(), id, hash);
+                }
                 if differs {
                     changes.push(Change {
                         path: path.to_string(),
@@ -187,10 +224,158 @@ impl Notebook {
             Ok(changes.len())
         })
     }
+
+    /// The identity of the note's file (one `stat` beneath the notes dir); `None` when
+    /// it is not a note file, or where no such `stat` exists.
+    fn file_id(&self, path: &NotePath) -> Option<FileId> {
+        #[cfg(target_os = "linux")]
+        {
+            self.root
+                .stat_note(path)
+                .ok()
+                .map(|stat| FileId::of_stat(&stat))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = path;
+            None
+        }
+    }
+}
+
+/// What the last start-up pass over the notes found: each note's file identity and the
+/// blob its text hashed to, in `.notes/history-seen`. A note whose file still has that
+/// identity, and whose latest recorded version is still that blob, holds that version:
+/// a restart then reads only the notes that changed, not the whole notebook. It is a
+/// cache: missing, damaged or stale, it only costs reads. A change recorded since (by
+/// the service, or cut by a crash before its write) has another blob, so it never
+/// vouches for it; a file changed since has another identity (a file whose change is
+/// too recent to show in its identity is left out, see `FileId::settled`).
+struct Seen {
+    /// Hash of the path → (hash of the file's identity, blob), as the file holds them.
+    /// Hashes keep it small (a note is vouched for only when its identity, with its
+    /// inode and times, matches as well).
+    read: HashMap<u64, (u64, Oid)>,
+    /// The file's next text: a line per note this pass vouched for or read.
+    found: String,
+}
+
+/// The file of `Seen`, in `.notes/`.
+const SEEN_FILE: &str = "history-seen";
+
+impl Seen {
+    /// The file's entries; none when it is missing or unreadable.
+    fn read(notebook: &Notebook) -> Seen {
+        let mut read = HashMap::new();
+        if let Ok(Some(bytes)) = notebook.root.read_internal(SEEN_FILE) {
+            for line in bytes.split(|b| *b == b'\n') {
+                let Ok(line) = std::str::from_utf8(line) else {
+                    continue;
+                };
+                let mut fields = line.splitn(3, ' ');
+                let (Some(id), Some(blob), Some(path)) =
+                    (fields.next(), fields.next(), fields.next())
+                else {
+                    continue;
+                };
+                if let (Ok(id), Ok(blob)) = (u64::from_str_radix(id, 16), Oid::from_str(blob)) {
+                    read.insert(hash_of(path), (id, blob));
+                }
+            }
+        }
+        Seen {
+            read,
+            found: String::new(),
+        }
+    }
+
+    /// Whether the note's file with identity `id` is known to hold `blob` (kept for
+    /// the next start when it is).
+    fn vouches(&mut self, path: &str, id: FileId, blob: Oid) -> bool {
+        if self.read.get(&hash_of(path)) != Some(&(hash_of(id), blob)) {
+            return false;
+        }
+        self.saw(path, id, blob);
+        true
+    }
+
+    /// The note's file with identity `id` was read and holds `blob`.
+    fn saw(&mut self, path: &str, id: FileId, blob: Oid) {
+        use std::fmt::Write as _;
+        let _ = writeln!(self.found, "{:016x} {blob} {path}", hash_of(id));
+    }
+
+    /// Writes what this pass found (atomically); a failure is logged and costs the
+    /// next start its reads only.
+    fn write(&self, notebook: &Notebook) {
+        if let Err(e) = notebook
+            .root
+            .write_internal(SEEN_FILE, self.found.as_bytes())
+        {
+            crate::log::warn(&format!(
+                "history: cannot write .notes/{SEEN_FILE} ({e}); the next start reads every note"
+            ));
+        }
+    }
+}
+
+/// A path or a file identity as a number `Seen` keeps (the same on every run of a
+/// build; another build's numbers only cost a read).
+fn hash_of(value: impl Hash) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl std::fmt::Debug for Slot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("history::Slot")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::temp_notebook;
+
+    #[test]
+    fn a_start_pass_vouches_for_the_notes_it_read_and_never_for_a_later_change() {
+        let (dir, nb) = temp_notebook();
+        let notes = dir.path().join("notes");
+        std::fs::write(notes.join("a.md"), "one\n").unwrap();
+        std::fs::write(notes.join("b.md"), "two\n").unwrap();
+        // Old enough for their identities to be trusted.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        assert_eq!(nb.record_outside_edits().unwrap(), 2);
+        let a = NotePath::parse("a.md").unwrap();
+        let b = NotePath::parse("b.md").unwrap();
+        let latest = |path: &NotePath| {
+            let store = nb.history_store().unwrap();
+            store
+                .with_index(|index| index.latest(path.as_str()).and_then(|e| e.blob))
+                .unwrap()
+                .unwrap()
+        };
+        let mut seen = Seen::read(&nb);
+        assert!(seen.vouches("a.md", nb.file_id(&a).unwrap(), latest(&a)));
+        assert!(seen.vouches("b.md", nb.file_id(&b).unwrap(), latest(&b)));
+        assert!(!seen.vouches("b.md", nb.file_id(&b).unwrap(), latest(&a)));
+        assert_eq!(nb.record_outside_edits().unwrap(), 0);
+        assert_eq!(Seen::read(&nb).read.len(), 2);
+        // An edit outside that keeps the size, and a change recorded but never
+        // written (a crash between the two): both found, the note on disk wins.
+        std::fs::write(notes.join("b.md"), "TWO\n").unwrap();
+        let lost = [Change {
+            path: "a.md".into(),
+            text: Some(b"lost\n".to_vec()),
+        }];
+        nb.record(Op::Put, "put a.md".into(), &lost).unwrap();
+        assert_eq!(nb.record_outside_edits().unwrap(), 2);
+        let text = |path: &NotePath| nb.version(path, &nb.history(path).unwrap()[0].id).unwrap();
+        assert_eq!(text(&a), b"one\n");
+        assert_eq!(text(&b), b"TWO\n");
+        // A damaged file only costs reads.
+        std::fs::write(notes.join(".notes").join(SEEN_FILE), b"junk\n\xff 1 2\n").unwrap();
+        assert_eq!(nb.record_outside_edits().unwrap(), 0);
     }
 }

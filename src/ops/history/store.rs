@@ -250,7 +250,7 @@ impl Store {
                 let entry = Entry {
                     commit,
                     at: now,
-                    op: op.to_string(),
+                    op: super::index::op_named(op),
                     size: blob.map_or(0, |(_, size)| size),
                     blob: blob.map(|(id, _)| id),
                 };
@@ -436,7 +436,7 @@ fn entries_of(repo: &Repository, id: Oid) -> StoreResult<Vec<(String, Entry)>> {
             Entry {
                 commit: id,
                 at,
-                op,
+                op: super::index::op_named(&op),
                 size,
                 blob,
             },

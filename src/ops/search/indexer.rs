@@ -322,19 +322,21 @@ fn run(
             }
         }
         let mut work = std::mem::take(&mut pending);
-        // The history hears of the same changes (its own writes are recorded already,
-        // and found unchanged).
-        covered(if work.catch_up {
-            Covered::Everything
-        } else {
-            Covered::Notes(work.paths.iter().cloned().collect())
-        });
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             pass(notes_dir, shared, &mut updater, &work)
         }))
         .unwrap_or_else(|_| Err(Error::Index("the indexer panicked".into())));
         // Answered even after a failure: the readers then read the index as it is.
         work.answer_waiting();
+        // The history hears of the same changes (its own writes are recorded already,
+        // and found unchanged), once the pass is done: at a first start its recording
+        // of every note would otherwise share the cores with the indexing, and the
+        // notes would be searchable later.
+        covered(if work.catch_up {
+            Covered::Everything
+        } else {
+            Covered::Notes(work.paths.iter().cloned().collect())
+        });
         after_pass();
         match outcome {
             Ok(()) => {

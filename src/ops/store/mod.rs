@@ -11,8 +11,8 @@ mod snapshot;
 mod watch;
 mod write;
 
-pub(crate) use list::relative;
 pub use list::{NoteFile, note_files};
+pub(crate) use list::{relative, visit_note_files};
 pub(crate) use read::{Opened, RawNote};
 
 use super::NotePath;
