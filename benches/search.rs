@@ -114,7 +114,7 @@ fn main() {
         let t = Instant::now();
         let mut bytes = 0;
         for file in store::note_files(&dir).unwrap() {
-            bytes += std::fs::read(&file.full).unwrap().len();
+            bytes += std::fs::read(dir.join(file.path())).unwrap().len();
         }
         assert!(bytes > 0);
         t.elapsed()
@@ -163,7 +163,11 @@ fn main() {
     let texts: Vec<String> = store::note_files(&dir)
         .unwrap()
         .iter()
-        .map(|f| std::fs::read_to_string(&f.full).unwrap().to_lowercase())
+        .map(|f| {
+            std::fs::read_to_string(dir.join(f.path()))
+                .unwrap()
+                .to_lowercase()
+        })
         .collect();
     let mut scans = Vec::new();
     for q in queries.iter().take(50) {

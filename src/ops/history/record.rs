@@ -124,31 +124,31 @@ impl Notebook {
         }
         // The paths alone: the list's rows (titles, tags) are not needed here.
         let mut paths = Vec::new();
-        crate::ops::store::visit_note_files(self.notes_dir(), |file| {
-            paths.push(file.path.to_string());
-        })?;
-        let recorded = self
+        crate::ops::store::visit_note_files(self.notes_dir(), |file| paths.push(file.path))?;
+        paths.sort_unstable();
+        // And the recorded notes gone from disk.
+        let gone = self
             .history_store()?
             .with_index(|index| {
                 index
                     .notes
                     .iter()
                     .filter(|(_, entries)| entries.last().is_some_and(|e| e.blob.is_some()))
-                    .map(|(path, _)| path.clone())
+                    .filter(|(path, _)| {
+                        paths
+                            .binary_search_by(|p| p.as_str().cmp(path.as_str()))
+                            .is_err()
+                    })
+                    .filter_map(|(path, _)| NotePath::parse(path).ok())
                     .collect::<Vec<_>>()
             })
             .map_err(super::failed)?;
-        paths.extend(recorded);
-        paths.sort();
-        paths.dedup();
+        paths.extend(gone);
+        paths.sort_unstable();
         let mut seen = Seen::read(self);
         let mut total = 0;
         for batch in paths.chunks(OUTSIDE_BATCH) {
-            let parsed: Vec<NotePath> = batch
-                .iter()
-                .filter_map(|p| NotePath::parse(p).ok())
-                .collect();
-            total += self.record_outside_seen(&parsed, Some(&mut seen))?;
+            total += self.record_outside_seen(batch, Some(&mut seen))?;
         }
         seen.write(self);
         Ok(total)
@@ -283,10 +283,9 @@ impl Seen {
                 }
             }
         }
-        Seen {
-            read,
-            found: String::new(),
-        }
+        // Sized for as many lines as the file had: the notes rarely change in number.
+        let found = String::with_capacity(read.len() * 96);
+        Seen { read, found }
     }
 
     /// Whether the note's file with identity `id` is known to hold `blob` (kept for

@@ -2,9 +2,6 @@
 //! finds `Été`), and the documents made from one note file and from one attachment
 //! (its path only: an attachment's contents are never read).
 
-use std::fs;
-use std::time::UNIX_EPOCH;
-
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
@@ -14,6 +11,7 @@ use tantivy::tokenizer::{
 use tantivy::{Index, TantivyDocument};
 
 use crate::ops::store;
+use crate::ops::store::cache::FileId;
 use crate::ops::{FilePath, NotePath, links};
 use crate::render;
 
@@ -141,13 +139,8 @@ pub(crate) fn reader_body(path: &NotePath, text: &str) -> String {
 
 /// What identifies the version of a file that was indexed: the content version, the
 /// modification time and the size.
-pub(crate) fn stamp_of(meta: &fs::Metadata) -> String {
-    let nanos = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    format!("v{CONTENT_VERSION}:{nanos}:{}", meta.len())
+pub(crate) fn stamp_of(id: &FileId) -> String {
+    format!("v{CONTENT_VERSION}:{}:{}", id.modified_nanos(), id.size())
 }
 
 /// The document of a note: the title and tags the API shows, and the body as the text a
@@ -226,7 +219,7 @@ mod tests {
     #[test]
     fn stamps_carry_the_content_version() {
         let file = tempfile::NamedTempFile::new().unwrap();
-        let stamp = stamp_of(&file.as_file().metadata().unwrap());
+        let stamp = stamp_of(&FileId::of(&file.as_file().metadata().unwrap()));
         assert!(
             stamp.starts_with(&format!("v{CONTENT_VERSION}:")),
             "{stamp}"

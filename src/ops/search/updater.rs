@@ -14,6 +14,7 @@ use super::{NotesIndex, index_dir, schema};
 use crate::error::{Error, Result};
 use crate::ops::files::{self, AttachmentFile};
 use crate::ops::root::{self, RootDir};
+use crate::ops::store::cache::FileId;
 use crate::ops::store::{self, NoteFile};
 use crate::ops::{FilePath, NotePath};
 
@@ -167,7 +168,7 @@ impl IndexUpdater {
         };
         let stale: Vec<&NoteFile> = files
             .iter()
-            .filter(|f| self.known.get(f.path.as_str()) != Some(&schema::stamp_of(&f.meta)))
+            .filter(|f| self.known.get(f.path.as_str()) != Some(&schema::stamp_of(&f.id)))
             .collect();
         let mut changes = self.catch_up_files()?;
         for path in gone {
@@ -197,16 +198,14 @@ impl IndexUpdater {
         for path in paths {
             let file = root::resolve(&self.notes_dir, path)
                 .ok()
-                .and_then(|full| fs::metadata(&full).ok().map(|meta| (full, meta)))
-                .filter(|(_, meta)| meta.is_file());
+                .and_then(|full| fs::metadata(full).ok())
+                .filter(fs::Metadata::is_file)
+                .map(|meta| FileId::of(&meta));
             match file {
-                Some((full, meta))
-                    if self.known.get(path.as_str()) != Some(&schema::stamp_of(&meta)) =>
-                {
+                Some(id) if self.known.get(path.as_str()) != Some(&schema::stamp_of(&id)) => {
                     self.add(&NoteFile {
                         path: path.clone(),
-                        full,
-                        meta,
+                        id,
                     })?;
                     changes.indexed += 1;
                 }
@@ -240,7 +239,9 @@ impl IndexUpdater {
             changes.removed += 1;
         }
         for file in &files {
-            if self.known_files.get(file.path.as_str()) != Some(&schema::stamp_of(&file.meta)) {
+            if self.known_files.get(file.path.as_str())
+                != Some(&schema::stamp_of(&FileId::of(&file.meta)))
+            {
                 self.add_file(file)?;
                 changes.indexed += 1;
             }
@@ -258,7 +259,9 @@ impl IndexUpdater {
         for path in paths {
             match self.root.open_attachment(path) {
                 Ok((_, meta)) => {
-                    if self.known_files.get(path.as_str()) != Some(&schema::stamp_of(&meta)) {
+                    if self.known_files.get(path.as_str())
+                        != Some(&schema::stamp_of(&FileId::of(&meta)))
+                    {
                         self.add_file(&AttachmentFile {
                             path: path.clone(),
                             meta,
@@ -280,7 +283,7 @@ impl IndexUpdater {
     }
 
     fn add_file(&mut self, file: &AttachmentFile) -> Result<()> {
-        let stamp = schema::stamp_of(&file.meta);
+        let stamp = schema::stamp_of(&FileId::of(&file.meta));
         let doc = schema::file_document(&self.index.fields, &file.path, &stamp);
         self.writer.delete_term(Term::from_field_text(
             self.index.fields.file,
@@ -321,7 +324,7 @@ impl IndexUpdater {
             Err(e) => return Err(e),
         };
         let text = store::text_of(&bytes);
-        let stamp = schema::stamp_of(&file.meta);
+        let stamp = schema::stamp_of(&file.id);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
         if !self.known_exact || self.known.contains_key(file.path.as_str()) {
             self.writer.delete_term(Term::from_field_text(

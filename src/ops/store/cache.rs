@@ -129,6 +129,23 @@ impl FileId {
         self.modified.map(chrono::DateTime::from)
     }
 
+    /// When the file's content last changed, in nanoseconds since the epoch (0 before
+    /// it, or when the file system gives no time).
+    pub(crate) fn modified_nanos(&self) -> u128 {
+        #[cfg(unix)]
+        {
+            let (secs, nanos) = self.modified;
+            match (u128::try_from(secs), u128::try_from(nanos)) {
+                (Ok(secs), Ok(nanos)) => secs * 1_000_000_000 + nanos,
+                _ => 0,
+            }
+        }
+        #[cfg(not(unix))]
+        self.modified
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos())
+    }
+
     /// The file's size in bytes.
     pub(crate) fn size(&self) -> u64 {
         self.len

@@ -164,7 +164,7 @@ impl Notebook {
             .collect();
         // A symlinked note whose file changed, under whatever name it was reported.
         for (path, id) in &watched.links {
-            let now = note_file(self.notes_dir(), path).map(|f| FileId::of(&f.meta));
+            let now = note_file(self.notes_dir(), path).map(|f| f.id);
             if now.is_none() || now != *id {
                 paths.push(path.clone());
             }
@@ -240,7 +240,7 @@ impl Notebook {
             }
             if let Tree::Note(file, linked) = entry {
                 if linked {
-                    links.push((file.path.clone(), Some(FileId::of(&file.meta))));
+                    links.push((file.path.clone(), Some(file.id)));
                 }
                 files.push(file);
             }
@@ -261,7 +261,7 @@ impl Notebook {
         let mut ids = Vec::with_capacity(files.len());
         let mut settled = true;
         for file in files {
-            settled &= FileId::of(&file.meta).settled();
+            settled &= file.id.settled();
             // What is not a regular note any more is left out.
             if let Some((entry, id)) = self.entry_of(&file, old) {
                 notes.push(entry);
@@ -278,7 +278,7 @@ impl Notebook {
     /// The entry of a note file: `old`'s when the file has the identity it was read
     /// with, else read from the file, with its identity when it had settled.
     fn entry_of(&self, file: &NoteFile, old: Option<&ListSnapshot>) -> Option<Listed> {
-        let id = FileId::of(&file.meta);
+        let id = file.id;
         if let Some(entry) = old.and_then(|old| old.entry(file.path.as_str(), id)) {
             return Some((entry.clone(), Some(id)));
         }
@@ -339,11 +339,18 @@ fn fingerprint(root: &Path) -> Result<u64> {
     Ok(sum ^ count.rotate_left(32))
 }
 
-/// A note file found on disk.
+/// A note file found on disk: its path and the identity of the version found (kept
+/// small: a pass over the folder holds one per note).
 pub struct NoteFile {
     pub(crate) path: NotePath,
-    pub full: std::path::PathBuf,
-    pub(crate) meta: fs::Metadata,
+    pub(crate) id: FileId,
+}
+
+impl NoteFile {
+    /// The note's path, relative to the notes dir.
+    pub fn path(&self) -> &str {
+        self.path.as_str()
+    }
 }
 
 /// Every note file under `root` with the listing's rules: dot-files and dot-folders
@@ -438,5 +445,8 @@ fn found(root: &Path, path: NotePath, linked: bool) -> Option<NoteFile> {
     if !meta.is_file() {
         return None;
     }
-    Some(NoteFile { path, full, meta })
+    Some(NoteFile {
+        path,
+        id: FileId::of(&meta),
+    })
 }
