@@ -17,6 +17,7 @@ use crate::ops::root::{self, RootDir};
 use crate::ops::store::cache::FileId;
 use crate::ops::store::{self, NoteFile};
 use crate::ops::{FilePath, NotePath};
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 
 /// Memory the writer may use before it flushes a segment, in the server. Each segment
 /// costs a fixed amount whatever its size (its words sorted and written, its table
@@ -176,12 +177,27 @@ impl IndexUpdater {
             changes.removed += 1;
         }
         let total = stale.len();
-        for (done, file) in stale.into_iter().enumerate() {
-            self.add(file)?;
-            changes.indexed += 1;
-            self.commit_every_chunk(done + 1)?;
-            progress(done + 1, total);
+        // A long pass (a first start) merges its segments at its end, not while it
+        // indexes: the merges would share the cores and the memory with the indexing.
+        let long = total > PASS_CHUNK;
+        if long {
+            self.writer.set_merge_policy(Box::new(NoMergePolicy));
         }
+        let indexing = || -> Result<()> {
+            for (done, file) in stale.into_iter().enumerate() {
+                self.add(file)?;
+                changes.indexed += 1;
+                self.commit_every_chunk(done + 1)?;
+                progress(done + 1, total);
+            }
+            Ok(())
+        };
+        let indexed = indexing();
+        if long {
+            self.writer
+                .set_merge_policy(Box::new(LogMergePolicy::default()));
+        }
+        indexed?;
         if changes != Changes::default() {
             self.commit()?;
         }
@@ -390,4 +406,31 @@ fn known_file_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
             .into_iter()
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_pass_merges_at_its_end_and_leaves_the_merges_on() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..=PASS_CHUNK {
+            let folder = dir.path().join(format!("f{}", i % 20));
+            fs::create_dir_all(&folder).unwrap();
+            fs::write(folder.join(format!("n{i}.md")), format!("note {i} text\n")).unwrap();
+        }
+        let index = NotesIndex::open_or_create(dir.path()).unwrap();
+        let mut updater = IndexUpdater::new(index.clone(), dir.path()).unwrap();
+        let policy = |u: &IndexUpdater| format!("{:?}", u.writer.get_merge_policy());
+        assert!(policy(&updater).starts_with("LogMergePolicy"));
+        let changes = updater.catch_up(&mut |_, _| {}).unwrap();
+        assert_eq!(changes.indexed, PASS_CHUNK + 1);
+        assert!(
+            policy(&updater).starts_with("LogMergePolicy"),
+            "{}",
+            policy(&updater)
+        );
+        assert_eq!(index.reader.searcher().num_docs(), (PASS_CHUNK + 1) as u64);
+    }
 }
