@@ -138,18 +138,23 @@ def reindex(notes: Path):
     }
 
 
-def serve(notes: Path, count: int, words):
-    shutil.rmtree(notes / ".notes", ignore_errors=True)
-    public = notes.parent / "public"
-    shutil.rmtree(public, ignore_errors=True)
+def start_server(notes: Path):
+    """`notes serve` on `notes` (public pages beside it) on a free loopback port: the
+    process and its base URL."""
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
     proc = subprocess.Popen(
-        [str(BIN), "--notes-dir", str(notes), "--public-dir", str(public), "serve",
-         "--listen", f"127.0.0.1:{port}"],
+        [str(BIN), "--notes-dir", str(notes), "--public-dir", str(notes.parent / "public"),
+         "serve", "--listen", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def serve(notes: Path, count: int, words):
+    shutil.rmtree(notes / ".notes", ignore_errors=True)
+    shutil.rmtree(notes.parent / "public", ignore_errors=True)
+    started = time.perf_counter()
+    proc, base = start_server(notes)
     row = {}
     try:
         # Every title holds the word "Note": fully indexed once it finds them all.
@@ -169,12 +174,7 @@ def serve(notes: Path, count: int, words):
         row["indexed_cpu"] = cpu_seconds(proc.pid)
         row["rss_first"] = peak_mib(proc.pid)
         # Background work of the first start (history, merges) done before timing.
-        idle_deadline = time.time() + 300
-        while time.time() < idle_deadline:
-            before = cpu_seconds(proc.pid)
-            time.sleep(1)
-            if cpu_seconds(proc.pid) - before < 0.05:
-                break
+        until_idle(proc.pid)
         # Each p50 with the server's CPU time per request (steadier than wall time
         # on a shared machine; the warm-up request is counted in).
         def measured(key, run):
@@ -207,14 +207,7 @@ def until_idle(pid, limit=300):
 def restart(notes: Path, words):
     """`notes serve` again on the folder the first start left (index, history and
     their caches there): its work until idle, its peak RSS, then the same requests."""
-    public = notes.parent / "public"
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen(
-        [str(BIN), "--notes-dir", str(notes), "--public-dir", str(public), "serve",
-         "--listen", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    proc, base = start_server(notes)
     row = {}
     try:
         deadline = time.time() + 60
