@@ -255,20 +255,19 @@ fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Cover
         .name("history-outside".into())
         .spawn(move || {
             for covered in work {
-                let recorded = match &covered {
+                let recorded = match covered {
                     Covered::Everything => {
                         // The list of every note is built here, once the index has
                         // caught up, not by the first request that asks for it (a
                         // read of every note: seconds at 100k notes).
                         let _ = state.notebook.list();
-                        state.notebook.record_outside_edits()
+                        let recorded = state.notebook.record_outside_edits();
+                        // A pass over every note allocates for all of them at once.
+                        crate::memory::give_back();
+                        recorded
                     }
-                    Covered::Notes(paths) => state.notebook.record_outside(paths),
+                    Covered::Notes(paths) => state.notebook.record_outside(&paths),
                 };
-                // A pass over every note allocates for all of them at once.
-                if matches!(covered, Covered::Everything) {
-                    crate::memory::give_back();
-                }
                 match recorded {
                     Ok(0) => {}
                     Ok(n) => crate::log::info(&format!(
