@@ -25,8 +25,15 @@ use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 /// 250 notes, and a first start on the 10k notes of `just bench-scale` took 2.4 times
 /// the CPU it takes at 32 MB (with commits every 2000 notes), at a higher peak RSS.
 const WRITER_MEMORY: usize = 32_000_000;
-/// The same for `notes reindex`, which runs on its own: larger segments, fewer merges.
-const REBUILD_MEMORY: usize = 64_000_000;
+/// The same for `notes reindex`, which runs on its own and commits once, at its end:
+/// each indexing thread flushes a segment whenever it reaches this, so 100k notes end
+/// in 5 or 6 segments, too few for the merge policy to merge any. (On 2 cores and 100k
+/// notes: 64 MB with a commit every 5,000 notes took 14.6–19.2 s of which a fifth of
+/// the CPU was merges, peak RSS 220 MB; one commit at the end, 64 MB, 13.0 s with a
+/// merge of 94k notes; 100 MB, 9.8 s and 337 MB; 160 MB, 9.6 s and 484 MB.) The
+/// memory is bounded by this times the threads plus tantivy's queue of up to 10k
+/// documents, whatever the corpus.
+const REBUILD_MEMORY: usize = 100_000_000;
 /// Indexing threads of `notes reindex` at most (one per core up to this): with one,
 /// the indexing thread is the whole run's bottleneck (three quarters of its CPU; the
 /// reading and parsing of the notes is the rest). On 2 cores and 100k notes, two
@@ -42,10 +49,6 @@ const MERGE_THREADS: usize = 1;
 /// so the server's pass over a large folder commits every so many notes to bound
 /// what it holds; each commit also ends a segment, so not too often.
 const PASS_CHUNK: usize = 2000;
-/// The same for `notes reindex`, which runs on its own and favours speed: a commit
-/// waits for the indexing threads to empty their queue (the reading stalls) and ends
-/// a segment per thread, merged later.
-const REBUILD_CHUNK: usize = 5000;
 
 /// Progress of a long pass: notes done, notes in all.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
@@ -137,12 +140,12 @@ impl IndexUpdater {
             self.add_file(&file)?;
         }
         let total = files.len();
-        // A rebuild (`notes reindex`) runs on its own: larger chunks, fewer commits.
+        // A rebuild (`notes reindex`) runs on its own and commits once, at its end: a
+        // commit waits for the indexing threads to empty their queue (the reading
+        // stalls) and ends a segment per thread, which the merges then read again.
+        // What a rebuild interrupted leaves is the index as it was before it.
         for (done, file) in files.iter().enumerate() {
             self.add(file)?;
-            if (done + 1).is_multiple_of(REBUILD_CHUNK) {
-                self.commit()?;
-            }
             progress(done + 1, total);
         }
         self.commit()?;
