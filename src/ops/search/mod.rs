@@ -12,7 +12,7 @@ pub(crate) mod schema;
 mod snippet;
 pub mod updater;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -313,8 +313,46 @@ impl NotesIndex {
             let freq = searcher.doc_freq(&term)?;
             terms.insert(word.clone(), 1.0 / (1.0 + freq as f32));
         }
-        Ok(Snippets::new(terms, plan.prefix.clone(), self.fields.body))
+        let snippets = Snippets::new(terms, plan.prefix.clone(), self.fields.body);
+        Ok(match &plan.prefix {
+            Some(prefix) => match prefix_words(searcher, self.fields.body, prefix)? {
+                Some(words) => snippets.with_prefix_words(words),
+                None => snippets,
+            },
+            None => snippets,
+        })
     }
+}
+
+/// Most words a typed prefix is highlighted as, read from the index; past this (a
+/// prefix of two or three letters), each result's body is scanned for its words.
+const PREFIX_WORDS: usize = 256;
+
+/// The words of `field` that `prefix` starts, in every segment; None past
+/// `PREFIX_WORDS` of them.
+fn prefix_words(
+    searcher: &tantivy::Searcher,
+    field: Field,
+    prefix: &str,
+) -> tantivy::Result<Option<Vec<String>>> {
+    let mut words = BTreeSet::new();
+    for segment in searcher.segment_readers() {
+        let index = segment.inverted_index(field)?;
+        let mut stream = index.terms().range().ge(prefix.as_bytes()).into_stream()?;
+        while stream.advance() {
+            let Some(word) = std::str::from_utf8(stream.key())
+                .ok()
+                .filter(|word| word.starts_with(prefix))
+            else {
+                break;
+            };
+            if words.len() == PREFIX_WORDS && !words.contains(word) {
+                return Ok(None);
+            }
+            words.insert(word.to_string());
+        }
+    }
+    Ok(Some(words.into_iter().collect()))
 }
 
 struct Plan {
@@ -544,6 +582,24 @@ mod tests {
         assert_eq!(found.total, 1);
         assert_eq!(found.results[0].path, "b.md");
         assert_eq!(source.damaged.get(), 0);
+    }
+
+    #[test]
+    fn a_typed_prefix_is_highlighted_as_the_words_the_index_holds() {
+        let notes = tempfile::tempdir().unwrap();
+        std::fs::write(notes.path().join("a.md"), "Echidna, echo, Échidnas.").unwrap();
+        let many: Vec<String> = (0..=PREFIX_WORDS).map(|i| format!("zz{i}")).collect();
+        std::fs::write(notes.path().join("b.md"), many.join(" ")).unwrap();
+        let index = indexed(notes.path());
+        let searcher = index.reader.searcher();
+        let body = index.fields.body;
+        assert_eq!(
+            prefix_words(&searcher, body, "ech").unwrap(),
+            Some(vec!["echidna".into(), "echidnas".into(), "echo".into()])
+        );
+        assert_eq!(prefix_words(&searcher, body, "qq").unwrap(), Some(vec![]));
+        // Too many: each body is scanned instead.
+        assert_eq!(prefix_words(&searcher, body, "zz").unwrap(), None);
     }
 
     #[test]
