@@ -48,7 +48,12 @@ const MERGE_THREADS: usize = 1;
 /// whole texts included, until its indexing thread takes them (up to 10k of them),
 /// so the server's pass over a large folder commits every so many notes to bound
 /// what it holds; each commit also ends a segment, so not too often.
+#[cfg(not(test))]
 const PASS_CHUNK: usize = 2000;
+/// Small in unit tests, so that a long pass of a few hundred notes makes more segments
+/// than the merge policy lets be.
+#[cfg(test)]
+const PASS_CHUNK: usize = 50;
 
 /// Progress of a long pass: notes done, notes in all.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
@@ -195,16 +200,50 @@ impl IndexUpdater {
             }
             Ok(())
         };
-        let indexed = indexing();
+        let mut done = indexing();
+        if done.is_ok() && changes != Changes::default() {
+            done = self.commit();
+        }
         if long {
+            // The merge of the whole pass is started before the policy is back, which
+            // would otherwise start one of its own at the commit, one the readers
+            // would not hear of.
+            if done.is_ok() {
+                self.merge_all();
+            }
             self.writer
                 .set_merge_policy(Box::new(LogMergePolicy::default()));
         }
-        indexed?;
-        if changes != Changes::default() {
-            self.commit()?;
+        done.map(|()| changes)
+    }
+
+    /// Merges every segment into one, in the background, and has the readers read the
+    /// merged segment once it is written. The readers are reloaded by each commit only:
+    /// without this, after a first start they kept reading every segment of the pass
+    /// (50 at 100k notes: a search cost twice as much) and kept the files of all of
+    /// them mapped (deleted, 200 MB resident) until the next change.
+    fn merge_all(&mut self) {
+        let Ok(segments) = self.index.index.searchable_segment_ids() else {
+            return;
+        };
+        if segments.len() < 2 {
+            return;
         }
-        Ok(changes)
+        let merging = self.writer.merge(&segments);
+        let reader = self.index.reader.clone();
+        let spawned = std::thread::Builder::new()
+            .name("index-merge".into())
+            .spawn(move || match merging.wait() {
+                Ok(_) => {
+                    if let Err(e) = reader.reload() {
+                        crate::log::error(&format!("search: cannot read the merged index: {e}"));
+                    }
+                }
+                Err(e) => crate::log::error(&format!("search: merge failed: {e}")),
+            });
+        if let Err(e) = spawned {
+            crate::log::error(&format!("search: cannot start the merge: {e}"));
+        }
     }
 
     /// Re-reads the named notes: indexed when the file exists and differs from the
@@ -418,7 +457,9 @@ mod tests {
     #[test]
     fn a_long_pass_merges_at_its_end_and_leaves_the_merges_on() {
         let dir = tempfile::tempdir().unwrap();
-        for i in 0..=PASS_CHUNK {
+        // Ten segments: more than the merge policy's eight at one level.
+        let count = 10 * PASS_CHUNK + 1;
+        for i in 0..count {
             let folder = dir.path().join(format!("f{}", i % 20));
             fs::create_dir_all(&folder).unwrap();
             fs::write(folder.join(format!("n{i}.md")), format!("note {i} text\n")).unwrap();
@@ -428,12 +469,19 @@ mod tests {
         let policy = |u: &IndexUpdater| format!("{:?}", u.writer.get_merge_policy());
         assert!(policy(&updater).starts_with("LogMergePolicy"));
         let changes = updater.catch_up(&mut |_, _| {}).unwrap();
-        assert_eq!(changes.indexed, PASS_CHUNK + 1);
+        assert_eq!(changes.indexed, count);
         assert!(
             policy(&updater).starts_with("LogMergePolicy"),
             "{}",
             policy(&updater)
         );
-        assert_eq!(index.reader.searcher().num_docs(), (PASS_CHUNK + 1) as u64);
+        assert_eq!(index.reader.searcher().num_docs(), count as u64);
+        // The readers come to read the one merged segment, without a commit.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while index.reader.searcher().segment_readers().len() > 1 {
+            assert!(std::time::Instant::now() < deadline, "not merged in 30 s");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(index.reader.searcher().num_docs(), count as u64);
     }
 }
