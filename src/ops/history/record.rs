@@ -3,7 +3,6 @@
 //! delete and a move before their first step; and the notes edited outside the service,
 //! at start-up and whenever the service notices a change it did not make.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io;
 
@@ -254,44 +253,68 @@ impl Notebook {
 /// vouches for it; a file changed since has another identity (a file whose change is
 /// too recent to show in its identity is left out, see `FileId::settled`).
 struct Seen {
-    /// Hash of the path → (hash of the file's identity, blob), as the file holds them.
-    /// Hashes keep it small (a note is vouched for only when its identity, with its
-    /// inode and times, matches as well).
-    read: HashMap<u64, (u64, Oid)>,
-    /// The file's next text: a line per note this pass vouched for or read.
-    found: String,
+    /// The file's entries, by hash of the path (hashes keep it small: a note is
+    /// vouched for only when its identity, with its inode and times, matches as well).
+    read: Vec<SeenEntry>,
+    /// The file's next entries: one per note this pass vouched for or read.
+    found: Vec<SeenEntry>,
     /// How many of the file's entries this pass vouched for, and whether it found a
     /// note the file did not vouch for: the file is written again only when it
-    /// changes (at 100k notes it is 8.6 MB, synced).
+    /// changes (it is synced).
     vouched: usize,
     read_others: bool,
 }
 
+/// One note of `Seen`: hash of its path, hash of its file's identity, the blob it held.
+/// 36 bytes in the file (the text lines with the path held before took 87 at 100k
+/// notes, and their map and the text of the next file were the largest part of a
+/// restart's peak heap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SeenEntry {
+    path: u64,
+    id: u64,
+    blob: [u8; 20],
+}
+
+impl SeenEntry {
+    const LEN: usize = 36;
+
+    fn parse(bytes: &[u8]) -> Option<SeenEntry> {
+        Some(SeenEntry {
+            path: u64::from_le_bytes(bytes.get(0..8)?.try_into().ok()?),
+            id: u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?),
+            blob: bytes.get(16..Self::LEN)?.try_into().ok()?,
+        })
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.path.to_le_bytes());
+        out.extend_from_slice(&self.id.to_le_bytes());
+        out.extend_from_slice(&self.blob);
+    }
+}
+
 /// The file of `Seen`, in `.notes/`.
 const SEEN_FILE: &str = "history-seen";
+/// The first line of that file; a file without it (another format) vouches for none.
+const SEEN_HEADER: &[u8] = b"notes history-seen 2\n";
 
 impl Seen {
-    /// The file's entries; none when it is missing or unreadable.
+    /// The file's entries; none when it is missing, unreadable or of another format.
     fn read(notebook: &Notebook) -> Seen {
-        let mut read = HashMap::new();
-        if let Ok(Some(bytes)) = notebook.root.read_internal(SEEN_FILE) {
-            for line in bytes.split(|b| *b == b'\n') {
-                let Ok(line) = std::str::from_utf8(line) else {
-                    continue;
-                };
-                let mut fields = line.splitn(3, ' ');
-                let (Some(id), Some(blob), Some(path)) =
-                    (fields.next(), fields.next(), fields.next())
-                else {
-                    continue;
-                };
-                if let (Ok(id), Ok(blob)) = (u64::from_str_radix(id, 16), Oid::from_str(blob)) {
-                    read.insert(hash_of(path), (id, blob));
-                }
-            }
+        let mut read = Vec::new();
+        if let Ok(Some(bytes)) = notebook.root.read_internal(SEEN_FILE)
+            && let Some(entries) = bytes.strip_prefix(SEEN_HEADER)
+            && entries.len().is_multiple_of(SeenEntry::LEN)
+        {
+            read = entries
+                .chunks_exact(SeenEntry::LEN)
+                .filter_map(SeenEntry::parse)
+                .collect();
+            read.sort_unstable_by_key(|e| e.path);
         }
-        // Sized for as many lines as the file had: the notes rarely change in number.
-        let found = String::with_capacity(read.len() * 96);
+        // Sized for as many notes as the file had: the notes rarely change in number.
+        let found = Vec::with_capacity(read.len());
         Seen {
             read,
             found,
@@ -303,41 +326,52 @@ impl Seen {
     /// Whether the note's file with identity `id` is known to hold `blob` (kept for
     /// the next start when it is).
     fn vouches(&mut self, path: &str, id: FileId, blob: Oid) -> bool {
-        if self.read.get(&hash_of(path)) != Some(&(hash_of(id), blob)) {
+        let entry = entry_of(path, id, blob);
+        let known = self
+            .read
+            .binary_search_by_key(&entry.path, |e| e.path)
+            .is_ok_and(|at| self.read[at] == entry);
+        if !known {
             return false;
         }
-        self.keep(path, id, blob);
+        self.found.push(entry);
         self.vouched += 1;
         true
     }
 
     /// The note's file with identity `id` was read and holds `blob`.
     fn saw(&mut self, path: &str, id: FileId, blob: Oid) {
-        self.keep(path, id, blob);
+        self.found.push(entry_of(path, id, blob));
         self.read_others = true;
-    }
-
-    fn keep(&mut self, path: &str, id: FileId, blob: Oid) {
-        use std::fmt::Write as _;
-        let _ = writeln!(self.found, "{:016x} {blob} {path}", hash_of(id));
     }
 
     /// Writes what this pass found (atomically); a failure is logged and costs the
     /// next start its reads only.
     fn write(&self, notebook: &Notebook) {
-        // Every entry of the file vouched for, and nothing else found: the same lines
-        // (both in path order).
+        // Every entry of the file vouched for, and nothing else found: the same file.
         if !self.read_others && self.vouched == self.read.len() {
             return;
         }
-        if let Err(e) = notebook
-            .root
-            .write_internal(SEEN_FILE, self.found.as_bytes())
-        {
+        let mut bytes = Vec::with_capacity(SEEN_HEADER.len() + self.found.len() * SeenEntry::LEN);
+        bytes.extend_from_slice(SEEN_HEADER);
+        for entry in &self.found {
+            entry.write(&mut bytes);
+        }
+        if let Err(e) = notebook.root.write_internal(SEEN_FILE, &bytes) {
             crate::log::warn(&format!(
                 "history: cannot write .notes/{SEEN_FILE} ({e}); the next start reads every note"
             ));
         }
+    }
+}
+
+fn entry_of(path: &str, id: FileId, blob: Oid) -> SeenEntry {
+    let mut bytes = [0; 20];
+    bytes.copy_from_slice(&blob.as_bytes()[..20]);
+    SeenEntry {
+        path: hash_of(path),
+        id: hash_of(id),
+        blob: bytes,
     }
 }
 
@@ -405,8 +439,15 @@ mod tests {
         let text = |path: &NotePath| nb.version(path, &nb.history(path).unwrap()[0].id).unwrap();
         assert_eq!(text(&a), b"one\n");
         assert_eq!(text(&b), b"TWO\n");
-        // A damaged file only costs reads.
+        // A damaged file, or one of another format, only costs reads.
         std::fs::write(&seen_file, b"junk\n\xff 1 2\n").unwrap();
+        assert!(Seen::read(&nb).read.is_empty());
+        let mut cut = SEEN_HEADER.to_vec();
+        cut.extend_from_slice(&[7; SeenEntry::LEN + 1]);
+        std::fs::write(&seen_file, cut).unwrap();
+        assert!(Seen::read(&nb).read.is_empty());
         assert_eq!(nb.record_outside_edits().unwrap(), 0);
+        // Written again: a.md; b.md changed less than a second ago is left out.
+        assert_eq!(Seen::read(&nb).read.len(), 1);
     }
 }
