@@ -149,9 +149,18 @@ impl NotesIndex {
         {
             return Ok(resolver.clone());
         }
-        let names = columns::string_pairs(&searcher, "path", "title_key", "cannot read links")?
-            .into_iter()
-            .filter_map(|(path, title)| Some((NotePath::parse(&path).ok()?, title)));
+        let mut names = Vec::with_capacity(searcher.num_docs() as usize);
+        columns::string_pairs(
+            &searcher,
+            "path",
+            "title_key",
+            "cannot read links",
+            |path, title| {
+                if let Ok(path) = NotePath::parse(path) {
+                    names.push((path, title.to_string()));
+                }
+            },
+        )?;
         let resolver = Arc::new(Resolver::with_folded_titles(names));
         *cache = Some((generation, resolver.clone()));
         Ok(resolver)

@@ -73,7 +73,7 @@ pub struct IndexUpdater {
     /// The notes dir notes are read from, through the checked open.
     root: RootDir,
     /// Note path → stamp of the file indexed.
-    known: HashMap<String, String>,
+    known: Stamps,
     /// Whether `known` names every note the index holds (it could not be read again
     /// after a failed commit): a note it does not name needs no delete then. (A
     /// delete costs memory and time until the commit, is looked up in every segment
@@ -81,7 +81,7 @@ pub struct IndexUpdater {
     /// note.)
     known_exact: bool,
     /// Attachment path → stamp of the file indexed.
-    known_files: HashMap<String, String>,
+    known_files: Stamps,
 }
 
 impl IndexUpdater {
@@ -167,17 +167,19 @@ impl IndexUpdater {
     /// vanished ones removed. Only what differs is touched.
     pub(crate) fn catch_up(&mut self, progress: Progress) -> Result<Changes> {
         let files = store::note_files(&self.notes_dir)?;
-        let gone: Vec<String> = {
+        let gone: Vec<Box<str>> = {
             let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
             self.known
                 .keys()
-                .filter(|p| !on_disk.contains(p.as_str()))
+                .filter(|p| !on_disk.contains(&***p))
                 .cloned()
                 .collect()
         };
         let stale: Vec<&NoteFile> = files
             .iter()
-            .filter(|f| self.known.get(f.path.as_str()) != Some(&schema::stamp_of(&f.id)))
+            .filter(|f| {
+                self.known.get(f.path.as_str()) != Some(&stamp_key(&schema::stamp_of(&f.id)))
+            })
             .collect();
         let mut changes = self.catch_up_files()?;
         for path in gone {
@@ -260,7 +262,10 @@ impl IndexUpdater {
                 .filter(fs::Metadata::is_file)
                 .map(|meta| FileId::of(&meta));
             match file {
-                Some(id) if self.known.get(path.as_str()) != Some(&schema::stamp_of(&id)) => {
+                Some(id)
+                    if self.known.get(path.as_str())
+                        != Some(&stamp_key(&schema::stamp_of(&id))) =>
+                {
                     self.add(&NoteFile {
                         path: path.clone(),
                         id,
@@ -285,10 +290,10 @@ impl IndexUpdater {
     fn catch_up_files(&mut self) -> Result<Changes> {
         let files = files::attachment_files(&self.notes_dir, &self.notes_dir);
         let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let gone: Vec<String> = self
+        let gone: Vec<Box<str>> = self
             .known_files
             .keys()
-            .filter(|p| !on_disk.contains(p.as_str()))
+            .filter(|p| !on_disk.contains(&***p))
             .cloned()
             .collect();
         let mut changes = Changes::default();
@@ -298,7 +303,7 @@ impl IndexUpdater {
         }
         for file in &files {
             if self.known_files.get(file.path.as_str())
-                != Some(&schema::stamp_of(&FileId::of(&file.meta)))
+                != Some(&stamp_key(&schema::stamp_of(&FileId::of(&file.meta))))
             {
                 self.add_file(file)?;
                 changes.indexed += 1;
@@ -318,7 +323,7 @@ impl IndexUpdater {
             match self.root.open_attachment(path) {
                 Ok((_, meta)) => {
                     if self.known_files.get(path.as_str())
-                        != Some(&schema::stamp_of(&FileId::of(&meta)))
+                        != Some(&stamp_key(&schema::stamp_of(&FileId::of(&meta))))
                     {
                         self.add_file(&AttachmentFile {
                             path: path.clone(),
@@ -348,7 +353,8 @@ impl IndexUpdater {
             file.path.as_str(),
         ));
         self.writer.add_document(doc).map_err(write_error)?;
-        self.known_files.insert(file.path.to_string(), stamp);
+        self.known_files
+            .insert(file.path.as_str().into(), stamp_key(&stamp));
         Ok(())
     }
 
@@ -391,7 +397,8 @@ impl IndexUpdater {
             ));
         }
         self.writer.add_document(doc).map_err(write_error)?;
-        self.known.insert(file.path.to_string(), stamp);
+        self.known
+            .insert(file.path.as_str().into(), stamp_key(&stamp));
         Ok(())
     }
 
@@ -430,24 +437,44 @@ fn write_error(e: TantivyError) -> Error {
     classified("cannot write the index", &e)
 }
 
+/// Path → stamp (as `stamp_key`) of each note or attachment the index holds. At 100k
+/// notes, a map of path and stamp as owned strings held 16 MB for the server's life.
+type Stamps = HashMap<Box<str>, u64>;
+
+/// A stamp as the updater keeps it: a hash (the same within one run, all a `Stamps`
+/// needs), compared with the hash of the stamp of the file on disk.
+fn stamp_key(stamp: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    stamp.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Path → stamp of every note the index holds, read from the two columns.
-fn known_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
-    let searcher = index.reader.searcher();
-    Ok(
-        columns::string_pairs(&searcher, "path", "stamp", "cannot read the index")?
-            .into_iter()
-            .collect(),
-    )
+fn known_stamps(index: &NotesIndex) -> Result<Stamps> {
+    let notes = index.reader.searcher().num_docs() as usize;
+    stamps_of(index, "path", notes)
 }
 
 /// Path → stamp of every attachment the index holds.
-fn known_file_stamps(index: &NotesIndex) -> Result<HashMap<String, String>> {
+fn known_file_stamps(index: &NotesIndex) -> Result<Stamps> {
+    stamps_of(index, "file", 0)
+}
+
+/// `expected`: how many there may be (the map is sized once for them).
+fn stamps_of(index: &NotesIndex, key: &str, expected: usize) -> Result<Stamps> {
     let searcher = index.reader.searcher();
-    Ok(
-        columns::string_pairs(&searcher, "file", "stamp", "cannot read the index")?
-            .into_iter()
-            .collect(),
-    )
+    let mut stamps = Stamps::with_capacity(expected);
+    columns::string_pairs(
+        &searcher,
+        key,
+        "stamp",
+        "cannot read the index",
+        |path, stamp| {
+            stamps.insert(path.into(), stamp_key(stamp));
+        },
+    )?;
+    Ok(stamps)
 }
 
 #[cfg(test)]
