@@ -74,7 +74,9 @@ pub(crate) enum Command {
     List(ListArgs),
 
     /// Print a note (raw Markdown, or the API's JSON with --json)
+    // `--version` here is a version of the note; the program's own is `notes --version`.
     #[command(
+        disable_version_flag = true,
         after_long_help = "EXAMPLES:\n  notes show ideas/hi.md\n  notes show ideas/hi.md --json"
     )]
     Show(ShowArgs),
@@ -181,9 +183,13 @@ pub(crate) enum Command {
 
     /// Bring back a version of a note as a new change: by default the version before
     /// the last change (a deleted note: its last text)
-    #[command(after_long_help = "EXAMPLES:\n  \
+    // `--version` here is a version of the note, as for `show`.
+    #[command(
+        disable_version_flag = true,
+        after_long_help = "EXAMPLES:\n  \
         notes restore ideas/hi.md              undo the last change, or the delete\n  \
-        notes restore ideas/hi.md --version 3f2a9c1")]
+        notes restore ideas/hi.md --version 3f2a9c1"
+    )]
     Restore(RestoreArgs),
 
     /// List the deleted notes, most recently deleted first, with the version that
