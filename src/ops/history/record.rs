@@ -3,7 +3,6 @@
 //! delete and a move before their first step; and the notes edited outside the service,
 //! at start-up and whenever the service notices a change it did not make.
 
-use std::hash::{Hash, Hasher};
 use std::io;
 
 use git2::{ObjectType, Oid};
@@ -12,7 +11,7 @@ use super::store::Change;
 use super::wal::Sync;
 use super::{Op, Slot};
 use crate::error::{Error, Result};
-use crate::ops::store::cache::FileId;
+use crate::ops::store::cache::{FileId, hash_of};
 use crate::ops::{NotePath, Notebook};
 
 /// How many notes one commit of outside edits holds at most (their locks are held
@@ -373,14 +372,6 @@ fn entry_of(path: &str, id: FileId, blob: Oid) -> SeenEntry {
         id: hash_of(id),
         blob: bytes,
     }
-}
-
-/// A path or a file identity as a number `Seen` keeps (the same on every run of a
-/// build; another build's numbers only cost a read).
-fn hash_of(value: impl Hash) -> u64 {
-    let mut hasher = std::hash::DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
 }
 
 impl std::fmt::Debug for Slot {

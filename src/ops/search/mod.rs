@@ -314,11 +314,12 @@ impl NotesIndex {
             terms.insert(word.clone(), 1.0 / (1.0 + freq as f32));
         }
         let snippets = Snippets::new(terms, plan.prefix.clone(), self.fields.body);
-        Ok(match &plan.prefix {
-            Some(prefix) => match prefix_words(searcher, self.fields.body, prefix)? {
-                Some(words) => snippets.with_prefix_words(words),
-                None => snippets,
-            },
+        let words = match &plan.prefix {
+            Some(prefix) => prefix_words(searcher, self.fields.body, prefix)?,
+            None => None,
+        };
+        Ok(match words {
+            Some(words) => snippets.with_prefix_words(words),
             None => snippets,
         })
     }

@@ -14,7 +14,7 @@ use super::{NotesIndex, index_dir, schema};
 use crate::error::{Error, Result};
 use crate::ops::files::{self, AttachmentFile};
 use crate::ops::root::{self, RootDir};
-use crate::ops::store::cache::FileId;
+use crate::ops::store::cache::{FileId, hash_of};
 use crate::ops::store::{self, NoteFile};
 use crate::ops::{FilePath, NotePath};
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
@@ -180,9 +180,7 @@ impl IndexUpdater {
         };
         let stale: Vec<&NoteFile> = files
             .iter()
-            .filter(|f| {
-                self.known.get(f.path.as_str()) != Some(&stamp_key(&schema::stamp_of(&f.id)))
-            })
+            .filter(|f| self.known.get(f.path.as_str()) != Some(&stamp_key(&f.id)))
             .collect();
         let mut changes = self.catch_up_files()?;
         for path in gone {
@@ -276,10 +274,7 @@ impl IndexUpdater {
                 .filter(fs::Metadata::is_file)
                 .map(|meta| FileId::of(&meta));
             match file {
-                Some(id)
-                    if self.known.get(path.as_str())
-                        != Some(&stamp_key(&schema::stamp_of(&id))) =>
-                {
+                Some(id) if self.known.get(path.as_str()) != Some(&stamp_key(&id)) => {
                     self.add(&NoteFile {
                         path: path.clone(),
                         id,
@@ -316,8 +311,7 @@ impl IndexUpdater {
             changes.removed += 1;
         }
         for file in &files {
-            if self.known_files.get(file.path.as_str())
-                != Some(&stamp_key(&schema::stamp_of(&FileId::of(&file.meta))))
+            if self.known_files.get(file.path.as_str()) != Some(&stamp_key(&FileId::of(&file.meta)))
             {
                 self.add_file(file)?;
                 changes.indexed += 1;
@@ -336,9 +330,7 @@ impl IndexUpdater {
         for path in paths {
             match self.root.open_attachment(path) {
                 Ok((_, meta)) => {
-                    if self.known_files.get(path.as_str())
-                        != Some(&stamp_key(&schema::stamp_of(&FileId::of(&meta))))
-                    {
+                    if self.known_files.get(path.as_str()) != Some(&stamp_key(&FileId::of(&meta))) {
                         self.add_file(&AttachmentFile {
                             path: path.clone(),
                             meta,
@@ -368,7 +360,7 @@ impl IndexUpdater {
         ));
         self.writer.add_document(doc).map_err(write_error)?;
         self.known_files
-            .insert(file.path.as_str().into(), stamp_key(&stamp));
+            .insert(file.path.as_str().into(), hash_of(&stamp));
         Ok(())
     }
 
@@ -412,7 +404,7 @@ impl IndexUpdater {
         }
         self.writer.add_document(doc).map_err(write_error)?;
         self.known
-            .insert(file.path.as_str().into(), stamp_key(&stamp));
+            .insert(file.path.as_str().into(), hash_of(&stamp));
         Ok(())
     }
 
@@ -451,17 +443,14 @@ fn write_error(e: TantivyError) -> Error {
     classified("cannot write the index", &e)
 }
 
-/// Path → stamp (as `stamp_key`) of each note or attachment the index holds. At 100k
-/// notes, a map of path and stamp as owned strings held 16 MB for the server's life.
+/// Path → hash of the stamp of each note or attachment the index holds (`hash_of`:
+/// the same within one run, all a `Stamps` needs). At 100k notes, a map of path and
+/// stamp as owned strings held 16 MB for the server's life.
 type Stamps = HashMap<Box<str>, u64>;
 
-/// A stamp as the updater keeps it: a hash (the same within one run, all a `Stamps`
-/// needs), compared with the hash of the stamp of the file on disk.
-fn stamp_key(stamp: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    stamp.hash(&mut hasher);
-    hasher.finish()
+/// The hash of the stamp of the file version `id`, as `Stamps` holds it.
+fn stamp_key(id: &FileId) -> u64 {
+    hash_of(schema::stamp_of(id))
 }
 
 /// Path → stamp of every note the index holds, read from the two columns.
@@ -485,7 +474,7 @@ fn stamps_of(index: &NotesIndex, key: &str, expected: usize) -> Result<Stamps> {
         "stamp",
         "cannot read the index",
         |path, stamp| {
-            stamps.insert(path.into(), stamp_key(stamp));
+            stamps.insert(path.into(), hash_of(stamp));
         },
     )?;
     Ok(stamps)

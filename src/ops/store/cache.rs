@@ -81,6 +81,16 @@ impl Head {
     }
 }
 
+/// `value` as a number, to compare or to keep instead of it: the same on every run of
+/// a build (the standard hasher with its fixed keys); another build's numbers may
+/// differ, so what keeps them on disk is a cache.
+pub(crate) fn hash_of(value: impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = std::hash::DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// What identifies one version of a file without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct FileId {

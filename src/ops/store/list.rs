@@ -315,7 +315,6 @@ pub(crate) fn relative(root: &Path, path: &Path) -> Option<String> {
 /// its path or allocating for it (a file the list then leaves out only costs a rebuild
 /// when it changes).
 fn fingerprint(root: &Path) -> Result<u64> {
-    use std::hash::{Hash, Hasher};
     let (mut sum, mut count) = (0u64, 0u64);
     for entry in markdown_entries(root)? {
         let meta = if entry.path_is_symlink() {
@@ -326,14 +325,9 @@ fn fingerprint(root: &Path) -> Result<u64> {
         let Some(meta) = meta.filter(fs::Metadata::is_file) else {
             continue;
         };
-        let mut hasher = std::hash::DefaultHasher::new();
-        entry
-            .path()
-            .as_os_str()
-            .as_encoded_bytes()
-            .hash(&mut hasher);
-        FileId::of(&meta).hash(&mut hasher);
-        sum = sum.wrapping_add(hasher.finish());
+        let id = FileId::of(&meta);
+        let hash = super::cache::hash_of((entry.path().as_os_str().as_encoded_bytes(), id));
+        sum = sum.wrapping_add(hash);
         count += 1;
     }
     Ok(sum ^ count.rotate_left(32))
