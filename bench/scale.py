@@ -12,6 +12,7 @@ Loopback only; every loop is bounded in count and in time. The machine is shared
 other work, so the CPU seconds the process used are shown beside each wall time.
 """
 
+import contextlib
 import json
 import os
 import random
@@ -167,26 +168,31 @@ def reindex(notes: Path):
     }
 
 
-def start_server(notes: Path):
-    """`notes serve` on `notes` (public pages beside it) on a free loopback port: the
-    process and its base URL."""
+@contextlib.contextmanager
+def running_server(notes: Path):
+    """`notes serve` on `notes` (public pages beside it) on a free loopback port, its
+    memory sampled: the process, its base URL and the sampler; stopped on leaving."""
     port = free_port()
     proc = subprocess.Popen(
         [str(BIN), "--notes-dir", str(notes), "--public-dir", str(notes.parent / "public"),
          "serve", "--listen", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    return proc, f"http://127.0.0.1:{port}"
+    sampler = Sampler(proc.pid)
+    try:
+        yield proc, f"http://127.0.0.1:{port}", sampler
+    finally:
+        sampler.stop()
+        proc.terminate()
+        proc.wait()
 
 
 def serve(notes: Path, count: int, words):
     shutil.rmtree(notes / ".notes", ignore_errors=True)
     shutil.rmtree(notes.parent / "public", ignore_errors=True)
     started = time.perf_counter()
-    proc, base = start_server(notes)
-    sampler = Sampler(proc.pid)
     row = {}
-    try:
+    with running_server(notes) as (proc, base, sampler):
         # Every title holds the word "Note": fully indexed once it finds them all.
         deadline = time.time() + 900
         while True:
@@ -218,10 +224,6 @@ def serve(notes: Path, count: int, words):
         row["rss_list"] = peak_mib(proc.pid)
         sampler.peaks(row, "rss_list")
         measured("search", lambda: search_p50(base, words))
-    finally:
-        sampler.stop()
-        proc.terminate()
-        proc.wait()
     return row
 
 
@@ -239,10 +241,8 @@ def until_idle(pid, limit=300):
 def restart(notes: Path, words):
     """`notes serve` again on the folder the first start left (index, history and
     their caches there): its work until idle, its peak RSS, then the same requests."""
-    proc, base = start_server(notes)
-    sampler = Sampler(proc.pid)
     row = {}
-    try:
+    with running_server(notes) as (proc, base, sampler):
         deadline = time.time() + 60
         while True:
             try:
@@ -260,10 +260,6 @@ def restart(notes: Path, words):
         search_p50(base, words)
         row["rss_restart_served"] = peak_mib(proc.pid)
         sampler.peaks(row, "rss_restart_served")
-    finally:
-        sampler.stop()
-        proc.terminate()
-        proc.wait()
     return row
 
 
