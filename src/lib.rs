@@ -22,5 +22,6 @@ pub use cli::Cli;
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    memory::limit_git_mapping();
     cmd::run(cli)
 }

@@ -247,6 +247,9 @@ async fn shutdown_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+/// How long the history's pass over every note waits for the index's merges.
+const MERGES_WAIT: Duration = Duration::from_secs(120);
+
 /// Records, on a thread of its own, the notes edited outside the service that the
 /// indexer's passes cover, until the indexer stops; a pass over every note also
 /// builds the list there first.
@@ -257,6 +260,12 @@ fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Cover
             for covered in work {
                 let recorded = match covered {
                     Covered::Everything => {
+                        // After the merges a first start's pass began: they map the
+                        // index's files, and this pass allocates for every note; one
+                        // after the other, the two peaks do not add up.
+                        if let Ok(index) = state.search.get() {
+                            index.merges.wait(MERGES_WAIT);
+                        }
                         // The list of every note is built here, once the index has
                         // caught up, not by the first request that asks for it (a
                         // read of every note: seconds at 100k notes).

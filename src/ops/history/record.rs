@@ -18,6 +18,9 @@ use crate::ops::{NotePath, Notebook};
 /// while it is recorded).
 const OUTSIDE_BATCH: usize = 256;
 
+/// Batches of a pass over every note between two returns of free memory to the system.
+const TRIM_EVERY: usize = 16;
+
 impl Notebook {
     /// Stores `bytes` as the note, durably, its history recorded first: the commit is
     /// made on another thread while the note's data syncs, and written to the disk
@@ -145,8 +148,14 @@ impl Notebook {
         paths.sort_unstable();
         let mut seen = Seen::read(self);
         let mut total = 0;
-        for batch in paths.chunks(OUTSIDE_BATCH) {
+        for (n, batch) in paths.chunks(OUTSIDE_BATCH).enumerate() {
             total += self.record_outside_seen(batch, Some(&mut seen))?;
+            // What a batch frees lies between what the pass keeps (the history's
+            // index grows by every note recorded): given back as it goes, the heap
+            // stays near what is in use (at 100k notes, 116 → 95 MiB at the peak).
+            if n % TRIM_EVERY == TRIM_EVERY - 1 {
+                crate::memory::give_back();
+            }
         }
         seen.write(self);
         Ok(total)

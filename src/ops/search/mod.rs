@@ -5,6 +5,7 @@
 
 pub(crate) mod backlinks;
 mod columns;
+mod directory;
 pub(crate) mod heal;
 pub(crate) mod indexer;
 pub(crate) mod query;
@@ -15,6 +16,7 @@ pub mod updater;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
@@ -101,6 +103,42 @@ pub struct NotesIndex {
     pub(crate) id: u64,
     /// What every note is called, for resolving links, per version of the index.
     pub(crate) resolvers: std::sync::Arc<backlinks::ResolverCache>,
+    /// The merges running in the background (`updater`).
+    pub(crate) merges: std::sync::Arc<Merges>,
+}
+
+/// How many merges of an index run in the background, so that other work that needs
+/// much memory can wait for them (a merge maps every page of the segments it reads).
+#[derive(Debug, Default)]
+pub(crate) struct Merges {
+    running: std::sync::Mutex<usize>,
+    ended: std::sync::Condvar,
+}
+
+/// One running merge (or group of them), counted until dropped.
+pub(crate) struct MergeRunning(std::sync::Arc<Merges>);
+
+impl Merges {
+    pub(crate) fn start(self: &std::sync::Arc<Self>) -> MergeRunning {
+        *self.running.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        MergeRunning(self.clone())
+    }
+
+    /// Waits until no merge runs, at most `limit`.
+    pub(crate) fn wait(&self, limit: std::time::Duration) {
+        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .ended
+            .wait_timeout_while(running, limit, |running| *running > 0);
+    }
+}
+
+impl Drop for MergeRunning {
+    fn drop(&mut self) {
+        let mut running = self.0.running.lock().unwrap_or_else(PoisonError::into_inner);
+        *running -= 1;
+        self.0.ended.notify_all();
+    }
 }
 
 /// Numbers the openings of indexes.
@@ -128,7 +166,14 @@ impl NotesIndex {
             create(&dir, schema)?
         };
         schema::register_analyzers(&index);
-        let reader = index
+        // The writer (and its merges) maps the files, which is fastest for reading a
+        // segment through; searches go through another opening of the same folder that
+        // reads the per-term files instead (see `directory`). A reload after a commit
+        // reads the folder's meta file, whichever opening wrote it.
+        let searched = Index::open(search_directory(&dir)?)
+            .map_err(|e| heal::read_error("cannot open", &dir, &e))?;
+        schema::register_analyzers(&searched);
+        let reader = searched
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
@@ -139,6 +184,7 @@ impl NotesIndex {
             fields,
             id: OPENINGS.fetch_add(1, Ordering::Relaxed),
             resolvers: Default::default(),
+            merges: Default::default(),
         })
     }
 
@@ -443,6 +489,16 @@ fn create(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index> {
         tantivy::IndexSettings::default(),
     )
     .map_err(|e| index_error("cannot create", dir, e))
+}
+
+/// The directory searches read an index from: on unix, postings, positions and stored
+/// texts read with `pread`, the rest mapped (see `directory`).
+fn search_directory(dir: &Path) -> Result<Box<dyn tantivy::Directory>> {
+    let mapped = mmap_directory(dir)?;
+    #[cfg(unix)]
+    return Ok(Box::new(directory::IndexDirectory::new(mapped, dir)));
+    #[cfg(not(unix))]
+    Ok(Box::new(mapped))
 }
 
 /// The index files, mapped for random access: only the pages a search or merge

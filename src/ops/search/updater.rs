@@ -242,9 +242,11 @@ impl IndexUpdater {
             return;
         }
         let reader = self.index.reader.clone();
+        let running = self.index.merges.start();
         let spawned = std::thread::Builder::new()
             .name("index-merge".into())
             .spawn(move || {
+                let _running = running;
                 for merging in merges {
                     if let Err(e) = merging.wait() {
                         crate::log::error(&format!("search: merge failed: {e}"));
