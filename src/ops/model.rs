@@ -1,6 +1,7 @@
 //! The shapes operations return, with the spec's JSON field names, shared by the HTTP
 //! API and the CLI's `--json` output.
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 use super::front_matter::FrontMatter;
@@ -26,13 +27,17 @@ pub(crate) struct Note {
 
 /// NoteMetadata: one element of the list.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+///
+/// One per note in the list, which the server keeps: the strings are `CompactString`,
+/// held inline up to 24 bytes (the dates, most tags and titles) rather than each in an
+/// allocation of its own (at 100k notes, 12 MB less).
 pub(crate) struct NoteMeta {
-    pub(crate) path: String,
-    pub(crate) title: String,
-    pub(crate) tags: Vec<String>,
+    pub(crate) path: CompactString,
+    pub(crate) title: CompactString,
+    pub(crate) tags: Vec<CompactString>,
     #[serde(rename = "lastModified")]
-    pub(crate) last_modified: String,
-    pub(crate) date: String,
+    pub(crate) last_modified: CompactString,
+    pub(crate) date: CompactString,
     pub(crate) size: u64,
 }
 

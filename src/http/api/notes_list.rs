@@ -234,9 +234,9 @@ mod tests {
         NoteMeta {
             path: path.into(),
             title: title.into(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
+            tags: tags.iter().map(|&t| t.into()).collect(),
             last_modified: "01-02-2024:10:30".into(),
-            date: String::new(),
+            date: Default::default(),
             size: 42,
         }
     }

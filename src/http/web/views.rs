@@ -221,11 +221,11 @@ fn notice(text: Option<&str>) -> Markup {
     }
 }
 
-fn tag_list(tags: &[String]) -> Markup {
+fn tag_list(tags: &[impl AsRef<str>]) -> Markup {
     html! {
         @if !tags.is_empty() {
             ul.tags aria-label="Tags" {
-                @for tag in tags {
+                @for tag in tags.iter().map(AsRef::as_ref) {
                     li { a.tag href=(tag_href(tag)) { (tag) } }
                 }
             }
@@ -292,7 +292,7 @@ pub(super) fn index(page: &Listing) -> Markup {
                 @for note in page.notes {
                     li {
                         a.title href=(note_url("note", &note.path)) { (note.title) }
-                        @if page.public.contains_key(&note.path) {
+                        @if page.public.contains_key(note.path.as_str()) {
                             " " span.badge title="Published on the public pages" { "Public" }
                         }
                         p.meta {

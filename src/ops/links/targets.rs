@@ -177,11 +177,11 @@ mod tests {
         let mut notes: Vec<NoteMeta> = notes
             .iter()
             .map(|(path, title)| NoteMeta {
-                path: path.to_string(),
-                title: title.to_string(),
+                path: (*path).into(),
+                title: (*title).into(),
                 tags: Vec::new(),
-                last_modified: String::new(),
-                date: String::new(),
+                last_modified: Default::default(),
+                date: Default::default(),
                 size: 0,
             })
             .collect();

@@ -292,7 +292,7 @@ impl Notebook {
             .list()?
             .notes
             .iter()
-            .filter_map(|n| Some((NotePath::parse(&n.path).ok()?, n.title.clone())))
+            .filter_map(|n| Some((NotePath::parse(&n.path).ok()?, n.title.to_string())))
             .collect())
     }
 
@@ -320,7 +320,9 @@ impl Notebook {
 
 /// The title a note of text `bytes` has at `path` (its file name when it has none).
 fn title_at(path: &NotePath, bytes: &[u8]) -> String {
-    metadata_of(path, &text_of(bytes), bytes.len() as u64).title
+    metadata_of(path, &text_of(bytes), bytes.len() as u64)
+        .title
+        .into_string()
 }
 
 /// Each note's text after the move: the moved note's at its new path (rewritten or as

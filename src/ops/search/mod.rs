@@ -135,7 +135,11 @@ impl Merges {
 
 impl Drop for MergeRunning {
     fn drop(&mut self) {
-        let mut running = self.0.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut running = self
+            .0
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         *running -= 1;
         self.0.ended.notify_all();
     }
@@ -570,6 +574,31 @@ mod tests {
 
     use super::updater::IndexUpdater;
     use super::*;
+
+    #[test]
+    fn waiting_for_merges_ends_when_the_last_one_does() {
+        let merges = std::sync::Arc::new(Merges::default());
+        // None running: no wait.
+        let started = std::time::Instant::now();
+        merges.wait(std::time::Duration::from_secs(5));
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        let (first, second) = (merges.start(), merges.start());
+        let ended = std::thread::spawn(move || {
+            drop(first);
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(second);
+        });
+        let started = std::time::Instant::now();
+        merges.wait(std::time::Duration::from_secs(5));
+        let waited = started.elapsed();
+        assert!(
+            waited >= std::time::Duration::from_millis(150),
+            "{waited:?}"
+        );
+        assert!(waited < std::time::Duration::from_secs(4), "{waited:?}");
+        ended.join().unwrap();
+        assert_eq!(*merges.running.lock().unwrap(), 0);
+    }
     use crate::ops::Config;
 
     /// A source that hands out one index, or one error, and counts the damage reported.

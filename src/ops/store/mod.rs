@@ -42,11 +42,11 @@ pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
     let title = display_title(path, fields.as_ref());
     let fields = fields.unwrap_or_default();
     NoteMeta {
-        path: path.to_string(),
-        title,
-        tags: fields.tags,
-        last_modified: fields.last_modified,
-        date: fields.date,
+        path: path.as_str().into(),
+        title: title.into(),
+        tags: fields.tags.into_iter().map(Into::into).collect(),
+        last_modified: fields.last_modified.into(),
+        date: fields.date.into(),
         size,
     }
 }

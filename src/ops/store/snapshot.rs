@@ -79,12 +79,13 @@ impl ListSnapshot {
         let mut out_ids = Vec::with_capacity(notes.len() + changed.len());
         let mut old = notes.into_iter().zip(ids).peekable();
         for (path, now) in changed {
-            while let Some((note, id)) = old.next_if(|(note, _)| note.path < path) {
+            while let Some((note, id)) = old.next_if(|(note, _)| note.path.as_str() < path.as_str())
+            {
                 out_notes.push(note);
                 out_ids.push(id);
             }
             // The old entry of this path, if any, is replaced.
-            old.next_if(|(note, _)| note.path == path);
+            old.next_if(|(note, _)| note.path.as_str() == path.as_str());
             if let Some((note, id)) = now {
                 out_notes.push(note);
                 out_ids.push(id);
@@ -127,7 +128,7 @@ impl ListOrder {
                 match tags.get_mut(tag.as_str()) {
                     Some(list) => list.push(at),
                     None => {
-                        tags.insert(tag.clone(), vec![at]);
+                        tags.insert(tag.to_string(), vec![at]);
                     }
                 }
             }
@@ -151,9 +152,9 @@ mod tests {
         NoteMeta {
             path: path.into(),
             title: path.into(),
-            tags: tags.iter().map(|t| t.to_string()).collect(),
+            tags: tags.iter().map(|&t| t.into()).collect(),
             last_modified: stamp.into(),
-            date: String::new(),
+            date: Default::default(),
             size: 1,
         }
     }
@@ -236,7 +237,7 @@ mod tests {
             list.list
                 .page_after(after, limit)
                 .iter()
-                .map(|n| n.path.clone())
+                .map(|n| n.path.to_string())
                 .collect()
         };
         assert_eq!(page(None, 2), ["a.md", "b/c.md"]);
