@@ -6,7 +6,10 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
+use tantivy::schema::document::Document;
 use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 
 use super::columns::{self, classified};
@@ -58,6 +61,17 @@ const PASS_CHUNK: usize = 2000;
 #[cfg(test)]
 const PASS_CHUNK: usize = 50;
 
+/// Bytes of note text handed to the writer and not yet indexed, at most, before the
+/// reading waits. tantivy's queue holds up to 10k documents, and reading and parsing a
+/// note is faster than indexing it: a pass filled it with whole texts (at 10k notes,
+/// tens of MB of a first start's peak). Over 2 MB, the reading waits until the queue
+/// is down to half of that: hundreds of notes stay queued, so the indexing thread
+/// never waits for the reading, and the two threads meet once per hundreds of notes.
+const IN_FLIGHT: usize = 2_000_000;
+/// The longest a reading waits for the indexing thread before it goes on regardless
+/// (should that thread have stopped, the queue is never emptied).
+const IN_FLIGHT_WAIT: Duration = Duration::from_secs(2);
+
 /// Progress of a long pass: notes done, notes in all.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
@@ -71,7 +85,9 @@ pub(crate) struct Changes {
 /// Holds the writer lock of an index, and the version of every note it holds.
 pub struct IndexUpdater {
     index: NotesIndex,
-    writer: IndexWriter<TantivyDocument>,
+    writer: IndexWriter<Queued>,
+    /// The bytes of the documents in the writer's queue.
+    queued: Arc<InFlight>,
     notes_dir: PathBuf,
     /// The notes dir notes are read from, through the checked open.
     root: RootDir,
@@ -123,6 +139,7 @@ impl IndexUpdater {
         Ok(IndexUpdater {
             index,
             writer,
+            queued: Arc::default(),
             notes_dir: notes_dir.to_path_buf(),
             root: RootDir::new(notes_dir.to_path_buf()),
             known,
@@ -360,7 +377,7 @@ impl IndexUpdater {
             self.index.fields.file,
             file.path.as_str(),
         ));
-        self.writer.add_document(doc).map_err(write_error)?;
+        self.queue(doc, file.path.as_str().len())?;
         self.known_files
             .insert(file.path.as_str().into(), hash_of(&stamp));
         Ok(())
@@ -404,9 +421,18 @@ impl IndexUpdater {
                 file.path.as_str(),
             ));
         }
-        self.writer.add_document(doc).map_err(write_error)?;
+        self.queue(doc, bytes.len())?;
         self.known
             .insert(file.path.as_str().into(), hash_of(&stamp));
+        Ok(())
+    }
+
+    /// Hands `doc` (`bytes` of text) to the writer; first, when its queue holds more
+    /// than `IN_FLIGHT`, waits until it holds half of that.
+    fn queue(&mut self, doc: TantivyDocument, bytes: usize) -> Result<()> {
+        self.queued.wait_below(IN_FLIGHT, IN_FLIGHT_WAIT);
+        let doc = self.queued.start(doc, bytes);
+        self.writer.add_document(doc).map_err(write_error)?;
         Ok(())
     }
 
@@ -487,6 +513,51 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_queue_is_counted_until_the_indexing_thread_drops_its_documents() {
+        let queue = Arc::new(InFlight::default());
+        let (one, two) = (
+            queue.start(TantivyDocument::new(), 600),
+            queue.start(TantivyDocument::new(), 500),
+        );
+        assert_eq!(queue.held(), 1100);
+        // Under the limit: no wait.
+        let started = std::time::Instant::now();
+        queue.wait_below(1100, Duration::from_secs(5));
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // Over it: the wait lasts until the queue is down to half the limit.
+        let taker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            drop(one);
+        });
+        let started = std::time::Instant::now();
+        queue.wait_below(1000, Duration::from_secs(5));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(150), "{waited:?}");
+        assert!(waited < Duration::from_secs(4), "{waited:?}");
+        assert_eq!(queue.held(), 500);
+        taker.join().unwrap();
+        // A queue never emptied (its thread gone) holds the wait to its longest.
+        let started = std::time::Instant::now();
+        queue.wait_below(100, Duration::from_millis(100));
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        drop(two);
+        assert_eq!(queue.held(), 0);
+    }
+
+    #[test]
+    fn a_pass_leaves_nothing_counted_in_the_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..300 {
+            fs::write(dir.path().join(format!("n{i}.md")), "x".repeat(20_000)).unwrap();
+        }
+        let index = NotesIndex::open_or_create(dir.path()).unwrap();
+        let mut updater = IndexUpdater::new(index.clone(), dir.path()).unwrap();
+        assert_eq!(updater.catch_up(&mut |_, _| {}).unwrap().indexed, 300);
+        assert_eq!(updater.queued.held(), 0);
+        assert_eq!(index.reader.searcher().num_docs(), 300);
+    }
+
+    #[test]
     fn a_long_pass_merges_at_its_end_and_leaves_the_merges_on() {
         let dir = tempfile::tempdir().unwrap();
         // Ten segments: more than the merge policy's eight at one level.
@@ -516,5 +587,83 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         assert_eq!(index.reader.searcher().num_docs(), count as u64);
+    }
+}
+
+/// What the writer's queue holds, in bytes of note text.
+#[derive(Debug, Default)]
+struct InFlight {
+    bytes: Mutex<usize>,
+    /// Told when the queue goes down to `low` or under.
+    taken: Condvar,
+    /// Where a waiting reading resumes (0 while none waits).
+    low: Mutex<usize>,
+}
+
+impl InFlight {
+    fn start(self: &Arc<Self>, doc: TantivyDocument, bytes: usize) -> Queued {
+        *self.bytes.lock().unwrap_or_else(PoisonError::into_inner) += bytes;
+        Queued {
+            doc,
+            bytes,
+            queue: self.clone(),
+        }
+    }
+
+    /// When the queue holds more than `limit` bytes, waits until it holds half of
+    /// that, or for `longest`.
+    fn wait_below(&self, limit: usize, longest: Duration) {
+        let bytes = self.bytes.lock().unwrap_or_else(PoisonError::into_inner);
+        if *bytes <= limit {
+            return;
+        }
+        let low = limit / 2;
+        *self.low.lock().unwrap_or_else(PoisonError::into_inner) = low;
+        let _ = self
+            .taken
+            .wait_timeout_while(bytes, longest, |bytes| *bytes > low);
+        *self.low.lock().unwrap_or_else(PoisonError::into_inner) = 0;
+    }
+
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        *self.bytes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A document in the writer's queue: counted in its `InFlight` until the indexing
+/// thread, done with it, drops it.
+struct Queued {
+    doc: TantivyDocument,
+    bytes: usize,
+    queue: Arc<InFlight>,
+}
+
+impl Document for Queued {
+    type Value<'a> = <TantivyDocument as Document>::Value<'a>;
+    type FieldsValuesIter<'a> = <TantivyDocument as Document>::FieldsValuesIter<'a>;
+
+    fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
+        self.doc.iter_fields_and_values()
+    }
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        let mut bytes = self
+            .queue
+            .bytes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let before = *bytes;
+        *bytes = before.saturating_sub(self.bytes);
+        let low = *self
+            .queue
+            .low
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if before > low && *bytes <= low {
+            self.queue.taken.notify_all();
+        }
     }
 }
