@@ -270,7 +270,13 @@ fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Cover
                         // caught up, not by the first request that asks for it (a
                         // read of every note: seconds at 100k notes).
                         let _ = state.notebook.list();
-                        let recorded = state.notebook.record_outside_edits();
+                        // What a batch frees lies between what the pass keeps (the
+                        // history's index grows by every note recorded): given back
+                        // as it goes, the heap stays near what is in use (at 100k
+                        // notes, 116 → 95 MiB at the peak).
+                        let recorded = state
+                            .notebook
+                            .record_outside_edits(&crate::memory::give_back);
                         // A pass over every note allocates for all of them at once.
                         crate::memory::give_back();
                         recorded

@@ -18,8 +18,8 @@ use crate::ops::{NotePath, Notebook};
 /// while it is recorded).
 const OUTSIDE_BATCH: usize = 256;
 
-/// Batches of a pass over every note between two returns of free memory to the system.
-const TRIM_EVERY: usize = 16;
+/// Batches of a pass over every note between two calls of its `every_few_batches`.
+const FEW_BATCHES: usize = 16;
 
 impl Notebook {
     /// Stores `bytes` as the note, durably, its history recorded first: the commit is
@@ -118,8 +118,9 @@ impl Notebook {
     /// outside the service, or a change a crash cut between its record and its write.
     /// Each note is looked at under its lock. A note whose file is the one the last
     /// such pass read and found equal to its latest version (`Seen`) is not read again.
-    /// The number of notes recorded.
-    pub(crate) fn record_outside_edits(&self) -> Result<usize> {
+    /// The number of notes recorded. `every_few_batches` is called now and then (the
+    /// server returns freed memory to the system there).
+    pub(crate) fn record_outside_edits(&self, every_few_batches: &dyn Fn()) -> Result<usize> {
         if !self.history_on() {
             return Ok(0);
         }
@@ -150,11 +151,8 @@ impl Notebook {
         let mut total = 0;
         for (n, batch) in paths.chunks(OUTSIDE_BATCH).enumerate() {
             total += self.record_outside_seen(batch, Some(&mut seen))?;
-            // What a batch frees lies between what the pass keeps (the history's
-            // index grows by every note recorded): given back as it goes, the heap
-            // stays near what is in use (at 100k notes, 116 → 95 MiB at the peak).
-            if n % TRIM_EVERY == TRIM_EVERY - 1 {
-                crate::memory::give_back();
+            if n % FEW_BATCHES == FEW_BATCHES - 1 {
+                every_few_batches();
             }
         }
         seen.write(self);
@@ -403,7 +401,7 @@ mod tests {
         std::fs::write(notes.join("b.md"), "two\n").unwrap();
         // Old enough for their identities to be trusted.
         std::thread::sleep(std::time::Duration::from_millis(1100));
-        assert_eq!(nb.record_outside_edits().unwrap(), 2);
+        assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 2);
         let a = NotePath::parse("a.md").unwrap();
         let b = NotePath::parse("b.md").unwrap();
         let latest = |path: &NotePath| {
@@ -420,7 +418,7 @@ mod tests {
         let seen_file = notes.join(".notes").join(SEEN_FILE);
         let inode = || std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&seen_file).unwrap());
         let before = inode();
-        assert_eq!(nb.record_outside_edits().unwrap(), 0);
+        assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 0);
         assert_eq!(Seen::read(&nb).read.len(), 2);
         assert_eq!(
             inode(),
@@ -435,7 +433,7 @@ mod tests {
             text: Some(b"lost\n".to_vec()),
         }];
         nb.record(Op::Put, "put a.md".into(), &lost).unwrap();
-        assert_eq!(nb.record_outside_edits().unwrap(), 2);
+        assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 2);
         let text = |path: &NotePath| nb.version(path, &nb.history(path).unwrap()[0].id).unwrap();
         assert_eq!(text(&a), b"one\n");
         assert_eq!(text(&b), b"TWO\n");
@@ -446,7 +444,7 @@ mod tests {
         cut.extend_from_slice(&[7; SeenEntry::LEN + 1]);
         std::fs::write(&seen_file, cut).unwrap();
         assert!(Seen::read(&nb).read.is_empty());
-        assert_eq!(nb.record_outside_edits().unwrap(), 0);
+        assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 0);
         // Written again: a.md; b.md changed less than a second ago is left out.
         assert_eq!(Seen::read(&nb).read.len(), 1);
     }

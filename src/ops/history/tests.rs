@@ -82,8 +82,8 @@ fn outside_edits_and_moves_are_recorded() {
     put(&nb, &a, "one\n");
     std::fs::write(dir.path().join("notes/a.md"), "edited outside\n").unwrap();
     std::fs::write(dir.path().join("notes/new.md"), "made outside\n").unwrap();
-    assert_eq!(nb.record_outside_edits().unwrap(), 2);
-    assert_eq!(nb.record_outside_edits().unwrap(), 0);
+    assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 2);
+    assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 0);
     let latest = &nb.history(&a).unwrap()[0];
     assert_eq!(latest.operation, "outside-edit");
     assert_eq!(nb.version(&a, &latest.id).unwrap(), b"edited outside\n");
