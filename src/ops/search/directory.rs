@@ -9,11 +9,12 @@
 //! a copy would sit on the heap instead. The writer and its merges, which read whole
 //! segments through, keep the map (`pread` per term made `notes reindex` ~70% slower).
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use tantivy::HasLen;
 use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
@@ -31,6 +32,10 @@ const READ_NOT_MAPPED: [&str; 3] = ["idx", "pos", "store"];
 pub(crate) struct IndexDirectory {
     mapped: MmapDirectory,
     root: PathBuf,
+    /// The files open for reading, shared: a reader's reload opens every segment
+    /// again while the searcher before it still holds them, and would otherwise hold
+    /// a second descriptor of each.
+    open: Arc<Mutex<HashMap<PathBuf, Weak<ReadFile>>>>,
 }
 
 impl IndexDirectory {
@@ -38,6 +43,7 @@ impl IndexDirectory {
         IndexDirectory {
             mapped,
             root: root.to_path_buf(),
+            open: Arc::default(),
         }
     }
 }
@@ -70,6 +76,10 @@ impl Directory for IndexDirectory {
         if !read {
             return self.mapped.get_file_handle(path);
         }
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(file) = open.get(path).and_then(Weak::upgrade) {
+            return Ok(file);
+        }
         let full = self.root.join(path);
         let file = File::open(&full).and_then(WrapFile::new).map_err(|e| {
             if e.kind() == io::ErrorKind::NotFound {
@@ -78,10 +88,17 @@ impl Directory for IndexDirectory {
                 OpenReadError::wrap_io_error(e, path.to_path_buf())
             }
         })?;
-        Ok(Arc::new(ReadFile(file)))
+        let file = Arc::new(ReadFile(file));
+        open.retain(|_, file| file.strong_count() > 0);
+        open.insert(path.to_path_buf(), Arc::downgrade(&file));
+        Ok(file)
     }
 
     fn delete(&self, path: &Path) -> Result<(), DeleteError> {
+        self.open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(path);
         self.mapped.delete(path)
     }
 
@@ -144,6 +161,21 @@ mod tests {
             read.get_file_handle(Path::new("missing.pos")),
             Err(OpenReadError::FileDoesNotExist(_))
         ));
+    }
+
+    #[test]
+    fn a_file_open_for_reading_is_shared_while_held() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.pos"), b"positions").unwrap();
+        let read = IndexDirectory::new(MmapDirectory::open(dir.path()).unwrap(), dir.path());
+        let first = read.get_file_handle(Path::new("c.pos")).unwrap();
+        let again = read.clone().get_file_handle(Path::new("c.pos")).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        drop((first, again));
+        // Let go of by every reader: the next open is a new one.
+        let third = read.get_file_handle(Path::new("c.pos")).unwrap();
+        assert_eq!(read.open.lock().unwrap().len(), 1);
+        assert_eq!(third.read_bytes(0..3).unwrap().as_slice(), b"pos");
     }
 
     #[test]
