@@ -264,7 +264,7 @@ fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Cover
                         // index's files, and this pass allocates for every note; one
                         // after the other, the two peaks do not add up.
                         if let Ok(index) = state.search.get() {
-                            index.merges.wait(MERGES_WAIT);
+                            index.merges.wait_until_at_most(0, MERGES_WAIT);
                         }
                         // The list of every note is built here, once the index has
                         // caught up, not by the first request that asks for it (a

@@ -135,14 +135,21 @@ impl Directory for IndexDirectory {
 mod tests {
     use super::*;
 
+    /// A directory over a new folder holding `files` (the folder goes with the guard).
+    fn directory_with(files: &[(&str, &[u8])]) -> (tempfile::TempDir, IndexDirectory) {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, bytes) in files {
+            std::fs::write(dir.path().join(name), bytes).unwrap();
+        }
+        let read = IndexDirectory::new(MmapDirectory::open(dir.path()).unwrap(), dir.path());
+        (dir, read)
+    }
+
     #[test]
     fn read_files_answer_what_the_map_answers() {
-        let dir = tempfile::tempdir().unwrap();
         let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
-        std::fs::write(dir.path().join("a.idx"), &bytes).unwrap();
-        std::fs::write(dir.path().join("a.term"), &bytes).unwrap();
-        let mapped = MmapDirectory::open(dir.path()).unwrap();
-        let read = IndexDirectory::new(mapped.clone(), dir.path());
+        let (_dir, read) = directory_with(&[("a.idx", &bytes), ("a.term", &bytes)]);
+        let mapped = read.mapped.clone();
         let handle = read.get_file_handle(Path::new("a.idx")).unwrap();
         assert_eq!(handle.len(), bytes.len());
         assert_eq!(
@@ -165,9 +172,7 @@ mod tests {
 
     #[test]
     fn a_file_open_for_reading_is_shared_while_held() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("c.pos"), b"positions").unwrap();
-        let read = IndexDirectory::new(MmapDirectory::open(dir.path()).unwrap(), dir.path());
+        let (_dir, read) = directory_with(&[("c.pos", b"positions")]);
         let first = read.get_file_handle(Path::new("c.pos")).unwrap();
         let again = read.clone().get_file_handle(Path::new("c.pos")).unwrap();
         assert!(Arc::ptr_eq(&first, &again));
@@ -180,9 +185,7 @@ mod tests {
 
     #[test]
     fn a_read_file_stays_readable_once_deleted() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("b.store"), b"stored text").unwrap();
-        let read = IndexDirectory::new(MmapDirectory::open(dir.path()).unwrap(), dir.path());
+        let (_dir, read) = directory_with(&[("b.store", b"stored text")]);
         let handle = read.get_file_handle(Path::new("b.store")).unwrap();
         // A merge deletes the files of the segments it replaced while searches read them.
         read.delete(Path::new("b.store")).unwrap();

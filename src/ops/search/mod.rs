@@ -6,6 +6,7 @@
 pub(crate) mod backlinks;
 mod columns;
 mod directory;
+mod gauge;
 pub(crate) mod heal;
 pub(crate) mod indexer;
 pub(crate) mod query;
@@ -16,7 +17,6 @@ pub mod updater;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::PoisonError;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
@@ -103,46 +103,9 @@ pub struct NotesIndex {
     pub(crate) id: u64,
     /// What every note is called, for resolving links, per version of the index.
     pub(crate) resolvers: std::sync::Arc<backlinks::ResolverCache>,
-    /// The merges running in the background (`updater`).
-    pub(crate) merges: std::sync::Arc<Merges>,
-}
-
-/// How many merges of an index run in the background, so that other work that needs
-/// much memory can wait for them (a merge maps every page of the segments it reads).
-#[derive(Debug, Default)]
-pub(crate) struct Merges {
-    running: std::sync::Mutex<usize>,
-    ended: std::sync::Condvar,
-}
-
-/// One running merge (or group of them), counted until dropped.
-pub(crate) struct MergeRunning(std::sync::Arc<Merges>);
-
-impl Merges {
-    pub(crate) fn start(self: &std::sync::Arc<Self>) -> MergeRunning {
-        *self.running.lock().unwrap_or_else(PoisonError::into_inner) += 1;
-        MergeRunning(self.clone())
-    }
-
-    /// Waits until no merge runs, at most `limit`.
-    pub(crate) fn wait(&self, limit: std::time::Duration) {
-        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        let _ = self
-            .ended
-            .wait_timeout_while(running, limit, |running| *running > 0);
-    }
-}
-
-impl Drop for MergeRunning {
-    fn drop(&mut self) {
-        let mut running = self
-            .0
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        *running -= 1;
-        self.0.ended.notify_all();
-    }
+    /// The merges running in the background (`updater`), so that other work that
+    /// needs much memory can wait for them (a merge maps every page it reads).
+    pub(crate) merges: std::sync::Arc<gauge::Gauge>,
 }
 
 /// Numbers the openings of indexes.
@@ -575,30 +538,6 @@ mod tests {
     use super::updater::IndexUpdater;
     use super::*;
 
-    #[test]
-    fn waiting_for_merges_ends_when_the_last_one_does() {
-        let merges = std::sync::Arc::new(Merges::default());
-        // None running: no wait.
-        let started = std::time::Instant::now();
-        merges.wait(std::time::Duration::from_secs(5));
-        assert!(started.elapsed() < std::time::Duration::from_secs(1));
-        let (first, second) = (merges.start(), merges.start());
-        let ended = std::thread::spawn(move || {
-            drop(first);
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            drop(second);
-        });
-        let started = std::time::Instant::now();
-        merges.wait(std::time::Duration::from_secs(5));
-        let waited = started.elapsed();
-        assert!(
-            waited >= std::time::Duration::from_millis(150),
-            "{waited:?}"
-        );
-        assert!(waited < std::time::Duration::from_secs(4), "{waited:?}");
-        ended.join().unwrap();
-        assert_eq!(*merges.running.lock().unwrap(), 0);
-    }
     use crate::ops::Config;
 
     /// A source that hands out one index, or one error, and counts the damage reported.

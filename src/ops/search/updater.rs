@@ -6,13 +6,14 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tantivy::schema::document::Document;
 use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 
 use super::columns::{self, classified};
+use super::gauge::{Gauge, Held};
 use super::{NotesIndex, index_dir, schema};
 use crate::error::{Error, Result};
 use crate::ops::files::{self, AttachmentFile};
@@ -87,7 +88,7 @@ pub struct IndexUpdater {
     index: NotesIndex,
     writer: IndexWriter<Queued>,
     /// The bytes of the documents in the writer's queue.
-    queued: Arc<InFlight>,
+    queued: Arc<Gauge>,
     notes_dir: PathBuf,
     /// The notes dir notes are read from, through the checked open.
     root: RootDir,
@@ -259,7 +260,7 @@ impl IndexUpdater {
             return;
         }
         let reader = self.index.reader.clone();
-        let running = self.index.merges.start();
+        let running = self.index.merges.hold(1);
         let spawned = std::thread::Builder::new()
             .name("index-merge".into())
             .spawn(move || {
@@ -430,8 +431,14 @@ impl IndexUpdater {
     /// Hands `doc` (`bytes` of text) to the writer; first, when its queue holds more
     /// than `IN_FLIGHT`, waits until it holds half of that.
     fn queue(&mut self, doc: TantivyDocument, bytes: usize) -> Result<()> {
-        self.queued.wait_below(IN_FLIGHT, IN_FLIGHT_WAIT);
-        let doc = self.queued.start(doc, bytes);
+        if self.queued.held() > IN_FLIGHT {
+            self.queued
+                .wait_until_at_most(IN_FLIGHT / 2, IN_FLIGHT_WAIT);
+        }
+        let doc = Queued {
+            doc,
+            _held: self.queued.hold(bytes),
+        };
         self.writer.add_document(doc).map_err(write_error)?;
         Ok(())
     }
@@ -508,41 +515,25 @@ fn stamps_of(index: &NotesIndex, key: &str, expected: usize) -> Result<Stamps> {
     Ok(stamps)
 }
 
+/// A document in the writer's queue: its bytes counted in the updater's `queued`
+/// until the indexing thread, done with it, drops it.
+struct Queued {
+    doc: TantivyDocument,
+    _held: Held,
+}
+
+impl Document for Queued {
+    type Value<'a> = <TantivyDocument as Document>::Value<'a>;
+    type FieldsValuesIter<'a> = <TantivyDocument as Document>::FieldsValuesIter<'a>;
+
+    fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
+        self.doc.iter_fields_and_values()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_queue_is_counted_until_the_indexing_thread_drops_its_documents() {
-        let queue = Arc::new(InFlight::default());
-        let (one, two) = (
-            queue.start(TantivyDocument::new(), 600),
-            queue.start(TantivyDocument::new(), 500),
-        );
-        assert_eq!(queue.held(), 1100);
-        // Under the limit: no wait.
-        let started = std::time::Instant::now();
-        queue.wait_below(1100, Duration::from_secs(5));
-        assert!(started.elapsed() < Duration::from_secs(1));
-        // Over it: the wait lasts until the queue is down to half the limit.
-        let taker = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
-            drop(one);
-        });
-        let started = std::time::Instant::now();
-        queue.wait_below(1000, Duration::from_secs(5));
-        let waited = started.elapsed();
-        assert!(waited >= Duration::from_millis(150), "{waited:?}");
-        assert!(waited < Duration::from_secs(4), "{waited:?}");
-        assert_eq!(queue.held(), 500);
-        taker.join().unwrap();
-        // A queue never emptied (its thread gone) holds the wait to its longest.
-        let started = std::time::Instant::now();
-        queue.wait_below(100, Duration::from_millis(100));
-        assert!(started.elapsed() >= Duration::from_millis(100));
-        drop(two);
-        assert_eq!(queue.held(), 0);
-    }
 
     #[test]
     fn a_pass_leaves_nothing_counted_in_the_queue() {
@@ -587,83 +578,5 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         assert_eq!(index.reader.searcher().num_docs(), count as u64);
-    }
-}
-
-/// What the writer's queue holds, in bytes of note text.
-#[derive(Debug, Default)]
-struct InFlight {
-    bytes: Mutex<usize>,
-    /// Told when the queue goes down to `low` or under.
-    taken: Condvar,
-    /// Where a waiting reading resumes (0 while none waits).
-    low: Mutex<usize>,
-}
-
-impl InFlight {
-    fn start(self: &Arc<Self>, doc: TantivyDocument, bytes: usize) -> Queued {
-        *self.bytes.lock().unwrap_or_else(PoisonError::into_inner) += bytes;
-        Queued {
-            doc,
-            bytes,
-            queue: self.clone(),
-        }
-    }
-
-    /// When the queue holds more than `limit` bytes, waits until it holds half of
-    /// that, or for `longest`.
-    fn wait_below(&self, limit: usize, longest: Duration) {
-        let bytes = self.bytes.lock().unwrap_or_else(PoisonError::into_inner);
-        if *bytes <= limit {
-            return;
-        }
-        let low = limit / 2;
-        *self.low.lock().unwrap_or_else(PoisonError::into_inner) = low;
-        let _ = self
-            .taken
-            .wait_timeout_while(bytes, longest, |bytes| *bytes > low);
-        *self.low.lock().unwrap_or_else(PoisonError::into_inner) = 0;
-    }
-
-    #[cfg(test)]
-    fn held(&self) -> usize {
-        *self.bytes.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// A document in the writer's queue: counted in its `InFlight` until the indexing
-/// thread, done with it, drops it.
-struct Queued {
-    doc: TantivyDocument,
-    bytes: usize,
-    queue: Arc<InFlight>,
-}
-
-impl Document for Queued {
-    type Value<'a> = <TantivyDocument as Document>::Value<'a>;
-    type FieldsValuesIter<'a> = <TantivyDocument as Document>::FieldsValuesIter<'a>;
-
-    fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
-        self.doc.iter_fields_and_values()
-    }
-}
-
-impl Drop for Queued {
-    fn drop(&mut self) {
-        let mut bytes = self
-            .queue
-            .bytes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let before = *bytes;
-        *bytes = before.saturating_sub(self.bytes);
-        let low = *self
-            .queue
-            .low
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if before > low && *bytes <= low {
-            self.queue.taken.notify_all();
-        }
     }
 }
