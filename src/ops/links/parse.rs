@@ -16,7 +16,12 @@ use crate::ops::front_matter;
 /// appear. External links (`https:`, `mailto:`…), absolute paths and same-page
 /// `#anchors` in Markdown syntax are not links between notes and are left out.
 pub(crate) fn links_of(text: &str) -> Vec<Link> {
-    let base = body_start(text);
+    links_in(text, body_start(text))
+}
+
+/// `links_of` for a caller that has parsed the front matter already: the body starts
+/// at byte `base` of `text` (`body_start`).
+pub(crate) fn links_in(text: &str, base: usize) -> Vec<Link> {
     let body = &text[base..];
     let lines = LineIndex::new(text);
     let options = crate::render::options() | Options::ENABLE_WIKILINKS;
@@ -81,7 +86,9 @@ pub(crate) fn links_of(text: &str) -> Vec<Link> {
 
 /// Where the body starts: after the front matter block when the note has one that
 /// parses (the same split the rest of the product makes), else at 0.
-fn body_start(text: &str) -> usize {
+/// Where the body of note file `text` starts: after its front matter, when it has one
+/// that parses.
+pub(crate) fn body_start(text: &str) -> usize {
     front_matter::parse(text).map_or(0, |doc| text.len() - doc.body.len())
 }
 

@@ -5,11 +5,10 @@
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
-};
+use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer};
 use tantivy::{Index, TantivyDocument};
 
+use super::words::Words;
 use crate::ops::store;
 use crate::ops::store::cache::FileId;
 use crate::ops::{FilePath, NotePath, links};
@@ -92,13 +91,9 @@ pub(crate) fn schema() -> (Schema, Fields) {
     (builder.build(), fields)
 }
 
-/// Words split on anything not alphanumeric, lowercased, accents folded.
+/// Words split on anything not alphanumeric, lowercased, accents folded (`Words`).
 pub(crate) fn text_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(64))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
+    TextAnalyzer::from(Words::default())
 }
 
 /// A whole tag as one token, lowercased, accents folded.
@@ -153,6 +148,10 @@ pub(crate) fn document(
     stamp: &str,
 ) -> TantivyDocument {
     let note = store::note_of(path, text, text.len() as u64);
+    // The body is the text after the front matter, or the whole text: its offset is
+    // known without parsing the front matter again.
+    let body = text.len() - note.body.len();
+    debug_assert_eq!(&text[body..], note.body);
     let front = note.front_matter.unwrap_or_default();
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, path.as_str());
@@ -164,7 +163,7 @@ pub(crate) fn document(
     doc.add_text(fields.body, render::visible_text(&note.body));
     doc.add_text(fields.stamp, stamp);
     let mut folder = links::Folder::default();
-    for key in links::keys_of_links(path, text, &mut folder) {
+    for key in links::keys_of_links(path, text, body, &mut folder) {
         doc.add_text(fields.links, &key);
     }
     doc.add_text(fields.title_key, folder.fold(&note.title));

@@ -38,25 +38,30 @@ const WRITER_MEMORY: usize = 32_000_000;
 /// memory is bounded by this times the threads plus tantivy's queue of up to 10k
 /// documents, whatever the corpus.
 const REBUILD_MEMORY: usize = 100_000_000;
-/// Indexing threads of `notes reindex` at most (one per core up to this): with one,
-/// the indexing thread is the whole run's bottleneck (three quarters of its CPU; the
-/// reading and parsing of the notes is the rest). On 2 cores and 100k notes, two
-/// threads with a commit every 5,000 notes took 16.4–17.5 s where one thread with a
-/// commit every 2,500 took 22.9–26.9 s, at a peak RSS of 245 MB instead of 167 MB.
-const REBUILD_THREADS: usize = 2;
-/// Merges run on one thread beside the indexing thread: tantivy's default of four,
+/// Indexing threads at most (one per core up to this), in the server and in `notes
+/// reindex`: with one, the indexing thread is the bottleneck of a long pass (three
+/// quarters of its CPU; the reading and parsing of the notes is the rest, and waits
+/// for it). On 2 cores and 100k notes, `notes reindex` with two threads and a commit
+/// every 5,000 notes took 16.4–17.5 s where one thread with a commit every 2,500 took
+/// 22.9–26.9 s; a first start, 13.5–18.3 s where one thread took 19.5–24 s. An idle
+/// thread holds no memory: tantivy sets a thread's table up with its first document.
+const INDEXING_THREADS: usize = 2;
+/// Merges run on one thread beside the indexing threads: tantivy's default of four,
 /// on a small machine, only competes with the indexing and with requests.
 const MERGE_THREADS: usize = 1;
 /// Segments merged into one at the end of a long pass: 100k notes end in 5 segments
-/// of 20k (a search on them costs about what it costs on one).
+/// of 20k (a search on them costs about what it costs on one). More segments per merge
+/// (20 of 1000 notes, with a commit every 2000) held 25 MB more in the server while
+/// they merged at 100k notes.
 const MERGE_GROUP: usize = 10;
 
-/// Notes added between two commits of a catch-up. tantivy queues added documents,
-/// whole texts included, until its indexing thread takes them (up to 10k of them),
-/// so the server's pass over a large folder commits every so many notes to bound
-/// what it holds; each commit also ends a segment, so not too often.
+/// Notes added between two commits of a catch-up: what a long pass has indexed becomes
+/// searchable every so many notes, and each indexing thread's memory holds about half
+/// of them (each thread ends a segment of about 2000 notes at a commit). Each commit
+/// also ends a segment per thread, so not too often: at 100k notes, 50 segments,
+/// merged by `MERGE_GROUP` at the pass's end.
 #[cfg(not(test))]
-const PASS_CHUNK: usize = 2000;
+const PASS_CHUNK: usize = 4000;
 /// Small in unit tests, so that a long pass of a few hundred notes makes more segments
 /// than the merge policy lets be.
 #[cfg(test)]
@@ -107,22 +112,17 @@ pub struct IndexUpdater {
 impl IndexUpdater {
     /// Takes the writer of `index`. Fails with `IndexOwned` when another process holds it.
     pub fn new(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
-        Self::with_memory(index, notes_dir, WRITER_MEMORY, 1)
+        Self::with_memory(index, notes_dir, WRITER_MEMORY)
     }
 
-    /// The writer of `notes reindex`, with a larger memory budget (see `REBUILD_MEMORY`)
-    /// and up to `REBUILD_THREADS` indexing threads.
+    /// The writer of `notes reindex`, with a larger memory budget (see `REBUILD_MEMORY`).
     pub fn for_rebuild(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        Self::with_memory(index, notes_dir, REBUILD_MEMORY, cores.min(REBUILD_THREADS))
+        Self::with_memory(index, notes_dir, REBUILD_MEMORY)
     }
 
-    fn with_memory(
-        index: NotesIndex,
-        notes_dir: &Path,
-        memory: usize,
-        threads: usize,
-    ) -> Result<Self> {
+    fn with_memory(index: NotesIndex, notes_dir: &Path, memory: usize) -> Result<Self> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let threads = cores.min(INDEXING_THREADS);
         let options = tantivy::indexer::IndexWriterOptions::builder()
             .memory_budget_per_thread(memory)
             .num_worker_threads(threads)
@@ -570,10 +570,12 @@ mod tests {
             policy(&updater)
         );
         assert_eq!(index.reader.searcher().num_docs(), count as u64);
-        // The readers come to read the merged segments, without a commit: eleven
-        // segments, merged ten and one.
+        // The readers come to read the merged segments, without a commit: a segment
+        // per indexing thread at each of the eleven commits, at most 22, merged ten by
+        // ten.
+        let merged = (INDEXING_THREADS * 11).div_ceil(MERGE_GROUP);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while index.reader.searcher().segment_readers().len() > 2 {
+        while index.reader.searcher().segment_readers().len() > merged {
             assert!(std::time::Instant::now() < deadline, "not merged in 30 s");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
