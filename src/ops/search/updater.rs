@@ -50,18 +50,21 @@ const INDEXING_THREADS: usize = 2;
 /// on a small machine, only competes with the indexing and with requests.
 const MERGE_THREADS: usize = 1;
 /// Segments merged into one at the end of a long pass: 100k notes end in 5 segments
-/// of 20k (a search on them costs about what it costs on one). More segments per merge
-/// (20 of 1000 notes, with a commit every 2000) held 25 MB more in the server while
-/// they merged at 100k notes.
+/// of 20k (a search on them costs about what it costs on one).
 const MERGE_GROUP: usize = 10;
 
 /// Notes added between two commits of a catch-up: what a long pass has indexed becomes
-/// searchable every so many notes, and each indexing thread's memory holds about half
-/// of them (each thread ends a segment of about 2000 notes at a commit). Each commit
-/// also ends a segment per thread, so not too often: at 100k notes, 50 segments,
-/// merged by `MERGE_GROUP` at the pass's end.
+/// searchable every so many notes. Each commit ends a segment per indexing thread, and
+/// the threads' memory holds the notes since the last commit.
 #[cfg(not(test))]
-const PASS_CHUNK: usize = 4000;
+const PASS_CHUNK: usize = 2000;
+/// In a pass of more than `LARGE_PASS` notes, a commit every `LARGE_PASS_CHUNK`: the
+/// segments' number costs memory there, not their size. At 100k notes, segments of
+/// about 1000 notes (100, merged 20 by 20) held 30 MB more in the server than segments
+/// of about 2000 (50, merged 10 by 10); at 10k notes, a commit every 4000 held 10 MB
+/// more than one every 2000 (the two threads' memory holds twice as many notes).
+const LARGE_PASS: usize = 20_000;
+const LARGE_PASS_CHUNK: usize = 2 * PASS_CHUNK;
 /// Small in unit tests, so that a long pass of a few hundred notes makes more segments
 /// than the merge policy lets be.
 #[cfg(test)]
@@ -209,6 +212,11 @@ impl IndexUpdater {
         // A long pass (a first start) merges its segments at its end, not while it
         // indexes: the merges would share the cores and the memory with the indexing.
         let long = total > PASS_CHUNK;
+        let chunk = if total > LARGE_PASS {
+            LARGE_PASS_CHUNK
+        } else {
+            PASS_CHUNK
+        };
         if long {
             self.writer.set_merge_policy(Box::new(NoMergePolicy));
         }
@@ -216,7 +224,9 @@ impl IndexUpdater {
             for (done, file) in stale.into_iter().enumerate() {
                 self.add(file)?;
                 changes.indexed += 1;
-                self.commit_every_chunk(done + 1)?;
+                if (done + 1).is_multiple_of(chunk) {
+                    self.commit()?;
+                }
                 progress(done + 1, total);
             }
             Ok(())
@@ -447,14 +457,6 @@ impl IndexUpdater {
         self.writer
             .delete_term(Term::from_field_text(self.index.fields.path, path));
         self.known.remove(path);
-    }
-
-    /// Commits after every `PASS_CHUNK` notes added by a pass.
-    fn commit_every_chunk(&mut self, added: usize) -> Result<()> {
-        if added.is_multiple_of(PASS_CHUNK) {
-            self.commit()?;
-        }
-        Ok(())
     }
 
     fn commit(&mut self) -> Result<()> {
