@@ -392,15 +392,63 @@ enum Reading {
 /// The text of a body's events, blocks kept apart by line breaks; stops once it holds
 /// more than `max` characters.
 fn reader_text(markdown: &str, reading: Reading, max: usize) -> String {
-    let summary = reading == Reading::Summary;
-    let mut text = String::new();
+    let mut text = ReaderText::new(reading);
     let mut chars = 0usize;
-    let mut skip = 0usize;
-    // Inside a wikilink without `|label`: its text (the target as written) reads as
-    // the label a page shows for it.
-    let mut bare_wiki = false;
     for event in Parser::new_ext(markdown, options()) {
-        let before = text.len();
+        let before = text.text.len();
+        text.push(&event);
+        if max != usize::MAX {
+            chars += text.text[before..].chars().count();
+            if chars > max {
+                break;
+            }
+        }
+    }
+    text.text
+}
+
+/// `visible_text` fed the events of a parse made for something else as well (the
+/// indexer finds a note's links in the same parse): parsed with `options()`.
+pub(crate) struct VisibleText(ReaderText);
+
+impl VisibleText {
+    pub(crate) fn new() -> Self {
+        VisibleText(ReaderText::new(Reading::Page))
+    }
+
+    pub(crate) fn push(&mut self, event: &Event) {
+        self.0.push(event);
+    }
+
+    pub(crate) fn finish(self) -> String {
+        self.0.text.trim().to_string()
+    }
+}
+
+/// The reader's text of the events pushed so far.
+struct ReaderText {
+    text: String,
+    summary: bool,
+    /// Depth of the blocks left out (a summary's headings, code and HTML).
+    skip: usize,
+    /// Inside a wikilink without `|label`: its text (the target as written) reads as
+    /// the label a page shows for it.
+    bare_wiki: bool,
+}
+
+impl ReaderText {
+    fn new(reading: Reading) -> Self {
+        ReaderText {
+            text: String::new(),
+            summary: reading == Reading::Summary,
+            skip: 0,
+            bare_wiki: false,
+        }
+    }
+
+    fn push(&mut self, event: &Event) {
+        let summary = self.summary;
+        let text = &mut self.text;
         match event {
             Event::Start(
                 Tag::Link {
@@ -413,34 +461,29 @@ fn reader_text(markdown: &str, reading: Reading, max: usize) -> String {
                     dest_url,
                     ..
                 },
-            ) if skip == 0 => {
-                text.push_str(&wiki_label(&dest_url));
-                bare_wiki = true;
+            ) if self.skip == 0 => {
+                text.push_str(&wiki_label(dest_url));
+                self.bare_wiki = true;
             }
-            Event::End(TagEnd::Link | TagEnd::Image) => bare_wiki = false,
-            _ if bare_wiki => {}
+            Event::End(TagEnd::Link | TagEnd::Image) => self.bare_wiki = false,
+            _ if self.bare_wiki => {}
             Event::Start(Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock) if summary => {
-                skip += 1;
-                new_line(&mut text);
+                self.skip += 1;
+                new_line(text);
             }
             Event::End(TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock) if summary => {
-                skip = skip.saturating_sub(1);
+                self.skip = self.skip.saturating_sub(1);
             }
-            _ if skip > 0 => {}
-            Event::Text(t) | Event::Code(t) => text.push_str(&t),
-            Event::Html(t) | Event::InlineHtml(t) if !summary => text.push_str(&t),
-            Event::SoftBreak => space(&mut text),
-            Event::HardBreak | Event::Rule => new_line(&mut text),
-            Event::Start(tag) if is_block(&tag.to_end()) => new_line(&mut text),
-            Event::End(tag) if is_block(&tag) => new_line(&mut text),
+            _ if self.skip > 0 => {}
+            Event::Text(t) | Event::Code(t) => text.push_str(t),
+            Event::Html(t) | Event::InlineHtml(t) if !summary => text.push_str(t),
+            Event::SoftBreak => space(text),
+            Event::HardBreak | Event::Rule => new_line(text),
+            Event::Start(tag) if is_block(&tag.to_end()) => new_line(text),
+            Event::End(tag) if is_block(tag) => new_line(text),
             _ => {}
         }
-        chars += text[before..].chars().count();
-        if chars > max {
-            break;
-        }
     }
-    text
 }
 
 /// Whether a tag is a block (its text stands apart from what comes before and after)

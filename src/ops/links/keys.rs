@@ -6,20 +6,17 @@
 use std::collections::BTreeSet;
 
 use super::Link;
-use super::parse::links_in;
 use super::resolve::{Folder, bare_name, relative_path, root_path};
 use crate::ops::NotePath;
 
-/// The keys of every note link of `text`, the file of note `from`, whose body starts at
-/// byte `body` (`links::body_start`; the indexer knows it from its own parse).
+/// The keys of every note link of `links`, the links of note `from`.
 pub(crate) fn keys_of_links(
     from: &NotePath,
-    text: &str,
-    body: usize,
+    links: &[Link],
     folder: &mut Folder,
 ) -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
-    for link in links_in(text, body).iter().filter(|l| l.is_note()) {
+    for link in links.iter().filter(|l| l.is_note()) {
         add_link_keys(from, link, folder, &mut keys);
     }
     keys
@@ -62,13 +59,11 @@ fn path_key(path: &str) -> String {
 mod tests {
     use super::*;
     use crate::ops::links::links_of;
-    use crate::ops::links::parse::body_start;
 
     fn keys(from: &str, text: &str) -> Vec<String> {
         keys_of_links(
             &NotePath::parse(from).unwrap(),
-            text,
-            body_start(text),
+            &links_of(text),
             &mut Folder::default(),
         )
         .into_iter()
@@ -111,7 +106,7 @@ mod tests {
                 Some(&target),
                 "{text}"
             );
-            let keys = keys_of_links(&from, text, body_start(text), &mut folder);
+            let keys = keys_of_links(&from, &links_of(text), &mut folder);
             assert!(own.iter().any(|k| keys.contains(k)), "{text}: {keys:?}");
         }
     }

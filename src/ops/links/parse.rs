@@ -16,12 +16,13 @@ use crate::ops::front_matter;
 /// appear. External links (`https:`, `mailto:`…), absolute paths and same-page
 /// `#anchors` in Markdown syntax are not links between notes and are left out.
 pub(crate) fn links_of(text: &str) -> Vec<Link> {
-    links_in(text, body_start(text))
+    links_in(text, body_start(text), &mut |_| {})
 }
 
-/// `links_of` for a caller that has parsed the front matter already: the body starts
-/// at byte `base` of `text` (`body_start`).
-pub(crate) fn links_in(text: &str, base: usize) -> Vec<Link> {
+/// `links_of` for a caller that has parsed the front matter already (the body starts
+/// at byte `base` of `text`, as `body_start` finds it), and that wants every event of
+/// the body's parse as well (`each`; parsed with `render::options()`).
+pub(crate) fn links_in(text: &str, base: usize, each: &mut dyn FnMut(&Event)) -> Vec<Link> {
     let body = &text[base..];
     let lines = LineIndex::new(text);
     let options = crate::render::options() | Options::ENABLE_WIKILINKS;
@@ -29,6 +30,7 @@ pub(crate) fn links_in(text: &str, base: usize) -> Vec<Link> {
     let mut open: Vec<Open> = Vec::new();
     let mut links = Vec::new();
     while let Some((event, range)) = events.next() {
+        each(&event);
         match event {
             Event::Start(Tag::Link {
                 link_type,
@@ -86,8 +88,6 @@ pub(crate) fn links_in(text: &str, base: usize) -> Vec<Link> {
 
 /// Where the body starts: after the front matter block when the note has one that
 /// parses (the same split the rest of the product makes), else at 0.
-/// Where the body of note file `text` starts: after its front matter, when it has one
-/// that parses.
 pub(crate) fn body_start(text: &str) -> usize {
     front_matter::parse(text).map_or(0, |doc| text.len() - doc.body.len())
 }

@@ -149,9 +149,12 @@ pub(crate) fn document(
 ) -> TantivyDocument {
     let note = store::note_of(path, text, text.len() as u64);
     // The body is the text after the front matter, or the whole text: its offset is
-    // known without parsing the front matter again.
+    // known without parsing the front matter again. One parse of it gives the links
+    // and the text a reader sees.
     let body = text.len() - note.body.len();
     debug_assert_eq!(&text[body..], note.body);
+    let mut visible = render::VisibleText::new();
+    let links = links::links_in(text, body, &mut |event| visible.push(event));
     let front = note.front_matter.unwrap_or_default();
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, path.as_str());
@@ -160,10 +163,10 @@ pub(crate) fn document(
         doc.add_text(fields.tags, tag);
         doc.add_text(fields.tag, tag);
     }
-    doc.add_text(fields.body, render::visible_text(&note.body));
+    doc.add_text(fields.body, visible.finish());
     doc.add_text(fields.stamp, stamp);
     let mut folder = links::Folder::default();
-    for key in links::keys_of_links(path, text, body, &mut folder) {
+    for key in links::keys_of_links(path, &links, &mut folder) {
         doc.add_text(fields.links, &key);
     }
     doc.add_text(fields.title_key, folder.fold(&note.title));
@@ -193,6 +196,37 @@ mod tests {
         );
         let mut tags = tag_analyzer();
         assert_eq!(tokens(&mut tags, "Rust Lang Été"), ["rust lang ete"]);
+    }
+
+    #[test]
+    fn one_parse_gives_the_text_and_the_link_keys_two_parses_give() {
+        use std::collections::BTreeSet;
+        use tantivy::schema::Value;
+        let (_, fields) = schema();
+        let path = NotePath::parse("dir/a.md").unwrap();
+        for text in [
+            "---\ntitle: T\ntags: [x]\n---\n# H\n\n[[b]] and [c](c.md) `code` <b>html</b>\n\n```\nblock\n```\n",
+            "no front matter, [[Other Note|label]] ![[img.png]] [ref][r]\n\n[r]: ../x.md\n",
+            "---\nnot: [valid\n---\nbody [[z]] [[#Heading]]\n",
+            "",
+        ] {
+            let doc = document(&fields, &path, text, "v2:1:1");
+            let body = doc.get_first(fields.body).and_then(|v| v.as_str()).unwrap();
+            let note = store::note_of(&path, text, text.len() as u64);
+            assert_eq!(body, render::visible_text(&note.body), "{text:?}");
+            let indexed: BTreeSet<&str> = doc
+                .get_all(fields.links)
+                .filter_map(|v| v.as_str())
+                .collect();
+            let mut folder = links::Folder::default();
+            let keys = links::keys_of_links(&path, &links::links_of(text), &mut folder);
+            assert_eq!(
+                indexed,
+                keys.iter().map(String::as_str).collect(),
+                "{text:?}"
+            );
+            assert_eq!(indexed.is_empty(), text.is_empty(), "{text:?}");
+        }
     }
 
     #[test]
