@@ -69,21 +69,21 @@ impl WordStream<'_> {
     fn scan(&self, from: usize, word: bool) -> Option<usize> {
         let bytes = self.text.as_bytes();
         let mut at = from;
-        while at < bytes.len() {
-            let byte = bytes[at];
-            let (alphanumeric, width) = if byte.is_ascii() {
-                (byte.is_ascii_alphanumeric(), 1)
-            } else {
-                // `at` is on a character boundary: every step is a whole character.
-                let c = self.text[at..].chars().next()?;
-                (c.is_alphanumeric(), c.len_utf8())
-            };
-            if alphanumeric == word {
+        loop {
+            // ASCII in a tight loop, up to the first byte that answers or is not ASCII.
+            at += bytes[at..]
+                .iter()
+                .position(|&b| !b.is_ascii() || b.is_ascii_alphanumeric() == word)?;
+            if bytes[at].is_ascii() {
                 return Some(at);
             }
-            at += width;
+            // `at` is on a character boundary: every step is a whole character.
+            let c = self.text[at..].chars().next()?;
+            if c.is_alphanumeric() == word {
+                return Some(at);
+            }
+            at += c.len_utf8();
         }
-        None
     }
 }
 
