@@ -75,9 +75,11 @@ pub(crate) fn schema() -> (Schema, Fields) {
             "body",
             TextOptions::default().set_indexing_options(searched),
         ),
-        stamp: builder.add_text_field("stamp", STRING | FAST),
+        // Stamp and title key are read as columns only: not indexed, so their unique
+        // values (two per note) are not words of the index to sort, store and merge.
+        stamp: builder.add_text_field("stamp", FAST),
         links: builder.add_text_field("links", STRING),
-        title_key: builder.add_text_field("title_key", STRING | FAST),
+        title_key: builder.add_text_field("title_key", FAST),
         file: builder.add_text_field("file", STRING | STORED | FAST),
         file_words: builder.add_text_field(
             "file_words",
