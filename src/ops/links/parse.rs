@@ -88,7 +88,7 @@ pub(crate) fn links_in(text: &str, base: usize, each: &mut dyn FnMut(&Event)) ->
 
 /// Where the body starts: after the front matter block when the note has one that
 /// parses (the same split the rest of the product makes), else at 0.
-pub(crate) fn body_start(text: &str) -> usize {
+fn body_start(text: &str) -> usize {
     front_matter::parse(text).map_or(0, |doc| text.len() - doc.body.len())
 }
 

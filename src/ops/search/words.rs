@@ -6,9 +6,9 @@
 //! times and decodes every character, which was a tenth of the indexing thread's time.
 //! A word with a non-ASCII character still goes through tantivy's own filters.
 
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
+
+use super::schema::tag_analyzer;
 
 /// Words this long (in bytes) or longer are not indexed.
 pub(crate) const LONGEST: usize = 64;
@@ -17,7 +17,8 @@ pub(crate) const LONGEST: usize = 64;
 #[derive(Clone)]
 pub(crate) struct Words {
     token: Token,
-    /// Lowercases and folds one word with a non-ASCII character.
+    /// Lowercases and folds one word with a non-ASCII character: the tag analyzer,
+    /// which takes a whole text as one token.
     fold: TextAnalyzer,
 }
 
@@ -25,10 +26,7 @@ impl Default for Words {
     fn default() -> Self {
         Words {
             token: Token::default(),
-            fold: TextAnalyzer::builder(RawTokenizer::default())
-                .filter(LowerCaser)
-                .filter(AsciiFoldingFilter)
-                .build(),
+            fold: tag_analyzer(),
         }
     }
 }
@@ -126,7 +124,7 @@ impl TokenStream for WordStream<'_> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use tantivy::tokenizer::{RemoveLongFilter, SimpleTokenizer};
+    use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer};
 
     fn chain() -> TextAnalyzer {
         TextAnalyzer::builder(SimpleTokenizer::default())
