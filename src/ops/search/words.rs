@@ -45,6 +45,28 @@ impl Tokenizer for Words {
     }
 }
 
+/// The class of a byte: an ASCII letter or digit, another ASCII byte, or a byte of a
+/// character beyond ASCII (looked at as a whole character).
+const OTHER: u8 = 0;
+const WORD: u8 = 1;
+const WIDE: u8 = 2;
+const CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        class[byte] = if !b.is_ascii() {
+            WIDE
+        } else if b.is_ascii_alphanumeric() {
+            WORD
+        } else {
+            OTHER
+        };
+        byte += 1;
+    }
+    class
+};
+
 pub(crate) struct WordStream<'a> {
     text: &'a str,
     /// Byte offset where the search for the next word starts.
@@ -66,13 +88,16 @@ impl WordStream<'_> {
     /// is not (`!word`).
     fn scan(&self, from: usize, word: bool) -> Option<usize> {
         let bytes = self.text.as_bytes();
+        // The class of the ASCII bytes passed over: the other one.
+        let passed = if word { OTHER } else { WORD };
         let mut at = from;
         loop {
-            // ASCII in a tight loop, up to the first byte that answers or is not ASCII.
+            // ASCII in a tight loop (one table lookup a byte), up to the first byte
+            // that answers or is not ASCII.
             at += bytes[at..]
                 .iter()
-                .position(|&b| !b.is_ascii() || b.is_ascii_alphanumeric() == word)?;
-            if bytes[at].is_ascii() {
+                .position(|&b| CLASS[usize::from(b)] != passed)?;
+            if CLASS[usize::from(bytes[at])] != WIDE {
                 return Some(at);
             }
             // `at` is on a character boundary: every step is a whole character.
