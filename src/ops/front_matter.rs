@@ -49,6 +49,18 @@ pub struct Document {
 /// `---` line, has no closing `---` line, the YAML between is not a mapping, or it is
 /// beyond the bounds `check` enforces on writes (read as unreadable, without parsing it).
 pub fn parse(text: &str) -> Option<Document> {
+    let (yaml, body, blank_line, newline) = split(text)?;
+    Some(Document {
+        yaml,
+        body: body.to_string(),
+        blank_line,
+        newline,
+    })
+}
+
+/// What `parse` reads, the body borrowed: the mapping, the body, whether a blank line
+/// came before it, the line ending.
+fn split(text: &str) -> Option<(Mapping, &str, bool, &'static str)> {
     let block = Block::of(text)?;
     within_bounds(block.yaml).ok()?;
     let yaml = parse_mapping(block.yaml)?;
@@ -56,12 +68,14 @@ pub fn parse(text: &str) -> Option<Document> {
         Some(body) => (body, true),
         None => (block.after, false),
     };
-    Some(Document {
-        yaml,
-        body: body.to_string(),
-        blank_line,
-        newline: block.newline,
-    })
+    Some((yaml, body, blank_line, block.newline))
+}
+
+/// The fields of `text`'s front matter and where its body starts, as `parse` reads
+/// them, without a copy of the body (the search index reads every note this way).
+pub(crate) fn parse_fields(text: &str) -> Option<(FrontMatter, usize)> {
+    let (yaml, body, _, _) = split(text)?;
+    Some((fields_of(&yaml), text.len() - body.len()))
 }
 
 /// Refuses a note text whose front matter is too large, nested too deeply or expands its
@@ -292,20 +306,7 @@ impl Document {
     /// The four spec'd fields, read leniently: scalars become strings, a single tag
     /// string becomes a one-element list, anything else reads as empty.
     pub fn fields(&self) -> FrontMatter {
-        FrontMatter {
-            title: self.string("title"),
-            date: self.string("date"),
-            last_modified: self.string("last_modified"),
-            tags: match self.yaml.get("tags") {
-                Some(Value::Sequence(items)) => items.iter().filter_map(scalar).collect(),
-                Some(other) => scalar(other).into_iter().collect(),
-                None => Vec::new(),
-            },
-        }
-    }
-
-    fn string(&self, key: &str) -> String {
-        self.yaml.get(key).and_then(scalar).unwrap_or_default()
+        fields_of(&self.yaml)
     }
 
     /// Sets `last_modified`, in place when the key exists, else after `date` (or
@@ -353,6 +354,21 @@ impl Document {
         };
         let blank = if self.blank_line { nl } else { "" };
         Ok(format!("---{nl}{yaml}---{nl}{blank}{}", self.body))
+    }
+}
+
+/// The four spec'd fields of a front matter mapping, read leniently.
+fn fields_of(yaml: &Mapping) -> FrontMatter {
+    let string = |key: &str| yaml.get(key).and_then(scalar).unwrap_or_default();
+    FrontMatter {
+        title: string("title"),
+        date: string("date"),
+        last_modified: string("last_modified"),
+        tags: match yaml.get("tags") {
+            Some(Value::Sequence(items)) => items.iter().filter_map(scalar).collect(),
+            Some(other) => scalar(other).into_iter().collect(),
+            None => Vec::new(),
+        },
     }
 }
 

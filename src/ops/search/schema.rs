@@ -149,18 +149,14 @@ pub(crate) fn document(
     text: &str,
     stamp: &str,
 ) -> TantivyDocument {
-    let note = store::note_of(path, text, text.len() as u64);
-    // The body is the text after the front matter, or the whole text: its offset is
-    // known without parsing the front matter again. One parse of it gives the links
-    // and the text a reader sees.
-    let body = text.len() - note.body.len();
-    debug_assert_eq!(&text[body..], note.body);
+    // The body is the text after the front matter, or the whole text. One parse of it
+    // gives the links and the text a reader sees.
+    let (title, front, body) = store::index_fields_of(path, text);
     let mut visible = render::VisibleText::new();
     let links = links::links_in(text, body, &mut |event| visible.push(event));
-    let front = note.front_matter.unwrap_or_default();
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, path.as_str());
-    doc.add_text(fields.title, &note.title);
+    doc.add_text(fields.title, &title);
     for tag in &front.tags {
         doc.add_text(fields.tags, tag);
         doc.add_text(fields.tag, tag);
@@ -171,7 +167,7 @@ pub(crate) fn document(
     for key in links::keys_of_links(path, &links, &mut folder) {
         doc.add_text(fields.links, &key);
     }
-    doc.add_text(fields.title_key, folder.fold(&note.title));
+    doc.add_text(fields.title_key, folder.fold(&title));
     doc
 }
 

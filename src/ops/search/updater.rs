@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use tantivy::schema::document::Document;
@@ -81,6 +82,9 @@ const IN_FLIGHT: usize = 2_000_000;
 /// (should that thread have stopped, the queue is never emptied).
 const IN_FLIGHT_WAIT: Duration = Duration::from_secs(2);
 
+/// Notes the walk of a rebuild hands to the reading at a time.
+const WALK_BATCH: usize = 512;
+
 /// Progress of a long pass: notes done, notes in all.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
@@ -115,15 +119,23 @@ pub struct IndexUpdater {
 impl IndexUpdater {
     /// Takes the writer of `index`. Fails with `IndexOwned` when another process holds it.
     pub fn new(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
-        Self::with_memory(index, notes_dir, WRITER_MEMORY)
+        Self::with_memory(index, notes_dir, WRITER_MEMORY, true)
     }
 
     /// The writer of `notes reindex`, with a larger memory budget (see `REBUILD_MEMORY`).
+    /// What the index holds is not read: a rebuild throws it away.
     pub fn for_rebuild(index: NotesIndex, notes_dir: &Path) -> Result<Self> {
-        Self::with_memory(index, notes_dir, REBUILD_MEMORY)
+        Self::with_memory(index, notes_dir, REBUILD_MEMORY, false)
     }
 
-    fn with_memory(index: NotesIndex, notes_dir: &Path, memory: usize) -> Result<Self> {
+    /// `read_known`: whether to read the stamps of what the index holds (without, it
+    /// is only fit for `rebuild`).
+    fn with_memory(
+        index: NotesIndex,
+        notes_dir: &Path,
+        memory: usize,
+        read_known: bool,
+    ) -> Result<Self> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let threads = cores.min(INDEXING_THREADS);
         let options = tantivy::indexer::IndexWriterOptions::builder()
@@ -138,8 +150,11 @@ impl IndexUpdater {
                 TantivyError::LockFailure(..) => Error::IndexOwned,
                 e => super::index_error("cannot write", &index_dir(notes_dir), e),
             })?;
-        let known = known_stamps(&index)?;
-        let known_files = known_file_stamps(&index)?;
+        let (known, known_files) = if read_known {
+            (known_stamps(&index)?, known_file_stamps(&index)?)
+        } else {
+            (Stamps::default(), Stamps::default())
+        };
         Ok(IndexUpdater {
             index,
             writer,
@@ -159,7 +174,6 @@ impl IndexUpdater {
     /// Throws the index away and indexes every note and attachment again; says how
     /// many notes.
     pub fn rebuild(&mut self, progress: Progress) -> Result<usize> {
-        let files = store::note_files(&self.notes_dir)?;
         self.writer.delete_all_documents().map_err(write_error)?;
         // Emptied: no note gets a delete (see `known_exact`).
         self.known.clear();
@@ -168,17 +182,53 @@ impl IndexUpdater {
         for file in files::attachment_files(&self.notes_dir, &self.notes_dir) {
             self.add_file(&file)?;
         }
-        let total = files.len();
-        // A rebuild (`notes reindex`) runs on its own and commits once, at its end: a
-        // commit waits for the indexing threads to empty their queue (the reading
-        // stalls) and ends a segment per thread, which the merges then read again.
-        // What a rebuild interrupted leaves is the index as it was before it.
-        for (done, file) in files.iter().enumerate() {
-            self.add(file)?;
-            progress(done + 1, total);
-        }
+        // The walk of the folder runs on a thread of its own, a little ahead of the
+        // reading: the indexing starts with the first note found, not after the walk
+        // of all of them (0.3 s at 100k notes, with the indexing threads idle). The
+        // total grows until the walk ends, far ahead of the indexing.
+        // The notes found are handed over in batches: one handover per note woke
+        // the reading thread or the walk 100k times at 100k notes (a second of system
+        // time).
+        let found = AtomicUsize::new(0);
+        let notes_dir = self.notes_dir.clone();
+        let indexed = std::thread::scope(|scope| -> Result<usize> {
+            let (ahead, batches) = mpsc::channel::<Vec<NoteFile>>();
+            let (found, notes_dir) = (&found, &notes_dir);
+            let walk = std::thread::Builder::new()
+                .name("index-walk".into())
+                .spawn_scoped(scope, move || {
+                    let mut batch = Vec::with_capacity(WALK_BATCH);
+                    let walked = store::visit_note_files(notes_dir, |file| {
+                        batch.push(file);
+                        if batch.len() == WALK_BATCH {
+                            found.fetch_add(batch.len(), Ordering::Relaxed);
+                            // A rebuild that failed stopped reading: what is left
+                            // is not read.
+                            let _ = ahead.send(std::mem::take(&mut batch));
+                        }
+                    });
+                    found.fetch_add(batch.len(), Ordering::Relaxed);
+                    let _ = ahead.send(batch);
+                    walked
+                })
+                .map_err(|e| Error::Index(format!("cannot start the walk of the notes: {e}")))?;
+            // A rebuild (`notes reindex`) runs on its own and commits once, at its
+            // end: a commit waits for the indexing threads to empty their queue (the
+            // reading stalls) and ends a segment per thread, which the merges then
+            // read again. What a rebuild interrupted leaves is the index as it was
+            // before it.
+            let mut done = 0;
+            for file in batches.iter().flatten() {
+                self.add(&file)?;
+                done += 1;
+                progress(done, found.load(Ordering::Relaxed).max(done));
+            }
+            walk.join()
+                .map_err(|_| Error::Index("the walk of the notes failed".into()))??;
+            Ok(done)
+        })?;
         self.commit()?;
-        Ok(total)
+        Ok(indexed)
     }
 
     /// Lets the merges under way finish, so the index is left as compact as they make
@@ -410,10 +460,10 @@ impl IndexUpdater {
             .and_then(|(mut opened, meta)| {
                 let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
                 io::Read::read_to_end(&mut opened, &mut bytes).map_err(Error::ReadFailed)?;
-                Ok(bytes)
+                Ok((bytes, FileId::of(&meta)))
             });
-        let bytes = match read {
-            Ok(bytes) => bytes,
+        let (bytes, id) = match read {
+            Ok(read) => read,
             // Deleted between the listing and now, or no longer a note: nothing to index.
             Err(Error::NotFound | Error::InvalidPath) => {
                 if self.known.contains_key(file.path.as_str()) {
@@ -424,7 +474,8 @@ impl IndexUpdater {
             Err(e) => return Err(e),
         };
         let text = store::text_of(&bytes);
-        let stamp = schema::stamp_of(&file.id);
+        // The stamp of the file read (the one listed may have changed since).
+        let stamp = schema::stamp_of(&id);
         let doc = schema::document(&self.index.fields, &file.path, &text, &stamp);
         if !self.known_exact || self.known.contains_key(file.path.as_str()) {
             self.writer.delete_term(Term::from_field_text(

@@ -75,6 +75,16 @@ pub(crate) fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
     }
 }
 
+/// What the search index reads of a note's text, as `note_of` reads it: the title
+/// shown, the front matter (empty when there is none) and where the body starts (0
+/// when the front matter does not parse: the body is then the whole text). Without
+/// the copies and the entity tag of `note_of`.
+pub(crate) fn index_fields_of(path: &NotePath, text: &str) -> (String, FrontMatter, usize) {
+    let (fields, body) = front_matter::parse_fields(text).unzip();
+    let title = display_title(path, fields.as_ref());
+    (title, fields.unwrap_or_default(), body.unwrap_or(0))
+}
+
 /// `my-first-note` → `My First Note`.
 pub(crate) fn title_from_stem(stem: &str) -> String {
     stem.replace('-', " ")
@@ -113,5 +123,45 @@ mod tests {
         assert_eq!(broken.body, "---\ntitle: [x\n---\nbody");
         let meta = metadata_of(&p, "---\ntitle: [x\n---\nbody", 20);
         assert_eq!((meta.title.as_str(), meta.date.as_str()), ("b-c", ""));
+    }
+
+    /// The index reads a note as `note_of` does: the same title, front matter and body.
+    fn same_as_note_of(text: &str) {
+        let p = NotePath::parse("a/b-c.md").unwrap();
+        let note = note_of(&p, text, text.len() as u64);
+        let (title, front, body) = index_fields_of(&p, text);
+        assert_eq!(title, note.title, "{text:?}");
+        assert_eq!(front, note.front_matter.unwrap_or_default(), "{text:?}");
+        assert_eq!(&text[body..], note.body, "{text:?}");
+    }
+
+    #[test]
+    fn the_index_reads_a_note_as_note_of_does() {
+        for text in [
+            "just text",
+            "",
+            "---\ntitle: T\ntags: [a, 1, true]\n---\n\n# T\nbody",
+            "---\r\ntitle: T\r\n---\r\nbody",
+            "---\ntitle: [x\n---\nbody",
+            "---\n---\nbody",
+            "---\ntitle: ''\ntags: one\n---\nno blank line",
+            "---\nnot closed",
+            "---\n- a list\n---\nbody",
+        ] {
+            same_as_note_of(text);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_index_reads_any_note_as_note_of_does(
+            yaml in "(title: [a-z\\[]{0,5}\n|tags: \\[[a-z, ]{0,6}\\]\n|date: [0-9-]{0,4}\n|[a-z]{1,3}: [a-z:]{0,3}\n){0,4}",
+            blank in proptest::bool::ANY,
+            body in "[a-z#\n\\[\\]-]{0,20}",
+        ) {
+            let text = format!("---\n{yaml}---\n{}{body}", if blank { "\n" } else { "" });
+            same_as_note_of(&text);
+            same_as_note_of(&body);
+        }
     }
 }
