@@ -131,7 +131,8 @@ pub(crate) const CONTENT_VERSION: u32 = 2;
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
 /// as their alt text): what is indexed, and what a snippet is cut from.
 pub(crate) fn reader_body(path: &NotePath, text: &str) -> String {
-    render::visible_text(&store::note_of(path, text, text.len() as u64).body)
+    let (_, _, body) = store::index_fields_of(path, text);
+    render::visible_text(&text[body..])
 }
 
 /// What identifies the version of a file that was indexed: the content version, the

@@ -38,9 +38,7 @@ fn display_title(path: &NotePath, fields: Option<&FrontMatter>) -> String {
 
 /// The list entry of a note's text.
 pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
-    let fields = front_matter::parse(text).map(|doc| doc.fields());
-    let title = display_title(path, fields.as_ref());
-    let fields = fields.unwrap_or_default();
+    let (title, fields, _) = index_fields_of(path, text);
     NoteMeta {
         path: path.as_str().into(),
         title: title.into(),
@@ -75,10 +73,10 @@ pub(crate) fn note_of(path: &NotePath, text: &str, size: u64) -> Note {
     }
 }
 
-/// What the search index reads of a note's text, as `note_of` reads it: the title
-/// shown, the front matter (empty when there is none) and where the body starts (0
-/// when the front matter does not parse: the body is then the whole text). Without
-/// the copies and the entity tag of `note_of`.
+/// What the search index and the list read of a note's text, as `note_of` reads it:
+/// the title shown, the front matter (empty when there is none) and where the body
+/// starts (0 when the front matter does not parse: the body is then the whole text).
+/// Without the copies and the entity tag of `note_of`.
 pub(crate) fn index_fields_of(path: &NotePath, text: &str) -> (String, FrontMatter, usize) {
     let (fields, body) = front_matter::parse_fields(text).unzip();
     let title = display_title(path, fields.as_ref());
