@@ -156,11 +156,8 @@ impl WordStream<'_> {
         Ascii::Word(start, at)
     }
 
-    /// Sets the token to the word `start..end`, which is ASCII, lowercased.
+    /// Sets the token's text to the word `start..end`, which is ASCII, lowercased.
     fn set_ascii(&mut self, start: usize, end: usize) {
-        self.token.offset_from = start;
-        self.token.offset_to = end;
-        self.token.text.clear();
         // The word is ASCII letters and digits, where setting bit 5 lowercases a
         // letter and leaves a digit as it is: one copy and no test a byte, fewer
         // instructions than a copy and `make_ascii_lowercase`.
@@ -174,41 +171,34 @@ impl WordStream<'_> {
 impl TokenStream for WordStream<'_> {
     fn advance(&mut self) -> bool {
         loop {
-            match self.next_ascii_word() {
-                Ascii::Word(start, end) => {
-                    // A dropped word still takes its position, as with the filter.
-                    self.token.position = self.token.position.wrapping_add(1);
-                    if end - start < LONGEST {
-                        self.set_ascii(start, end);
-                        return true;
-                    }
-                }
+            // The word, and whether it is ASCII (then only letters and digits).
+            let (start, end, ascii) = match self.next_ascii_word() {
+                Ascii::Word(start, end) => (start, end, true),
                 Ascii::End => return false,
-                Ascii::Wide => break,
-            }
-        }
-        while let Some((start, end)) = self.next_word() {
+                // A character at a time, up to the end of the next word.
+                Ascii::Wide => match self.next_word() {
+                    Some((start, end)) => (start, end, self.text[start..end].is_ascii()),
+                    None => return false,
+                },
+            };
             // A dropped word still takes its position, as with the filter.
             self.token.position = self.token.position.wrapping_add(1);
             if end - start >= LONGEST {
                 continue;
             }
-            let word = &self.text[start..end];
             self.token.offset_from = start;
             self.token.offset_to = end;
             self.token.text.clear();
-            if word.is_ascii() {
-                self.token.text.push_str(word);
-                self.token.text.make_ascii_lowercase();
+            if ascii {
+                self.set_ascii(start, end);
             } else {
-                let mut folded = self.fold.token_stream(word);
+                let mut folded = self.fold.token_stream(&self.text[start..end]);
                 if folded.advance() {
                     self.token.text.push_str(&folded.token().text);
                 }
             }
             return true;
         }
-        false
     }
 
     fn token(&self) -> &Token {
