@@ -295,28 +295,31 @@ impl Connections {
 
     /// The connection to close to make room: the one idle the longest among those that
     /// answered a request and wait for the next; else the oldest that has sent nothing
-    /// for `SILENT_GRACE`. Busy connections are never chosen.
+    /// for `SILENT_GRACE`. Busy connections are never chosen. The idle times are in
+    /// coarse milliseconds, which many connections can share: between those, the one
+    /// opened first (the lowest id) goes.
     fn victim(&self, registry: &Registry, now: Instant) -> Option<(Arc<Conn>, Close)> {
-        let mut idle: Option<(u64, &Arc<Conn>)> = None;
-        let mut silent: Option<&Arc<Conn>> = None;
-        for conn in registry.open.values() {
+        let mut idle: Option<((u64, u64), &Arc<Conn>)> = None;
+        let mut silent: Option<((Instant, u64), &Arc<Conn>)> = None;
+        for (&id, conn) in &registry.open {
             if conn.evicted.load(Ordering::Relaxed) || conn.in_flight.load(Ordering::Acquire) > 0 {
                 continue;
             }
             if conn.served.load(Ordering::Acquire) > 0 {
-                let since = conn.idle_since.load(Ordering::Acquire);
-                if idle.is_none_or(|(best, _)| since < best) {
-                    idle = Some((since, conn));
+                let key = (conn.idle_since.load(Ordering::Acquire), id);
+                if idle.is_none_or(|(best, _)| key < best) {
+                    idle = Some((key, conn));
                 }
-            } else if now.saturating_duration_since(conn.opened) >= SILENT_GRACE
-                && silent.is_none_or(|best| conn.opened < best.opened)
-            {
-                silent = Some(conn);
+            } else if now.saturating_duration_since(conn.opened) >= SILENT_GRACE {
+                let key = (conn.opened, id);
+                if silent.is_none_or(|(best, _)| key < best) {
+                    silent = Some((key, conn));
+                }
             }
         }
         match (idle, silent) {
             (Some((_, conn)), _) => Some((conn.clone(), Close::Graceful)),
-            (None, Some(conn)) => Some((conn.clone(), Close::IfSilent)),
+            (None, Some((_, conn))) => Some((conn.clone(), Close::IfSilent)),
             (None, None) => None,
         }
     }
@@ -405,6 +408,26 @@ mod tests {
         drop(registry);
         assert_eq!(asked(&idle), Some(Close::Graceful));
         assert_eq!(asked(&silent), None);
+    }
+
+    #[test]
+    fn among_connections_idle_since_the_same_millisecond_the_first_opened_goes() {
+        let connections = Connections::new(64);
+        let leases: Vec<_> = (0..40).map(|_| admit(&connections)).collect();
+        for lease in &leases {
+            serve_one(lease);
+            // The coarse clock gives many connections the same idle time.
+            lease.conn.idle_since.store(7, Ordering::Release);
+        }
+        for _ in 0..10 {
+            assert!(connections.evict_one());
+        }
+        assert!(
+            leases[..10]
+                .iter()
+                .all(|lease| asked(lease) == Some(Close::Graceful))
+        );
+        assert!(leases[10..].iter().all(|lease| asked(lease).is_none()));
     }
 
     #[test]
