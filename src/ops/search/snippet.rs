@@ -1,39 +1,57 @@
 //! The snippet of a search result: plain text around the best match, on one line, each
 //! matched word between `⟦` and `⟧`; and the title, its matched words marked the same.
 
-use std::collections::BTreeMap;
-
-use tantivy::schema::Field;
-use tantivy::snippet::SnippetGenerator;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 
 use super::{MATCH_END, MATCH_START, schema};
 
 /// Longest snippet, in characters (before markers).
 const SNIPPET_CHARS: usize = 160;
 
-/// Builds the snippet of each result.
+/// Builds the snippet of each result (of several at once: it is shared by the threads
+/// that read them).
 pub(super) struct Snippets {
-    terms: BTreeMap<String, f32>,
+    /// The words to mark (in the index's words), with their weights. Every word of
+    /// every result is looked up: hashed with foldhash (seeded per process).
+    terms: HashMap<String, f32, foldhash::fast::RandomState>,
     prefix: Option<String>,
     /// Whether each body is scanned for the words `prefix` starts: when the index
     /// could not name them (see `with_prefix_words`).
     scan: bool,
-    field: Field,
 }
 
 /// Weight of a word the typed prefix starts (the query's own words weigh more the
 /// rarer they are, up to 1).
 const PREFIX_WORD_WEIGHT: f32 = 0.5;
 
+/// A stretch of a body whose words all end within `SNIPPET_CHARS` bytes of its start:
+/// the sum of its matched words' weights, and where they are.
+#[derive(Default)]
+struct Fragment {
+    score: f32,
+    start: usize,
+    stop: usize,
+    marked: Vec<Range<usize>>,
+}
+
+impl Fragment {
+    fn restart(&mut self, start: usize) {
+        self.score = 0.0;
+        self.start = start;
+        self.stop = start;
+        self.marked.clear();
+    }
+}
+
 impl Snippets {
     /// Snippets highlighting `terms` (word → weight) and, when the last word of the
     /// query is being typed, the words `prefix` starts.
-    pub(super) fn new(terms: BTreeMap<String, f32>, prefix: Option<String>, field: Field) -> Self {
+    pub(super) fn new(terms: BTreeMap<String, f32>, prefix: Option<String>) -> Self {
         Snippets {
-            terms,
+            terms: terms.into_iter().collect(),
             scan: prefix.is_some(),
             prefix,
-            field,
         }
     }
 
@@ -48,40 +66,75 @@ impl Snippets {
         self
     }
 
-    /// Plain text around the best match of `body`, each match between the markers.
-    pub(super) fn render(&mut self, body: &str) -> String {
-        let mut terms = self.terms.clone();
-        if let Some(prefix) = self.prefix.as_ref().filter(|_| self.scan) {
-            // Only the words the prefix starts are copied out of the token stream.
-            let mut analyzer = schema::text_analyzer();
-            let mut stream = analyzer.token_stream(body);
-            while let Some(token) = stream.next() {
-                if token.text.starts_with(prefix.as_str()) && !terms.contains_key(&token.text) {
-                    terms.insert(token.text.clone(), PREFIX_WORD_WEIGHT);
+    /// The weight of a word of a body: a word of the query, or (while the bodies are
+    /// scanned for them) a word the typed prefix starts.
+    fn weight(&self, word: &str) -> Option<f32> {
+        self.terms.get(word).copied().or_else(|| {
+            self.prefix
+                .as_deref()
+                .filter(|prefix| self.scan && word.starts_with(prefix))
+                .map(|_| PREFIX_WORD_WEIGHT)
+        })
+    }
+
+    /// Whether a word of a title is marked: a word of the query, or any word the typed
+    /// prefix starts.
+    fn marks(&self, word: &str) -> bool {
+        self.terms.contains_key(word)
+            || self
+                .prefix
+                .as_deref()
+                .is_some_and(|prefix| word.starts_with(prefix))
+    }
+
+    /// The best fragment of `body`: the stretches of at most `SNIPPET_CHARS` bytes
+    /// that its words fall into, one after the other, scored by the weights of the
+    /// words they hold; the first of the highest. None when no word of it is marked.
+    /// (The fragments of tantivy's `SnippetGenerator`, in one pass over the words with
+    /// no copy of each.)
+    fn best_fragment(&self, body: &str) -> Option<Fragment> {
+        let mut best = Fragment::default();
+        let mut current = Fragment::default();
+        let mut analyzer = schema::text_analyzer();
+        let mut stream = analyzer.token_stream(body);
+        while let Some(token) = stream.next() {
+            if token.offset_to - current.start > SNIPPET_CHARS {
+                if current.score > best.score {
+                    std::mem::swap(&mut best, &mut current);
                 }
+                current.restart(token.offset_from);
+            }
+            current.stop = token.offset_to;
+            if let Some(weight) = self.weight(&token.text) {
+                current.score += weight;
+                current.marked.push(token.offset_from..token.offset_to);
             }
         }
-        let generator =
-            SnippetGenerator::new(terms, schema::text_analyzer(), self.field, SNIPPET_CHARS);
-        let snippet = generator.snippet(body);
-        if snippet.highlighted().is_empty() {
+        if current.score > best.score {
+            best = current;
+        }
+        (best.score > 0.0).then_some(best)
+    }
+
+    /// Plain text around the best match of `body`, each match between the markers.
+    pub(super) fn render(&self, body: &str) -> String {
+        let Some(fragment) = self.best_fragment(body) else {
             return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
                 .trim()
                 .to_string();
-        }
-        let fragment = snippet.fragment();
-        let mut out = String::with_capacity(fragment.len() + 16);
-        let mut from = 0;
-        for range in tantivy::snippet::collapse_overlapped_ranges(snippet.highlighted()) {
-            out.push_str(&collapse(&fragment[from..range.start]));
+        };
+        let mut out = String::with_capacity(fragment.stop - fragment.start + 16);
+        let mut from = fragment.start;
+        for range in merged(fragment.marked) {
+            out.push_str(&collapse(&body[from..range.start]));
             out.push_str(MATCH_START);
-            out.push_str(&collapse(&fragment[range.clone()]));
+            out.push_str(&collapse(&body[range.clone()]));
             out.push_str(MATCH_END);
             from = range.end;
         }
-        out.push_str(&collapse(&fragment[from..]));
+        out.push_str(&collapse(&body[from..fragment.stop]));
         // The fragment stops at its last word: keep the punctuation that ends it.
-        let after = body.get(snippet.fragment_range().end..).unwrap_or("");
+        let after = body.get(fragment.stop..).unwrap_or("");
         out.extend(
             after
                 .chars()
@@ -89,9 +142,7 @@ impl Snippets {
         );
         out.trim().to_string()
     }
-}
 
-impl Snippets {
     /// `text` whole (a title), each word of the query (or the typed prefix) it holds
     /// between the markers.
     pub(super) fn mark(&self, text: &str) -> String {
@@ -100,11 +151,7 @@ impl Snippets {
         let mut out = String::with_capacity(text.len() + 8);
         let mut from = 0;
         while let Some(token) = stream.next() {
-            let hit = self.terms.contains_key(&token.text)
-                || self
-                    .prefix
-                    .as_deref()
-                    .is_some_and(|prefix| token.text.starts_with(prefix));
+            let hit = self.marks(&token.text);
             let Some(word) = text.get(token.offset_from..token.offset_to) else {
                 continue;
             };
@@ -119,6 +166,19 @@ impl Snippets {
         out.push_str(&text[from..]);
         out
     }
+}
+
+/// Ranges in order, overlapping ones joined.
+fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|range| (range.start, range.end));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match out.last_mut() {
+            Some(last) if last.end > range.start => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
 }
 
 /// Runs of whitespace (line breaks included) become one space.
@@ -150,14 +210,13 @@ mod tests {
 
     #[test]
     fn matches_and_typed_prefixes_are_marked() {
-        let body = schema::schema().1.body;
         let words = BTreeMap::from([("echidna".to_string(), 1.0)]);
-        let mut snippets = Snippets::new(words, None, body);
+        let snippets = Snippets::new(words, None);
         assert_eq!(
             snippets.render("An echidna\nlays eggs."),
             "An ⟦echidna⟧ lays eggs."
         );
-        let mut snippets = Snippets::new(BTreeMap::new(), Some("ech".into()), body);
+        let snippets = Snippets::new(BTreeMap::new(), Some("ech".into()));
         assert_eq!(
             snippets.render("Two Echidnas, at least."),
             "Two ⟦Echidnas⟧, at least."
@@ -165,7 +224,7 @@ mod tests {
         // No match: the start of the text.
         assert_eq!(snippets.render("  Nothing\n here "), "Nothing here");
         // The words the index names for the prefix: the same marks, and only those.
-        let mut named = Snippets::new(BTreeMap::new(), Some("ech".into()), body)
+        let named = Snippets::new(BTreeMap::new(), Some("ech".into()))
             .with_prefix_words(vec!["echidnas".into()]);
         assert_eq!(
             named.render("Two Echidnas, at least."),
@@ -176,13 +235,64 @@ mod tests {
 
     #[test]
     fn titles_mark_query_words_and_typed_prefixes() {
-        let body = schema::schema().1.body;
         let words = BTreeMap::from([("ete".to_string(), 1.0), ("paris".to_string(), 1.0)]);
-        let snippets = Snippets::new(words, Some("musé".into()), body);
+        let snippets = Snippets::new(words, Some("musé".into()));
         assert_eq!(snippets.mark("Été à Paris"), "⟦Été⟧ à ⟦Paris⟧");
-        let snippets = Snippets::new(BTreeMap::new(), Some("mus".into()), body);
+        let snippets = Snippets::new(BTreeMap::new(), Some("mus".into()));
         assert_eq!(snippets.mark("Le Musée, la muse"), "Le ⟦Musée⟧, la ⟦muse⟧");
         assert_eq!(snippets.mark("Nothing here"), "Nothing here");
         assert_eq!(snippets.mark(""), "");
+    }
+
+    /// The fragment tantivy's `SnippetGenerator` picks for these weights, as
+    /// (start, stop, marked ranges), or None.
+    fn tantivys(
+        body: &str,
+        terms: &BTreeMap<String, f32>,
+    ) -> Option<(usize, usize, Vec<Range<usize>>)> {
+        let field = schema::schema().1.body;
+        let generator = tantivy::snippet::SnippetGenerator::new(
+            terms.clone(),
+            schema::text_analyzer(),
+            field,
+            SNIPPET_CHARS,
+        );
+        let snippet = generator.snippet(body);
+        let range = snippet.fragment_range();
+        (!snippet.highlighted().is_empty()).then(|| {
+            let marked = snippet
+                .highlighted()
+                .iter()
+                .map(|r| r.start + range.start..r.end + range.start)
+                .collect();
+            (range.start, range.end, marked)
+        })
+    }
+
+    proptest::proptest! {
+        /// The best fragment is the one tantivy's generator picks from the same words:
+        /// the same bounds and the same marked words, ties to the first.
+        #[test]
+        fn the_best_fragment_is_tantivys(
+            words in proptest::collection::vec("(ab|cd|ef|gh|Éf|x{1,9}|[a-h]{1,12})", 0..160),
+            gaps in proptest::collection::vec("( |, |\\n\\n| — |\\. )", 160),
+            weights in proptest::collection::vec(1u8..4, 4),
+        ) {
+            let body: String = words
+                .iter()
+                .zip(&gaps)
+                .flat_map(|(w, g)| [w.as_str(), g.as_str()])
+                .collect();
+            let terms: BTreeMap<String, f32> = ["ab", "cd", "ef", "xxx"]
+                .iter()
+                .zip(&weights)
+                .map(|(w, &n)| (w.to_string(), f32::from(n) / 4.0))
+                .collect();
+            let snippets = Snippets::new(terms.clone(), None);
+            let ours = snippets
+                .best_fragment(&body)
+                .map(|f| (f.start, f.stop, f.marked));
+            proptest::prop_assert_eq!(ours, tantivys(&body, &terms));
+        }
     }
 }
