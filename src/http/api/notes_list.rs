@@ -210,7 +210,10 @@ fn entry(out: &mut Vec<u8>, note: &NoteMeta, first: bool) {
     field(out, "lastModified", &note.last_modified);
     out.push(b',');
     field(out, "date", &note.date);
-    out.extend_from_slice(format!(",\n      \"size\": {}\n    }}", note.size).as_bytes());
+    out.extend_from_slice(b",\n      \"size\": ");
+    // serde_json writes integers with itoa: no formatter, no allocation.
+    let _ = serde_json::to_writer(&mut *out, &note.size);
+    out.extend_from_slice(b"\n    }");
 }
 
 fn field(out: &mut Vec<u8>, key: &str, value: &str) {
@@ -220,10 +223,23 @@ fn field(out: &mut Vec<u8>, key: &str, value: &str) {
     string(out, value);
 }
 
-/// A JSON string, escaped as serde_json escapes it.
+/// A JSON string, escaped as serde_json escapes it. Nearly every string of a list (a
+/// path, a title, a date) has nothing to escape, and is copied between its quotes as it
+/// is: serde_json's byte-by-byte escape was 38% of a list's CPU at 100k notes.
 fn string(out: &mut Vec<u8>, text: &str) {
-    // Writing to a Vec cannot fail, and a &str always serialises.
-    let _ = serde_json::to_writer(&mut *out, text);
+    // No early exit: the test of every byte compiles to vector instructions.
+    let plain = text.bytes().fold(true, |plain, b| {
+        plain & (b >= 0x20) & (b != b'"') & (b != b'\\')
+    });
+    if plain {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        // Writing to a Vec cannot fail, and a &str always serialises.
+        let _ = serde_json::to_writer(&mut *out, text);
+    }
 }
 
 #[cfg(test)]
@@ -269,6 +285,16 @@ mod tests {
                 String::from_utf8(whole(&list).to_vec()).unwrap(),
                 String::from_utf8(expected(&list)).unwrap()
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Plain or not, a string is written as serde_json writes it.
+        #[test]
+        fn a_string_is_what_serde_writes(text in "(\\PC|[\"\\\\\u{0}-\u{1f}\u{7f}]|[a-z/. -]{1,12}){0,40}") {
+            let mut out = Vec::new();
+            string(&mut out, &text);
+            proptest::prop_assert_eq!(out, serde_json::to_vec(&text).unwrap());
         }
     }
 
