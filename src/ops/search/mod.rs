@@ -380,7 +380,13 @@ impl Shown<'_> {
     /// shown, counted in the total).
     fn exists(&self, address: tantivy::DocAddress) -> Result<bool> {
         let (_, path) = self.document(address)?;
-        Ok(!path.is_empty() && self.notes_dir.join(&path).is_file())
+        Ok(!path.is_empty() && self.is_file(&path))
+    }
+
+    /// Whether `path` (not empty) is a file of the folder: the check of a result that is
+    /// not read.
+    fn is_file(&self, path: &str) -> bool {
+        self.notes_dir.join(path).is_file()
     }
 
     /// The result at `address` as shown: None when its file is gone (stale). The
@@ -392,7 +398,7 @@ impl Shown<'_> {
             return Ok(None);
         }
         if self.files {
-            if !self.notes_dir.join(&path).is_file() {
+            if !self.is_file(&path) {
                 return Ok(None);
             }
             let name = path.rsplit('/').next().unwrap_or(&path).to_string();
