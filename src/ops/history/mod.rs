@@ -7,6 +7,7 @@ mod compare;
 mod index;
 mod kept;
 mod pack;
+mod packfile;
 mod prune;
 mod record;
 mod stage;

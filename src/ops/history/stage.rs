@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use git2::{Binding, Mempack, ObjectType, Oid, Repository};
 
+use super::packfile::{self, Kept};
 use super::store::{Inner, REF, Store, StoreResult, err, io_err};
 use super::wal;
 
@@ -44,7 +45,7 @@ pub(super) struct Staged {
     last: Option<Instant>,
     /// The objects of the changes this handle recorded since the last settle, in
     /// order (a settle aside packs them from here, without the store's lock).
-    pending: Vec<wal::Object>,
+    pending: Vec<Kept>,
 }
 
 // SAFETY: the backend is owned by the repository's object database (libgit2 frees it
@@ -76,6 +77,41 @@ impl Staged {
         unsafe { Mempack::from_raw(self.raw) }
     }
 
+    /// Stages an object a change made: its id computed here and the object handed to
+    /// the memory backend alone. Not `Odb::write`, which first looks for the object in
+    /// every backend and, not finding it (a new object never is), reads the pack
+    /// folder again and compares each file with each pack it holds: at a first start
+    /// on 100k notes, with a pack per settle, that was most of the history's CPU. An
+    /// object already on disk is staged again, and packed again by the next settle:
+    /// git reads either copy.
+    pub(super) fn write(&mut self, kind: ObjectType, bytes: &[u8]) -> StoreResult<Oid> {
+        let id = Oid::hash_object(kind, bytes).map_err(err("cannot hash an object"))?;
+        let backend = self.raw;
+        // SAFETY: the backend is live as long as the repository beside this value (see
+        // `unsafe impl Send`) and used under the store's Mutex only; libgit2's memory
+        // backend always has a write function, which copies `bytes` and does not keep
+        // the pointers it is given.
+        let code = unsafe {
+            let write = (*backend)
+                .write
+                .ok_or_else(|| "cannot stage an object: no write".to_string())?;
+            write(
+                backend,
+                id.raw(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                kind.raw(),
+            )
+        };
+        if code < 0 {
+            return Err(format!(
+                "cannot stage an object: {}",
+                git2::Error::last_error(code).message()
+            ));
+        }
+        Ok(id)
+    }
+
     /// Notes that objects were staged now.
     pub(super) fn touch(&mut self) {
         let now = Instant::now();
@@ -104,7 +140,7 @@ impl Staged {
 
     /// Keeps a recorded change's objects (staged in memory already) for the next
     /// settle aside.
-    pub(super) fn keep(&mut self, objects: Vec<wal::Object>) {
+    pub(super) fn keep(&mut self, objects: Vec<Kept>) {
         self.pending.extend(objects);
     }
 
@@ -162,7 +198,7 @@ unsafe extern "C" {
 impl Store {
     /// Settles the staged changes with the pack built and synced aside, so a write
     /// never waits for it: the kept objects are taken from memory's list (under the
-    /// lock, a moment), packed as they are (`pack_objects`) and synced;
+    /// lock, a moment), packed as they are (`packfile::write`) and synced;
     /// then, under the lock again, memory is emptied and what was staged meanwhile
     /// staged again, and the ref moved to the tip the pack reaches, unless it moved
     /// meanwhile. Anything memory holds beyond the kept objects makes it a settle
@@ -175,7 +211,7 @@ impl Store {
         let Some(aside) = self.take_aside()? else {
             return Ok(());
         };
-        let packed = pack_objects(&aside.taken).and_then(|pack| write_pack(&self.dir, &pack));
+        let packed = packfile::write(&self.dir, &aside.taken);
         self.finish_aside(aside, packed)
     }
 
@@ -212,14 +248,14 @@ impl Store {
         repo.odb()
             .and_then(|odb| {
                 odb.refresh()?;
-                staged.mempack().reset()?;
-                // Staged meanwhile: into memory again.
-                for object in &staged.pending {
-                    odb.write(kind_of(object.kind), &object.bytes)?;
-                }
-                Ok(())
+                staged.mempack().reset()
             })
             .map_err(err("cannot stage the objects"))?;
+        // Staged meanwhile: into memory again.
+        for (_, object) in std::mem::take(&mut staged.pending) {
+            let id = staged.write(kind_of(object.kind), &object.bytes)?;
+            staged.pending.push((id, object));
+        }
         if staged.pending.is_empty() {
             staged.first = None;
             staged.last = None;
@@ -238,51 +274,12 @@ impl Store {
 /// What a settle aside took from memory.
 struct Aside {
     /// The kept objects, in the order they were recorded.
-    taken: Vec<wal::Object>,
+    taken: Vec<Kept>,
     /// The true tip when they were taken: every object it reaches is on disk once
     /// they are.
     tip: Oid,
     /// The ref on disk then.
     ref_before: Option<Oid>,
-}
-
-/// A pack of `objects` as they are, each compressed on its own (fast), with no delta
-/// search: a settle's pack is short-lived (the background pack rewrites it with
-/// deltas), and libgit2's pack builder, which always searches deltas, spent more than
-/// a third of a first start's CPU on it. Git's pack format, version 2: the header, each
-/// object's kind and size then its zlib stream, the SHA-1 of all that; the indexer that
-/// writes it to the store checks it whole.
-fn pack_objects(objects: &[wal::Object]) -> StoreResult<Vec<u8>> {
-    use sha1::Digest;
-    let count = u32::try_from(objects.len()).map_err(|_| "too many objects".to_string())?;
-    let mut pack = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() / 2 + 8).sum());
-    pack.extend_from_slice(b"PACK");
-    pack.extend_from_slice(&2u32.to_be_bytes());
-    pack.extend_from_slice(&count.to_be_bytes());
-    for object in objects {
-        let kind: u8 = match kind_of(object.kind) {
-            ObjectType::Commit => 1,
-            ObjectType::Tree => 2,
-            _ => 3,
-        };
-        // The kind in bits 4-6 of the first byte, the size 4 bits there, then 7 a byte.
-        let mut size = object.bytes.len();
-        let mut byte = (kind << 4) | (size & 0x0f) as u8;
-        size >>= 4;
-        while size > 0 {
-            pack.push(byte | 0x80);
-            byte = (size & 0x7f) as u8;
-            size >>= 7;
-        }
-        pack.push(byte);
-        let mut zlib = flate2::write::ZlibEncoder::new(&mut pack, flate2::Compression::fast());
-        zlib.write_all(&object.bytes)
-            .and_then(|()| zlib.finish().map(drop))
-            .map_err(io_err("cannot pack the staged objects"))?;
-    }
-    let sum = sha1::Sha1::digest(&pack);
-    pack.extend_from_slice(&sum);
-    Ok(pack)
 }
 
 impl Inner {
@@ -320,7 +317,7 @@ impl Inner {
             // The kept objects as they are when memory holds only them, else libgit2's
             // pack of what it holds.
             if self.staged.holds_only_pending(0) {
-                write_pack(dir, &pack_objects(&self.staged.pending)?)?;
+                packfile::write(dir, &self.staged.pending)?;
             } else {
                 write_pack(dir, &self.staged.thin_pack(&self.repo)?)?;
             }
@@ -457,7 +454,7 @@ mod tests {
 
     use super::super::store::{Change, REF, Store};
     use super::super::wal::Sync;
-    use super::{pack_objects, write_pack};
+    use super::packfile;
 
     fn change(path: &str, text: &str) -> Change {
         Change {
@@ -558,7 +555,7 @@ mod tests {
         assert_eq!(aside.tip, first);
         // Recorded while the pack is built, without the store's lock.
         let second = record(&store, "b.md", "three\n");
-        let packed = pack_objects(&aside.taken).and_then(|pack| write_pack(&dir, &pack));
+        let packed = packfile::write(&dir, &aside.taken);
         store.finish_aside(aside, packed).unwrap();
 
         // On disk: the pack of the first two changes, the ref at the second.

@@ -163,7 +163,7 @@ impl Store {
         guard.index_to_tip(&self.dir)?;
         let tip = guard.tip()?;
         let inner: &mut Inner = &mut guard;
-        let repo = &inner.repo;
+        let (repo, staged) = (&inner.repo, &mut inner.staged);
         let parent = match tip {
             Some(id) => Some(
                 repo.find_commit(id)
@@ -178,13 +178,15 @@ impl Store {
                 .and_then(|empty| repo.find_tree(empty))
                 .map_err(err("cannot read a tree"))?,
         };
-        let mut objects = Vec::new();
+        // Each object of the change, with its id.
+        let (mut objects, mut ids) = (Vec::new(), Vec::new());
         let mut update = TreeUpdateBuilder::new();
         let mut blobs = Vec::with_capacity(changes.len());
         for change in changes {
             match &change.text {
                 Some(text) => {
-                    let blob = repo.blob(text).map_err(err("cannot write a blob"))?;
+                    let blob = staged.write(ObjectType::Blob, text)?;
+                    ids.push(blob);
                     objects.push(wal::Object {
                         kind: b'b',
                         bytes: text.clone(),
@@ -207,6 +209,7 @@ impl Store {
         let odb = repo.odb().map_err(err("cannot open the objects"))?;
         for id in trees_along(&tree, changes) {
             let object = odb.read(id).map_err(err("cannot read a tree"))?;
+            ids.push(id);
             objects.push(wal::Object {
                 kind: b't',
                 bytes: object.data().to_vec(),
@@ -219,9 +222,8 @@ impl Store {
         let buffer = repo
             .commit_create_buffer(&signature, &signature, message, &tree, &parents)
             .map_err(err("cannot make the commit"))?;
-        let commit = odb
-            .write(ObjectType::Commit, &buffer)
-            .map_err(err("cannot write the commit"))?;
+        let commit = staged.write(ObjectType::Commit, &buffer)?;
+        ids.push(commit);
         objects.push(wal::Object {
             kind: b'c',
             bytes: buffer.to_vec(),
@@ -242,7 +244,7 @@ impl Store {
         // The ref moves at the next settle.
         inner.log_tip = Some(commit);
         inner.staged.touch();
-        inner.staged.keep(objects);
+        inner.staged.keep(ids.into_iter().zip(objects).collect());
         let entries = changes
             .iter()
             .zip(blobs)
