@@ -12,6 +12,23 @@ use git2::{Oid, Repository};
 use super::store::{Store, StoreResult, err, io_err};
 
 impl Store {
+    /// Merges the store's small packs when they are too many (`packfile::merge`), and
+    /// reads the pack folder anew; how many packs were merged.
+    pub(crate) fn merge_packs(&self) -> StoreResult<usize> {
+        let _turn = self.turn()?;
+        let merged = super::packfile::merge(&self.dir)?;
+        if merged > 0 {
+            self.lock().reopen(&self.dir)?;
+        }
+        Ok(merged)
+    }
+
+    /// Reads the pack folder anew (see `Inner::reopen`), after another handle packed.
+    pub(crate) fn reopen(&self) -> StoreResult<()> {
+        let _turn = self.turn()?;
+        self.lock().reopen(&self.dir)
+    }
+
     /// Packs the store; whether there was a history to pack.
     pub(super) fn pack(&self) -> StoreResult<bool> {
         // Settled first: the pack is built from the disk, by a handle of its own.

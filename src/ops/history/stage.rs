@@ -670,4 +670,40 @@ mod tests {
         assert_eq!(reopened.blob(blob).unwrap(), b"first again\n");
         assert_eq!(reopened.with_index(|index| index.tip).unwrap(), Some(last));
     }
+
+    #[test]
+    fn a_handle_merges_the_packs_of_its_settles_and_reads_and_writes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path().join("history.git");
+        let store = Store::open(&dir).unwrap();
+        let other = Store::open(&dir).unwrap();
+        let count = super::packfile::MERGE_PAST + 3;
+        for i in 0..count {
+            record(&store, &format!("n{i}.md"), &format!("text {i}\n"));
+            store.settle().unwrap();
+        }
+        assert_eq!(packs(&dir), count);
+        // The other handle has read some of the packs (libgit2 keeps them open).
+        let blob = |i: usize| {
+            Oid::hash_object(git2::ObjectType::Blob, format!("text {i}\n").as_bytes()).unwrap()
+        };
+        assert_eq!(other.blob(blob(1)).unwrap(), b"text 1\n");
+
+        assert_eq!(store.merge_packs().unwrap(), count);
+        assert_eq!(packs(&dir), 1);
+        for i in 0..count {
+            let text = format!("text {i}\n");
+            assert_eq!(store.blob(blob(i)).unwrap(), text.as_bytes());
+            assert_eq!(other.blob(blob(i)).unwrap(), text.as_bytes());
+        }
+        record(&store, "n0.md", "again\n");
+        record(&other, "n1.md", "other\n");
+        store.settle().unwrap();
+        other.settle().unwrap();
+        let chain = chain_on_disk(&dir);
+        assert_eq!(chain.len(), count + 2);
+        assert_eq!(chain[..2], ["put n1.md", "put n0.md"]);
+        // Under the limit now: nothing to merge.
+        assert_eq!(store.merge_packs().unwrap(), 0);
+    }
 }

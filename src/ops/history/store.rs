@@ -345,6 +345,20 @@ impl Inner {
         self.index_to_tip(dir)
     }
 
+    /// Opens the repository again, once what memory holds is settled (the store's lock
+    /// held): libgit2 never forgets a pack it has read, even once removed (its file
+    /// kept open, its disk space kept), so after packs are merged or replaced the
+    /// handle reads the pack folder as it is now.
+    pub(super) fn reopen(&mut self, dir: &Path) -> StoreResult<()> {
+        self.settle(dir)?;
+        let repo = Repository::open_bare(dir).map_err(err("cannot open the store"))?;
+        self.staged = Staged::add(&repo)?;
+        // The memory backend staged from here on is the new repository's; the old one
+        // goes with its own (empty) backend.
+        self.repo = repo;
+        Ok(())
+    }
+
     /// `refresh` once the log's new records are read.
     fn index_to_tip(&mut self, dir: &Path) -> StoreResult<()> {
         let tip = self.tip()?;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::packfile;
 use super::prune::Cut;
 use super::store::{Store, StoreResult};
 use super::{STORE_DIR, failed, now, rfc3339};
@@ -127,6 +128,17 @@ fn upkeep(
         let prune = keep_days.filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
         let pack = seen >= pack_after || (seen > 0 && packed_at.elapsed() >= PACK_EVERY);
         if prune.is_none() && !pack {
+            // The server's handle merges the small packs, and reads the folder anew.
+            if let Some(main) = main.get()
+                && packfile::count(dir) > packfile::MERGE_PAST
+            {
+                match main.merge_packs() {
+                    Ok(0) => {}
+                    // The upkeep's own handle reads the folder anew at its next use.
+                    Ok(_) => drop(store.take()),
+                    Err(e) => crate::log::error(&format!("history: cannot merge the packs: {e}")),
+                }
+            }
             continue;
         }
         let opened = match store.take() {
@@ -162,6 +174,10 @@ fn upkeep(
             pruned_at = Some(Instant::now());
         } else if let Err(e) = handle.pack() {
             crate::log::error(&format!("history: cannot pack the store: {e}"));
+        }
+        // The server's handle forgets the packs the pack replaced.
+        if let Some(Err(e)) = main.get().map(Store::reopen) {
+            crate::log::error(&format!("history: cannot open the store again: {e}"));
         }
         recorded.fetch_sub(seen, Ordering::Relaxed);
         packed_at = Instant::now();
