@@ -55,18 +55,31 @@ pub(super) fn write(dir: &Path, objects: &[Kept]) -> StoreResult<()> {
         return Ok(());
     }
     let (pack, mut entries) = pack(&objects)?;
-    let sum = &pack[pack.len() - 20..];
-    let index = index(&mut entries, sum);
-    let name = Oid::from_bytes(sum)
-        .map_err(|e| format!("cannot name a pack: {}", e.message()))?
-        .to_string();
     let folder = dir.join("objects").join("pack");
     std::fs::create_dir_all(&folder).map_err(io_err("cannot write a pack"))?;
-    write_synced(&folder, &format!("pack-{name}.pack"), &pack)?;
-    write_synced(&folder, &format!("pack-{name}.idx"), &index)?;
-    std::fs::File::open(&folder)
+    let sum = &pack[pack.len() - 20..];
+    name_with_index(&folder, sum, &mut entries, |name| {
+        write_synced(&folder, &format!("{name}.pack"), &pack)
+    })
+    .map(drop)
+}
+
+/// Names a pack by its SHA-1 (`pack-<sum>`), has `place` put the pack (synced) under
+/// that name, then writes its index beside it and syncs their folder; the name.
+fn name_with_index(
+    folder: &Path,
+    sum: &[u8],
+    entries: &mut [Entry],
+    place: impl FnOnce(&str) -> StoreResult<()>,
+) -> StoreResult<String> {
+    let name = Oid::from_bytes(sum).map_err(|e| format!("cannot name a pack: {}", e.message()))?;
+    let name = format!("pack-{name}");
+    place(&name)?;
+    write_synced(folder, &format!("{name}.idx"), &index(entries, sum))?;
+    std::fs::File::open(folder)
         .and_then(|file| file.sync_all())
-        .map_err(io_err("cannot sync a pack"))
+        .map_err(io_err("cannot sync a pack"))?;
+    Ok(name)
 }
 
 /// The pack of `objects`, and where each is in it.
@@ -350,15 +363,9 @@ pub(super) fn merge(dir: &Path) -> StoreResult<usize> {
             return Err(failed(e));
         }
     };
-    let name = Oid::from_bytes(&sum)
-        .map_err(|e| format!("cannot name a pack: {}", e.message()))?
-        .to_string();
-    let name = format!("pack-{name}");
-    std::fs::rename(&temporary, folder.join(format!("{name}.pack"))).map_err(&failed)?;
-    write_synced(&folder, &format!("{name}.idx"), &index(&mut entries, &sum))?;
-    std::fs::File::open(&folder)
-        .and_then(|file| file.sync_all())
-        .map_err(io_err("cannot sync a pack"))?;
+    let name = name_with_index(&folder, &sum, &mut entries, |name| {
+        std::fs::rename(&temporary, folder.join(format!("{name}.pack"))).map_err(&failed)
+    })?;
     // Every object of the merged packs is in the new one, on disk: they can go (the
     // index first, so that no reader finds an index without its pack).
     for (merged, _) in &merging {
