@@ -10,6 +10,7 @@ mod cmd;
 mod completion;
 pub mod error;
 mod http;
+mod limits;
 mod log;
 mod mcp;
 mod memory;
@@ -23,5 +24,6 @@ pub use cli::Cli;
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     memory::limit_git_mapping();
+    limits::raise_open_files();
     cmd::run(cli)
 }

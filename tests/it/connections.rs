@@ -229,19 +229,24 @@ fn a_trickled_body_is_cut_off_at_five_request_timeouts() {
 /// descriptors the test runner leaked to this process are closed at exec.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn serve_with_64_files(ws: &Workspace, extra: &[&str]) -> Server {
+    serve_with_open_files(ws, 64, 64, extra)
+}
+
+/// The server started with the given soft and hard open-file limits.
+fn serve_with_open_files(ws: &Workspace, soft: u64, hard: u64, extra: &[&str]) -> Server {
     use std::os::unix::process::CommandExt;
     let mut cli = ws.cli();
     // SAFETY: close_range and setrlimit are plain system calls, and nothing else runs
     // between fork and exec.
     unsafe {
-        cli.pre_exec(|| {
+        cli.pre_exec(move || {
             let flags = libc::CLOSE_RANGE_CLOEXEC as libc::c_long;
             if libc::syscall(libc::SYS_close_range, 3_u32, u32::MAX, flags) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             let limit = libc::rlimit {
-                rlim_cur: 64,
-                rlim_max: 64,
+                rlim_cur: soft,
+                rlim_max: hard,
             };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -250,6 +255,42 @@ fn serve_with_64_files(ws: &Workspace, extra: &[&str]) -> Server {
         });
     }
     ws.serve_through(cli, extra)
+}
+
+/// The soft and hard open-file limits of a running process, from `/proc/PID/limits`.
+fn open_file_limits(pid: u32) -> (u64, u64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn the_server_raises_its_soft_open_file_limit_within_the_hard_one() {
+    let ws = Workspace::new();
+    // Without the privilege to raise a hard limit, the child's stay within this one's.
+    let own_hard = open_file_limits(std::process::id()).1;
+    assert!(
+        own_hard >= 4096,
+        "the tests need a hard limit of 4096 at least"
+    );
+    // A search index of many segments holds more than the usual 1,024 descriptors: the
+    // soft limit is raised to the hard one, up to 16,384, and never lowered.
+    for (soft, hard) in [(256, 4096), (1024, own_hard), (own_hard, own_hard)] {
+        let server = serve_with_open_files(&ws, soft, hard, &[]);
+        let expected = soft.max(hard.min(16_384));
+        assert_eq!(
+            open_file_limits(server.pid()),
+            (expected, hard),
+            "{soft}/{hard}"
+        );
+    }
 }
 
 fn accept_failure_lines(server: &Server) -> usize {

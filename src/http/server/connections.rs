@@ -19,7 +19,7 @@ const SILENT_GRACE: Duration = Duration::from_secs(1);
 /// watcher. At least 16. Called once the index and the watcher are open.
 pub(crate) fn default_max_connections(event_loops: usize) -> usize {
     let reserve = 8 + 4 * event_loops;
-    let left = open_file_limit().saturating_sub(descriptors_in_use() + reserve);
+    let left = crate::limits::open_files().saturating_sub(descriptors_in_use() + reserve);
     (left / 2).max(16)
 }
 
@@ -28,28 +28,6 @@ fn descriptors_in_use() -> usize {
     // The listing's own descriptor is one of the entries.
     std::fs::read_dir("/proc/self/fd").map_or(0, |dir| dir.count().saturating_sub(1))
 }
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn open_file_limit() -> usize {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit only writes the struct it is given.
-    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-    if read != 0 {
-        return FALLBACK_OPEN_FILES;
-    }
-    usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn open_file_limit() -> usize {
-    FALLBACK_OPEN_FILES
-}
-
-/// The usual default soft limit, assumed where it cannot be read.
-const FALLBACK_OPEN_FILES: usize = 1024;
 
 /// Every open connection of the process, shared by the event loops.
 pub struct Connections {
@@ -447,7 +425,7 @@ mod tests {
     fn the_default_cap_leaves_room_for_files() {
         let cap = default_max_connections(2);
         assert!(cap >= 16);
-        assert!(cap <= open_file_limit().max(32));
+        assert!(cap <= crate::limits::open_files().max(32));
         assert!(
             descriptors_in_use() >= 3,
             "stdin, stdout and stderr at least"
