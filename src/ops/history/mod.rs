@@ -94,8 +94,9 @@ pub(crate) struct Slot {
     store: std::sync::Arc<OnceLock<Store>>,
     /// Held while the store is opened: two first uses at once must not both create it.
     opening: std::sync::Mutex<()>,
-    /// Changes recorded since the upkeep last packed the store (`upkeep`).
-    recorded: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Versions recorded since the upkeep last packed the store that replace an
+    /// earlier version of their note (`Recorded::replaced`; `upkeep`).
+    replaced: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The server's upkeep thread, woken by each change it has to settle (it sleeps
     /// while nothing is staged).
     upkeep: OnceLock<std::thread::Thread>,
@@ -183,15 +184,17 @@ impl Notebook {
         if !self.history_on() {
             return Ok(None);
         }
-        let (_, pending) = self
+        let recorded = self
             .history_store()?
             .record(op.as_str(), &message, changes, sync)
             .map_err(failed)?;
-        self.history.recorded.fetch_add(1, Ordering::Relaxed);
+        self.history
+            .replaced
+            .fetch_add(recorded.replaced as u64, Ordering::Relaxed);
         if let Some(upkeep) = self.history.upkeep.get() {
             upkeep.unpark();
         }
-        Ok(pending)
+        Ok(recorded.pending)
     }
 
     /// The versions of a note, newest first; `NotFound` when it has none.

@@ -465,10 +465,10 @@ mod tests {
 
     fn record(store: &Store, path: &str, text: &str) -> Oid {
         let message = format!("put {path}");
-        let (commit, _) = store
+        store
             .record("put", &message, &[change(path, text)], Sync::WithNext)
             .unwrap();
-        commit
+        store.lock().tip().unwrap().unwrap()
     }
 
     /// The loose object files of the store.

@@ -42,6 +42,16 @@ pub(super) fn io_err(what: &str) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| format!("{what}: {e}")
 }
 
+/// A change recorded by `Store::record`.
+pub(crate) struct Recorded {
+    /// What is left to make it durable.
+    pub(crate) pending: Option<wal::Pending>,
+    /// The notes of the change whose text replaces an earlier version of theirs: what a
+    /// full pack could store as deltas (a note's first version has nothing to be a
+    /// delta of, but its versions that follow are mostly the same text).
+    pub(crate) replaced: usize,
+}
+
 /// The open store.
 pub(crate) struct Store {
     pub(super) dir: PathBuf,
@@ -144,15 +154,14 @@ impl Store {
     }
 
     /// Records `changes` as one commit with `message` (first word: the operation),
-    /// made durable as `sync` says; the commit's id, and what is left to make it
-    /// durable.
+    /// made durable as `sync` says.
     pub(crate) fn record(
         &self,
         op: &str,
         message: &str,
         changes: &[Change],
         sync: wal::Sync,
-    ) -> StoreResult<(Oid, Option<wal::Pending>)> {
+    ) -> StoreResult<Recorded> {
         let _turn = self.turn()?;
         let mut guard = self.lock();
         // Every other handle's change first: the parent is the true tip. A log that
@@ -162,6 +171,16 @@ impl Store {
             .map_err(|e| format!("cannot write the log: {e}"))?;
         guard.index_to_tip(&self.dir)?;
         let tip = guard.tip()?;
+        let replaced = changes
+            .iter()
+            .filter(|change| change.text.is_some())
+            .filter(|change| {
+                guard
+                    .index
+                    .latest(&change.path)
+                    .is_some_and(|entry| entry.blob.is_some())
+            })
+            .count();
         let inner: &mut Inner = &mut guard;
         let (repo, staged) = (&inner.repo, &mut inner.staged);
         let parent = match tip {
@@ -271,7 +290,12 @@ impl Store {
         if logged > wal::CHECKPOINT_BYTES {
             // The checkpoint syncs every object, the pending record's among them.
             match inner.checkpoint(&self.dir) {
-                Ok(()) => return Ok((commit, None)),
+                Ok(()) => {
+                    return Ok(Recorded {
+                        pending: None,
+                        replaced,
+                    });
+                }
                 Err(e) => crate::log::warn(&format!("cannot checkpoint the history log: {e}")),
             }
         } else if sync == wal::Sync::Now || inner.staged.overdue() {
@@ -281,7 +305,7 @@ impl Store {
                 crate::log::warn(&format!("cannot settle the history: {e}"));
             }
         }
-        Ok((commit, pending))
+        Ok(Recorded { pending, replaced })
     }
 
     /// Runs `f` on the index, brought up to date with the repository first.

@@ -167,3 +167,25 @@ fn the_log_makes_lost_objects_and_ref_whole_again() {
         second.as_bytes()
     );
 }
+
+#[test]
+fn only_versions_that_replace_another_count_towards_a_full_pack() {
+    use std::sync::atomic::Ordering;
+    let (_dir, nb) = temp_notebook();
+    let replaced = || nb.history.replaced.load(Ordering::Relaxed);
+    let (a, b) = (
+        NotePath::parse("a.md").unwrap(),
+        NotePath::parse("b.md").unwrap(),
+    );
+    put(&nb, &a, "one\n");
+    put(&nb, &b, "one\n");
+    assert_eq!(replaced(), 0, "first versions");
+    put(&nb, &a, "two\n");
+    assert_eq!(replaced(), 1);
+    nb.delete(&b, &Precondition::None).unwrap();
+    assert_eq!(replaced(), 1, "a delete");
+    put(&nb, &b, "again\n");
+    assert_eq!(replaced(), 1, "after a delete, a first version again");
+    put(&nb, &b, "and again\n");
+    assert_eq!(replaced(), 2);
+}

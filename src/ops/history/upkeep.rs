@@ -1,8 +1,8 @@
 //! Retention and upkeep of the store: `notes history --prune` (drop the versions older
 //! than the retention, then pack), and `serve`'s background thread, which settles the
 //! changes the server's store staged in memory (once idle a moment, or within about a
-//! second of the first), packs the store after every `PACK_AFTER` changes it records
-//! (or within the hour of any change) and, when a retention is set, prunes at start-up
+//! second of the first), merges the small packs, packs the store when enough versions
+//! could become deltas (`pack_due`) and, when a retention is set, prunes at start-up
 //! and daily.
 
 use std::path::Path;
@@ -20,10 +20,14 @@ use crate::error::Result;
 use crate::ops::Notebook;
 use crate::ops::path::INTERNAL_DIR;
 
-/// Changes recorded by the server after which its upkeep packs the store.
+/// Versions replacing an earlier one (`Recorded::replaced`) after which the server's
+/// upkeep packs the store.
 const PACK_AFTER: u64 = 1000;
-/// The longest a recorded change waits for a pack.
+/// The longest such a version waits for a pack.
 const PACK_EVERY: Duration = Duration::from_secs(3600);
+/// A full pack is due only once those versions are at least the notes the history
+/// holds divided by this (`pack_due`).
+const PACK_SHARE: u64 = 10;
 /// How often the server prunes, when a retention is set.
 const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// How often the upkeep looks at the count of changes.
@@ -33,7 +37,7 @@ const LOOK_EVERY: Duration = Duration::from_secs(2);
 /// `LOOK_EVERY`).
 const SETTLE_TICK: Duration = Duration::from_millis(25);
 /// The environment variable that lowers `PACK_AFTER`, so the tests see a pack made in
-/// the background after a few changes.
+/// the background after a few versions.
 pub(crate) const TEST_PACK_AFTER: &str = "NOTES_TEST_HISTORY_PACK_AFTER";
 const DAY: i64 = 24 * 3600;
 
@@ -67,7 +71,7 @@ impl Notebook {
             return;
         }
         let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
-        let recorded = self.history.recorded.clone();
+        let replaced = self.history.replaced.clone();
         let main = self.history.store.clone();
         let pack_after = std::env::var(TEST_PACK_AFTER)
             .ok()
@@ -75,7 +79,7 @@ impl Notebook {
             .unwrap_or(PACK_AFTER);
         let spawned = std::thread::Builder::new()
             .name("history-upkeep".into())
-            .spawn(move || upkeep(&dir, keep_days, &recorded, pack_after, &main));
+            .spawn(move || upkeep(&dir, keep_days, &replaced, pack_after, &main));
         match spawned {
             Ok(thread) => {
                 let _ = self.history.upkeep.set(thread.thread().clone());
@@ -91,7 +95,7 @@ impl Notebook {
 fn upkeep(
     dir: &Path,
     keep_days: Option<u32>,
-    recorded: &AtomicU64,
+    replaced: &AtomicU64,
     pack_after: u64,
     main: &OnceLock<Store>,
 ) {
@@ -124,9 +128,13 @@ fn upkeep(
             continue;
         }
         looked_at = Some(Instant::now());
-        let seen = recorded.load(Ordering::Relaxed);
+        let seen = replaced.load(Ordering::Relaxed);
         let prune = keep_days.filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
-        let pack = seen >= pack_after || (seen > 0 && packed_at.elapsed() >= PACK_EVERY);
+        let pack = pack_due(seen, pack_after, packed_at.elapsed(), || {
+            main.get()
+                .and_then(|main| main.with_index(|index| index.notes.len()).ok())
+                .map_or(0, |notes| notes as u64)
+        });
         if prune.is_none() && !pack {
             // The server's handle merges the small packs, and reads the folder anew.
             if let Some(main) = main.get()
@@ -179,9 +187,22 @@ fn upkeep(
         if let Some(Err(e)) = main.get().map(Store::reopen) {
             crate::log::error(&format!("history: cannot open the store again: {e}"));
         }
-        recorded.fetch_sub(seen, Ordering::Relaxed);
+        replaced.fetch_sub(seen, Ordering::Relaxed);
         packed_at = Instant::now();
     }
+}
+
+/// Whether a full pack is due, with `replaced` versions that replace an earlier one
+/// recorded since the last: at least `pack_after` of them, or any after `PACK_EVERY`;
+/// and at least a `PACK_SHARE`th of the notes the history holds (`held`, asked only
+/// then). A full pack rewrites every object the store holds, and what it gains is
+/// those versions stored as deltas; the small packs are merged meanwhile without it.
+/// A first start records every note of the folder, each a first version: at 1M notes,
+/// when each 1000 of its commits made a full pack, the server's upkeep spent over 8
+/// minutes of CPU and 1 GB of memory packing, in the middle of the pass.
+fn pack_due(replaced: u64, pack_after: u64, since: Duration, held: impl FnOnce() -> u64) -> bool {
+    let enough = replaced >= pack_after || (replaced > 0 && since >= PACK_EVERY);
+    enough && replaced.saturating_mul(PACK_SHARE) >= held()
 }
 
 /// Whether the store has a commit (its ref, loose or packed by a `git gc`).
@@ -219,4 +240,26 @@ fn size_of(dir: &Path) -> u64 {
         .filter(|m| m.is_file())
         .map(|m| m.len())
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_pack_is_due_for_enough_versions_that_replace_others() {
+        let soon = Duration::from_secs(5);
+        let held = |notes: u64| move || notes;
+        // The count, or any after an hour, in a store of up to ten times the count.
+        assert!(pack_due(1000, 1000, soon, held(10_000)));
+        assert!(!pack_due(999, 1000, soon, held(100)));
+        assert!(pack_due(1, 1000, PACK_EVERY, held(10)));
+        assert!(!pack_due(0, 1000, PACK_EVERY, held(0)));
+        // A tenth of the notes held at least: a large store waits for more.
+        assert!(!pack_due(1000, 1000, soon, held(1_000_000)));
+        assert!(!pack_due(5, 1000, PACK_EVERY, held(100)));
+        assert!(pack_due(100_000, 1000, soon, held(1_000_000)));
+        // The notes held are counted only when the versions are enough.
+        assert!(!pack_due(10, 1000, soon, || unreachable!()));
+    }
 }
