@@ -198,7 +198,7 @@ def serve(notes: Path, count: int, words):
     row = {}
     with running_server(notes) as (proc, base, sampler):
         # Every title holds the word "Note": fully indexed once it finds them all.
-        # 900 s per 100k notes at most.
+        # 900 s per 100k notes at most, here and for the first list.
         limit = 900 * max(1, count // 100_000)
         deadline = time.time() + limit
         while True:
@@ -227,7 +227,7 @@ def serve(notes: Path, count: int, words):
         # The first list waits for the list of every note to be built (a read of
         # each note's front matter; minutes at 1M notes when they are not all in the
         # page cache).
-        row["list_first"] = get(base + "/api/v1/notes", timeout=900 * max(1, count // 100_000))
+        row["list_first"] = get(base + "/api/v1/notes", timeout=limit)
         measured("list", lambda: p50(base + "/api/v1/notes"))
         measured("web", lambda: p50(base + "/"))
         measured("list8", lambda: p50_clients(base + "/api/v1/notes"))

@@ -225,14 +225,16 @@ fn a_trickled_body_is_cut_off_at_five_request_timeouts() {
     assert_eq!(status, 200);
 }
 
-/// `notes serve` limited to 64 open files, holding none but its standard streams:
-/// descriptors the test runner leaked to this process are closed at exec.
+/// `notes serve` limited to 64 open files.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn serve_with_64_files(ws: &Workspace, extra: &[&str]) -> Server {
     serve_with_open_files(ws, 64, 64, extra)
 }
 
-/// The server started with the given soft and hard open-file limits.
+/// `notes serve` with the given soft and hard open-file limits, holding none but its
+/// standard streams: descriptors the test runner leaked to this process are closed at
+/// exec.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn serve_with_open_files(ws: &Workspace, soft: u64, hard: u64, extra: &[&str]) -> Server {
     use std::os::unix::process::CommandExt;
     let mut cli = ws.cli();
@@ -258,6 +260,7 @@ fn serve_with_open_files(ws: &Workspace, soft: u64, hard: u64, extra: &[&str]) -
 }
 
 /// The soft and hard open-file limits of a running process, from `/proc/PID/limits`.
+#[cfg(target_os = "linux")]
 fn open_file_limits(pid: u32) -> (u64, u64) {
     let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
     let line = limits
@@ -272,6 +275,7 @@ fn open_file_limits(pid: u32) -> (u64, u64) {
 }
 
 #[test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn the_server_raises_its_soft_open_file_limit_within_the_hard_one() {
     let ws = Workspace::new();
     // Without the privilege to raise a hard limit, the child's stay within this one's.
