@@ -260,7 +260,7 @@ fn serve_with_open_files(ws: &Workspace, soft: u64, hard: u64, extra: &[&str]) -
 }
 
 /// The soft and hard open-file limits of a running process, from `/proc/PID/limits`.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn open_file_limits(pid: u32) -> (u64, u64) {
     let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
     let line = limits
