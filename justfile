@@ -86,7 +86,8 @@ bench-scale:
 
 # The same measures at 1M generated notes (5.5 GB of notes made once in target/, ~15 min
 # to generate; the run itself takes about half an hour, with one run of each timed pass
-# instead of three); writes bench/SCALE-1M.md
+# instead of three); writes bench/SCALE-1M.md. Where the page cache does not keep 5.5 GB
+# of small files, put the corpus in memory: BENCH_CORPUS_DIR=/dev/shm just bench-scale-1m
 bench-scale-1m:
     cargo build --release
     SCALE_SIZES=1000000 SCALE_RUNS=1 SCALE_OUT=bench/SCALE-1M.md SCALE_RECIPE="just bench-scale-1m" python3 bench/scale.py

@@ -1,6 +1,8 @@
 """A deterministic corpus of generated notes for the scale benchmark, made once and
 cached under `target/bench-corpus-<N>/notes` (a `complete` file beside it says the
-generation finished; an interrupted one is made again).
+generation finished; an interrupted one is made again). `BENCH_CORPUS_DIR` puts the
+corpora in another folder instead of `target/`: a tmpfs such as `/dev/shm` on a machine
+that pages out page cache left untouched (the 1M corpus is read from disk again there).
 
 Each note is about 5.5 KB: front matter (title, date, last_modified, tags), a heading,
 paragraphs of words drawn from a vocabulary of 30,000 made-up words with a Zipf-like
@@ -8,12 +10,14 @@ frequency (a few words everywhere, most words rare, as in prose), a few wikilink
 Markdown links to other notes. Notes are spread over 50 folders with 10 subfolders each.
 """
 
+import os
 import random
 import shutil
 from itertools import accumulate
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+CORPUS_DIR = Path(os.environ.get("BENCH_CORPUS_DIR") or REPO / "target")
 SYLLABLES = [a + b for a in "bcdfghjklmnprstvz" for b in ["a", "e", "i", "o", "u", "ai", "ou"]]
 TAGS = [f"tag{i}" for i in range(200)]
 FOLDERS = 50
@@ -79,7 +83,7 @@ def generate(root: Path, count: int):
 
 def corpus(count: int) -> Path:
     """The notes folder of the corpus of `count` notes, generated when missing."""
-    base = REPO / "target" / f"bench-corpus-{count // 1000}k"
+    base = CORPUS_DIR / f"bench-corpus-{count // 1000}k"
     notes = base / "notes"
     done = base / "complete"
     if not done.exists():

@@ -83,7 +83,10 @@ class Sampler:
             except OSError:
                 return
             self.anon = max(self.anon, int(s["RssAnon"].split()[0]) / 1024)
-            self.file = max(self.file, int(s["RssFile"].split()[0]) / 1024)
+            # Files mapped from a tmpfs (a corpus in `BENCH_CORPUS_DIR=/dev/shm`)
+            # are counted as shared memory, not as files.
+            mapped = sum(int(s[k].split()[0]) for k in ("RssFile", "RssShmem"))
+            self.file = max(self.file, mapped / 1024)
             with contextlib.suppress(OSError):
                 self.fds = max(self.fds, len(os.listdir(f"/proc/{self.pid}/fd")))
 
@@ -374,6 +377,15 @@ def cell(row, key, unit):
     return f"{ms} (CPU {row[key + '_cpu']:.2f} ms/req)"
 
 
+def corpus_home():
+    """Where the corpora are, as the report names it: relative to the repository
+    when they are under it."""
+    try:
+        return str(corpus.CORPUS_DIR.relative_to(REPO))
+    except ValueError:
+        return str(corpus.CORPUS_DIR)
+
+
 def size_name(count):
     return f"{count // 1_000_000}M" if count >= 1_000_000 else f"{count // 1000}k"
 
@@ -403,7 +415,7 @@ def main():
         "load, the CPU time the process used does less: it is shown beside each "
         "figure, per request for the HTTP rows). Corpora: bench/corpus.py, "
         "~5.5 KB notes with front matter, tags, links, 500 folders; cached in "
-        "`target/bench-corpus-<N>k`.",
+        f"`{corpus_home()}/bench-corpus-<N>k`.",
         "",
         f"| measure | {header} | target (issue 19) |",
         "|---|" + "---|" * len(SIZES) + "---|",
