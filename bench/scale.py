@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scale benchmark: the measures of issue 19 at 10k and 100k generated notes.
 
-The corpora (bench/corpus.py) are made once and cached in target/bench-corpus-<N>k.
+The corpora (bench/corpus.py) are made once and cached in target/bench-corpus-<N>k
+(or under BENCH_CORPUS_DIR).
 For each size: `notes reindex` on the folder (wall and CPU time, peak RSS, index size),
 then `notes serve` on the folder without its `.notes` (a first start: time until every
 note is searchable, peak RSS), each SCALE_RUNS times (3; the median run is reported,
