@@ -78,11 +78,25 @@ bench-history:
     cargo build --release
     python3 bench/history.py target/release/notes
 
-# Scale benchmark: 10k and 100k generated notes (made once, cached in target/) —
-# list, web `/`, first start, reindex, peak RSS, index size, search; writes bench/SCALE.md
-bench-scale:
+# The build of REV (by default eb391c1, main before the work on issue 19 and the issues
+# filed with it; built once, ~10 min, kept in target/bench-scale-ref/REV) runs its
+# reindex and first start in turns with this build's, for their ratio.
+# Scale benchmark: 10k and 100k generated notes (made once, cached in target/) — list,
+# web `/`, first start, reindex, peak RSS, index size, search; writes bench/SCALE.md
+bench-scale REV="eb391c1":
     cargo build --release
-    python3 bench/scale.py
+    test -x target/bench-scale-ref/{{REV}} || just bench-scale-reference {{REV}}
+    SCALE_REFERENCE=target/bench-scale-ref/{{REV}} SCALE_REFERENCE_REV={{REV}} python3 bench/scale.py
+
+# The release build of git revision REV, as target/bench-scale-ref/REV
+bench-scale-reference REV:
+    git worktree prune
+    rm -rf target/bench-scale-ref/tree
+    mkdir -p target/bench-scale-ref
+    git worktree add --detach target/bench-scale-ref/tree {{REV}}
+    cd target/bench-scale-ref/tree && CARGO_TARGET_DIR=../target cargo build --release
+    cp target/bench-scale-ref/target/release/notes target/bench-scale-ref/{{REV}}
+    git worktree remove --force target/bench-scale-ref/tree
 
 # The same measures at 1M generated notes (5.5 GB of notes made once in target/, ~15 min
 # to generate; the run itself takes about half an hour, with one run of each timed pass

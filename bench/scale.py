@@ -10,6 +10,12 @@ with the range), then the warm list, the web `/`, the list with 8 clients, searc
 the peak RSS after them. Writes bench/SCALE.md (the hand-written sections
 below the table are kept).
 
+With SCALE_REFERENCE (a build of another revision, SCALE_REFERENCE_REV; `just
+bench-scale` gives it the build issue 19 was measured on), each run of the two timed
+passes is preceded by the same pass of that build, and the table adds that build's
+times and the ratio of the two, turn by turn: a ratio holds whatever the load of this
+shared machine, which both builds of a turn meet alike.
+
 Loopback only; every loop is bounded in count and in time. The machine is shared with
 other work, so the CPU seconds the process used are shown beside each wall time.
 """
@@ -44,6 +50,9 @@ RUNS = int(os.environ.get("SCALE_RUNS", "3"))
 # Per loop: at most this many requests, and at most this many seconds.
 MAX_REQUESTS = 40
 MAX_SECONDS = 30.0
+# The reference build run in turns with this one, and its revision (see above).
+REFERENCE = os.environ.get("SCALE_REFERENCE")
+REFERENCE_REV = os.environ.get("SCALE_REFERENCE_REV", "reference")
 
 
 def free_port():
@@ -162,11 +171,11 @@ def read_all(notes: Path):
         note.read_bytes()
 
 
-def reindex_once(notes: Path):
+def reindex_once(notes: Path, binary=None):
     shutil.rmtree(notes / ".notes" / "index", ignore_errors=True)
     read_all(notes)
     started = time.perf_counter()
-    proc = subprocess.Popen([str(BIN), "--notes-dir", str(notes), "reindex"],
+    proc = subprocess.Popen([str(binary or BIN), "--notes-dir", str(notes), "reindex"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, code, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
@@ -188,10 +197,31 @@ def median_run(runs, key):
     return row
 
 
+def against_reference(row, key, runs, references):
+    """The reference build's median run of `key` as `<key>_ref` (its times and range),
+    and this build's time over the reference's turn by turn, as `<key>_ratio` (the
+    median, with every turn's in `<key>_ratio_runs`)."""
+    if not references:
+        return
+    reference = median_run(references, key)
+    row[key + "_ref"] = reference[key]
+    row[key + "_ref_cpu"] = reference[key + "_cpu"]
+    row[key + "_ref_runs"] = reference[key + "_runs"]
+    ratios = sorted(run[key] / ref[key] for run, ref in zip(runs, references))
+    row[key + "_ratio"] = ratios[(len(ratios) - 1) // 2]
+    row[key + "_ratio_runs"] = ratios
+
+
 def reindex(notes: Path):
-    """`notes reindex`, RUNS times: the median run's times, the highest peak RSS."""
-    runs = [reindex_once(notes) for _ in range(RUNS)]
+    """`notes reindex`, RUNS times (each after the reference build's, when there is
+    one): the median run's times, the highest peak RSS."""
+    runs, references = [], []
+    for _ in range(RUNS):
+        if REFERENCE:
+            references.append(reindex_once(notes, REFERENCE))
+        runs.append(reindex_once(notes))
     row = median_run(runs, "reindex")
+    against_reference(row, "reindex", runs, references)
     row["reindex_rss"] = max(run["reindex_rss"] for run in runs)
     row["index_mb"] = size_mb(notes / ".notes" / "index")
     row["notes_mb"] = sum(f.stat().st_size for f in notes.rglob("*.md")) / 1e6
@@ -199,12 +229,12 @@ def reindex(notes: Path):
 
 
 @contextlib.contextmanager
-def running_server(notes: Path):
+def running_server(notes: Path, binary=None):
     """`notes serve` on `notes` (public pages beside it) on a free loopback port, its
     memory sampled: the process, its base URL and the sampler; stopped on leaving."""
     port = free_port()
     proc = subprocess.Popen(
-        [str(BIN), "--notes-dir", str(notes), "--public-dir", str(notes.parent / "public"),
+        [str(binary or BIN), "--notes-dir", str(notes), "--public-dir", str(notes.parent / "public"),
          "serve", "--listen", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -223,14 +253,14 @@ def limit_seconds(count):
 
 
 @contextlib.contextmanager
-def first_start(notes: Path, count: int):
+def first_start(notes: Path, count: int, binary=None):
     """`notes serve` on `notes` without its `.notes` (and no public pages): the server
     once every note is searchable, as `running_server` gives it, and the row of the
     first start (time until then, CPU, peak RSS)."""
     shutil.rmtree(notes / ".notes", ignore_errors=True)
     shutil.rmtree(notes.parent / "public", ignore_errors=True)
     started = time.perf_counter()
-    with running_server(notes) as (proc, base, sampler):
+    with running_server(notes, binary) as (proc, base, sampler):
         # Every title holds the word "Note": fully indexed once it finds them all.
         limit = limit_seconds(count)
         deadline = time.time() + limit
@@ -256,13 +286,22 @@ def first_start(notes: Path, count: int):
 def serve(notes: Path, count: int, words):
     """The first start RUNS times (the median run's times, the highest peak RSS), then,
     on the server of the last one, the lists, the web `/` and the searches."""
-    starts = []
+    starts, references = [], []
+
+    def reference_start():
+        if REFERENCE:
+            with first_start(notes, count, REFERENCE) as (_, _, _, start):
+                references.append(start)
+
     for _ in range(RUNS - 1):
+        reference_start()
         with first_start(notes, count) as (_, _, _, start):
             starts.append(start)
+    reference_start()
     with first_start(notes, count) as (proc, base, sampler, start):
         starts.append(start)
         row = median_run(starts, "indexed")
+        against_reference(row, "indexed", starts, references)
         row["rss_first"] = max(run["rss_first"] for run in starts)
         limit = limit_seconds(count)
         # Background work of the first start (history, merges) done before timing.
@@ -353,6 +392,35 @@ ROWS = [
     ("search p50, 1 client", "search", "ms", "≤ 5 ms at 100k"),
 ]
 
+# With a reference build: its two timed passes, each after this build's row, and the
+# ratios, against the targets' own baseline (issue 19 measured 21.5 s for `notes
+# reindex` at 100k on a quiet machine, and about 25 s for the first start).
+REFERENCE_ROWS = {
+    "indexed": [
+        (f"start → fully indexed, the build of {REFERENCE_REV}, in turns with this one",
+         "indexed_ref", "s", "≈ 25 s at 100k in issue 19"),
+        (f"start → fully indexed, this build's time / {REFERENCE_REV}'s (median of the "
+         "turns, range)", "indexed_ratio", "ratio", "≤ 0.60 at 100k (15 s / 25 s)"),
+    ],
+    "reindex": [
+        (f"`notes reindex`, the build of {REFERENCE_REV}, in turns with this one",
+         "reindex_ref", "s", "21.5 s at 100k, 1.27 s at 10k in issue 19"),
+        (f"`notes reindex`, this build's time / {REFERENCE_REV}'s (median of the turns, "
+         "range)", "reindex_ratio", "ratio", "≤ 0.47 at 100k (10 s / 21.5 s)"),
+    ],
+}
+
+
+def table_rows():
+    """The rows of the table: `ROWS`, and after the timed passes the reference's when
+    there is one."""
+    out = []
+    for row in ROWS:
+        out.append(row)
+        if REFERENCE:
+            out.extend(REFERENCE_ROWS.get(row[1], []))
+    return out
+
 
 def cell(row, key, unit):
     if key not in row:
@@ -362,6 +430,9 @@ def cell(row, key, unit):
         return f"{value:.0f} MB ({row['notes_mb']:.0f} MB)"
     if unit == "files":
         return f"{value}"
+    if unit == "ratio":
+        runs = row[key + "_runs"]
+        return f"{value:.2f} ({len(runs)} turns, {runs[0]:.2f}–{runs[-1]:.2f})"
     if unit == "s":
         runs = row.get(key + "_runs", [])
         spread = (f"; {len(runs)} runs, {runs[0]:.1f}–{runs[-1]:.1f} s"
@@ -406,6 +477,11 @@ def main():
         row.update(restart(notes, words))
         rows[count] = row
         print(json.dumps(row), flush=True)
+    write_report(rows)
+
+
+def write_report(rows):
+    """Writes the table of `rows` (size → row) to OUT, keeping its hand-written notes."""
     header = " | ".join(f"{size_name(n)} notes" for n in SIZES)
     lines = [
         "# Scale: " + " and ".join(size_name(n) for n in SIZES) + " notes",
@@ -416,12 +492,14 @@ def main():
         "load, the CPU time the process used does less: it is shown beside each "
         "figure, per request for the HTTP rows). Corpora: bench/corpus.py, "
         "~5.5 KB notes with front matter, tags, links, 500 folders; cached in "
-        f"`{corpus_home()}/bench-corpus-<N>k`.",
+        f"`{corpus_home()}/bench-corpus-<N>k`."
+        + (f" The timed passes of the build of {REFERENCE_REV} ran in turns with "
+           "this build's, each just before." if REFERENCE else ""),
         "",
         f"| measure | {header} | target (issue 19) |",
         "|---|" + "---|" * len(SIZES) + "---|",
     ]
-    for label, key, unit, target in ROWS:
+    for label, key, unit, target in table_rows():
         cells = " | ".join(cell(rows[n], key, unit) for n in SIZES)
         lines.append(f"| {label} | {cells} | {target} |")
     report.write_keeping_notes(OUT, "\n".join(lines) + "\n")
