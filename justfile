@@ -79,8 +79,8 @@ bench-history:
     python3 bench/history.py target/release/notes
 
 # The build of REV (by default eb391c1, main before the work on issue 19 and the issues
-# filed with it; built once, ~10 min, kept in target/bench-scale-ref/REV) runs its
-# reindex and first start in turns with this build's, for their ratio.
+# filed with it; built once, in a few minutes, and kept in target/bench-scale-ref/REV)
+# runs its reindex and first start in turns with this build's, for their ratio.
 # Scale benchmark: 10k and 100k generated notes (made once, cached in target/) — list,
 # web `/`, first start, reindex, peak RSS, index size, search; writes bench/SCALE.md
 bench-scale REV="eb391c1":

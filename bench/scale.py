@@ -11,10 +11,10 @@ the peak RSS after them. Writes bench/SCALE.md (the hand-written sections
 below the table are kept).
 
 With SCALE_REFERENCE (a build of another revision, SCALE_REFERENCE_REV; `just
-bench-scale` gives it the build issue 19 was measured on), each run of the two timed
-passes is preceded by the same pass of that build, and the table adds that build's
-times and the ratio of the two, turn by turn: a ratio holds whatever the load of this
-shared machine, which both builds of a turn meet alike.
+bench-scale` gives it eb391c1, main before the work on issue 19), each run of the two
+timed passes is preceded by the same pass of that build, and the table adds that build's
+times and the ratio of the two, turn by turn: both builds of a turn meet the same load
+of this shared machine, so the ratio moves far less with it than the times do.
 
 Loopback only; every loop is bounded in count and in time. The machine is shared with
 other work, so the CPU seconds the process used are shown beside each wall time.
@@ -234,7 +234,8 @@ def running_server(notes: Path, binary=None):
     memory sampled: the process, its base URL and the sampler; stopped on leaving."""
     port = free_port()
     proc = subprocess.Popen(
-        [str(binary or BIN), "--notes-dir", str(notes), "--public-dir", str(notes.parent / "public"),
+        [str(binary or BIN), "--notes-dir", str(notes),
+         "--public-dir", str(notes.parent / "public"),
          "serve", "--listen", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
