@@ -79,24 +79,30 @@ bench-history:
     python3 bench/history.py target/release/notes
 
 # The build of REV (by default eb391c1, main before the work on issue 19 and the issues
-# filed with it; built once, in a few minutes, and kept in target/bench-scale-ref/REV)
-# runs its reindex and first start in turns with this build's, for their ratio.
+# filed with it; see build-revision) runs its reindex and first start in turns with
+# this build's, for their ratio.
 # Scale benchmark: 10k and 100k generated notes (made once, cached in target/) — list,
 # web `/`, first start, reindex, peak RSS, index size, search; writes bench/SCALE.md
 bench-scale REV="eb391c1":
     cargo build --release
-    test -x target/bench-scale-ref/{{REV}} || just bench-scale-reference {{REV}}
-    SCALE_REFERENCE=target/bench-scale-ref/{{REV}} SCALE_REFERENCE_REV={{REV}} python3 bench/scale.py
+    just build-revision {{REV}}
+    SCALE_REFERENCE=target/revisions/$(git rev-parse --verify "{{REV}}^{commit}") SCALE_REFERENCE_REV={{REV}} python3 bench/scale.py
 
-# The release build of git revision REV, as target/bench-scale-ref/REV
-bench-scale-reference REV:
+# The release build of git revision REV, the reference of the benchmarks that compare
+# two builds: built once, in a few minutes, through a temporary worktree, and kept as
+# target/revisions/<its commit> (a name such as HEAD~1 is resolved first)
+build-revision REV:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    commit=$(git rev-parse --verify "{{REV}}^{commit}")
+    [ -x "target/revisions/$commit" ] && exit 0
+    rm -rf target/revisions/tree
     git worktree prune
-    rm -rf target/bench-scale-ref/tree
-    mkdir -p target/bench-scale-ref
-    git worktree add --detach target/bench-scale-ref/tree {{REV}}
-    cd target/bench-scale-ref/tree && CARGO_TARGET_DIR=../target cargo build --release
-    cp target/bench-scale-ref/target/release/notes target/bench-scale-ref/{{REV}}
-    git worktree remove --force target/bench-scale-ref/tree
+    mkdir -p target/revisions
+    git worktree add --detach target/revisions/tree "$commit"
+    (cd target/revisions/tree && CARGO_TARGET_DIR=../target cargo build --release)
+    cp target/revisions/target/release/notes "target/revisions/$commit"
+    git worktree remove --force target/revisions/tree
 
 # The same measures at 1M generated notes (5.5 GB of notes made once in target/, ~15 min
 # to generate; the run itself takes about half an hour, with one run of each timed pass
@@ -114,27 +120,16 @@ bench: bench-http bench-files bench-search bench-links bench-move bench-history 
 bench-instructions REV="HEAD~1" SCALE="1":
     command -v valgrind >/dev/null || (apt-get update && apt-get install -y valgrind)
     cargo build --release
-    rm -rf target/bench-ref && mkdir -p target/bench-ref
-    cp target/release/notes target/bench-ref/current
-    git worktree add --detach target/bench-ref/tree {{REV}}
-    cd target/bench-ref/tree && CARGO_TARGET_DIR=../../../target cargo build --release
-    cp target/release/notes target/bench-ref/reference
-    git worktree remove --force target/bench-ref/tree
-    BENCH_REF={{REV}} python3 bench/instructions.py target/bench-ref/current target/bench-ref/reference {{SCALE}}
+    just build-revision {{REV}}
+    BENCH_REF={{REV}} python3 bench/instructions.py target/release/notes target/revisions/$(git rev-parse --verify "{{REV}}^{commit}") {{SCALE}}
 
 # The token check with no token (auth off): this build against the build of REV (before
 # tokens existed), same rows as bench-http, interleaved rounds; writes bench/AUTH.md
 bench-auth REV="1ef6544":
     command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
     cargo build --release
-    rm -rf target/bench-auth && mkdir -p target/bench-auth
-    cp target/release/notes target/bench-auth/current
-    git worktree add --detach target/bench-auth/tree {{REV}}
-    cd target/bench-auth/tree && CARGO_TARGET_DIR=../../../target cargo build --release
-    cp target/release/notes target/bench-auth/reference
-    git worktree remove --force target/bench-auth/tree
-    cargo build --release
-    python3 bench/auth.py target/bench-auth/current target/bench-auth/reference {{REV}}
+    just build-revision {{REV}}
+    python3 bench/auth.py target/release/notes target/revisions/$(git rev-parse --verify "{{REV}}^{commit}") {{REV}}
 
 # Soak: SECONDS of mixed load on loopback, then acknowledged writes checked on disk,
 # zero 5xx and flat memory required; writes bench/SOAK.md
