@@ -188,11 +188,16 @@ def reindex_once(notes: Path, binary=None):
     }
 
 
+def lower_middle(ordered):
+    """The median of a sorted list: the lower middle one of an even count."""
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def median_run(runs, key):
     """The run whose `key` is the median (the lower middle one of an even count), with
     every run's `key` in `<key>_runs`."""
     ordered = sorted(runs, key=lambda run: run[key])
-    row = dict(ordered[(len(ordered) - 1) // 2])
+    row = dict(lower_middle(ordered))
     row[key + "_runs"] = [run[key] for run in ordered]
     return row
 
@@ -208,7 +213,7 @@ def against_reference(row, key, runs, references):
     row[key + "_ref_cpu"] = reference[key + "_cpu"]
     row[key + "_ref_runs"] = reference[key + "_runs"]
     ratios = sorted(run[key] / ref[key] for run, ref in zip(runs, references))
-    row[key + "_ratio"] = ratios[(len(ratios) - 1) // 2]
+    row[key + "_ratio"] = lower_middle(ratios)
     row[key + "_ratio_runs"] = ratios
 
 
