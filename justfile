@@ -113,7 +113,7 @@ bench-scale-1m:
     SCALE_SIZES=1000000 SCALE_RUNS=1 SCALE_OUT=bench/SCALE-1M.md SCALE_RECIPE="just bench-scale-1m" python3 bench/scale.py
 
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-scale
+bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-scale bench-tokens
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md
@@ -130,6 +130,13 @@ bench-auth REV="1ef6544":
     cargo build --release
     just build-revision {{REV}}
     python3 bench/auth.py target/release/notes target/revisions/$(git rev-parse --verify "{{REV}}^{commit}") {{REV}}
+
+# GET of a note with a folder token against GET without tokens, this build, three
+# interleaved rounds (target >= 0.9 for JSON); writes bench/TOKENS.md
+bench-tokens:
+    command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+    cargo build --release
+    python3 bench/tokens.py target/release/notes
 
 # Soak: SECONDS of mixed load on loopback, then acknowledged writes checked on disk,
 # zero 5xx and flat memory required; writes bench/SOAK.md
