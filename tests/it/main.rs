@@ -13,6 +13,7 @@ mod cli_search;
 mod cli_token;
 mod completion_shells;
 mod connections;
+mod file_types;
 mod files;
 mod files_cache;
 mod guard;
