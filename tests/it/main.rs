@@ -4,6 +4,7 @@
 mod support;
 
 mod cli_docs;
+mod cli_escapes;
 mod cli_files;
 mod cli_history;
 mod cli_notes;
