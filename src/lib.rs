@@ -21,6 +21,12 @@ use std::process::ExitCode;
 
 pub use cli::Cli;
 
+/// The line `main` prints for a failed command: control characters escaped, so a
+/// path in the message cannot act on the terminal or forge a second line.
+pub fn error_line(err: &anyhow::Error) -> String {
+    format!("error: {}", cmd::escape::text(&format!("{err:#}")))
+}
+
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     memory::limit_git_mapping();

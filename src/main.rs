@@ -9,7 +9,7 @@ fn main() -> ExitCode {
     match notes::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("{}", notes::error_line(&err));
             let code = err
                 .downcast_ref::<notes::error::Error>()
                 .map_or(1, notes::error::Error::exit_code);

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use console::style;
 
+use super::escape;
 use crate::cli::AttachArgs;
 use crate::error::Error;
 use crate::ops::files::Source;
@@ -49,8 +50,8 @@ pub(super) fn run(notebook: &Notebook, args: AttachArgs) -> anyhow::Result<ExitC
         let _ = writeln!(
             out,
             "{}  {how} from {}",
-            style(&file.path).bold(),
-            file.source
+            style(escape::text(&file.path)).bold(),
+            escape::text(&file.source)
         );
     }
     let _ = writeln!(
@@ -58,7 +59,7 @@ pub(super) fn run(notebook: &Notebook, args: AttachArgs) -> anyhow::Result<ExitC
         "{} link{} appended to {}",
         done.attached.len(),
         if done.attached.len() == 1 { "" } else { "s" },
-        done.note
+        escape::text(&done.note)
     );
     super::print(&out)
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use console::style;
 
-use super::messages;
+use super::{escape, messages};
 use crate::cli::CheckArgs;
 use crate::ops::Notebook;
 
@@ -25,14 +25,21 @@ pub(super) fn run(notebook: &Notebook, args: CheckArgs) -> anyhow::Result<ExitCo
             let heading = messages::broken_heading(report.broken.len());
             let _ = writeln!(out, "{}", style(heading).bold());
             for link in &report.broken {
-                let at = format!("{}:{}", link.path, link.line);
-                let _ = writeln!(out, "  {}  {}", style(at).bold(), style(&link.target).red());
+                let at = format!("{}:{}", escape::text(&link.path), link.line);
+                let target = escape::text(&link.target);
+                let _ = writeln!(out, "  {}  {}", style(at).bold(), style(target).red());
             }
         }
         let heading = messages::orphans_heading(report.orphans.len());
         let _ = writeln!(out, "{}", style(heading).bold());
         for note in &report.orphans {
-            let _ = writeln!(out, "  {}  {}", style(&note.path).bold(), note.title);
+            let path = escape::text(&note.path);
+            let _ = writeln!(
+                out,
+                "  {}  {}",
+                style(path).bold(),
+                escape::text(&note.title)
+            );
         }
         // The attachments' sections only when they have something to say: a folder
         // without attachments reads as before.
@@ -40,15 +47,17 @@ pub(super) fn run(notebook: &Notebook, args: CheckArgs) -> anyhow::Result<ExitCo
             let heading = messages::missing_files_heading(report.missing_files.len());
             let _ = writeln!(out, "{}", style(heading).bold());
             for link in &report.missing_files {
-                let at = format!("{}:{}", link.path, link.line);
-                let _ = writeln!(out, "  {}  {}", style(at).bold(), style(&link.target).red());
+                let at = format!("{}:{}", escape::text(&link.path), link.line);
+                let target = escape::text(&link.target);
+                let _ = writeln!(out, "  {}  {}", style(at).bold(), style(target).red());
             }
         }
         if !report.orphan_files.is_empty() {
             let heading = messages::orphan_files_heading(report.orphan_files.len());
             let _ = writeln!(out, "{}", style(heading).bold());
             for file in &report.orphan_files {
-                let _ = writeln!(out, "  {}  {} bytes", style(&file.path).bold(), file.size);
+                let path = escape::text(&file.path);
+                let _ = writeln!(out, "  {}  {} bytes", style(path).bold(), file.size);
             }
         }
         super::print(&out)?

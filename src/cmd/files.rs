@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use console::style;
 
+use super::escape;
 use crate::cli::FilesArgs;
 use crate::ops::files::FileInfo;
 use crate::ops::{FilePath, Notebook};
@@ -30,7 +31,10 @@ pub(super) fn run(notebook: &Notebook, args: FilesArgs) -> anyhow::Result<ExitCo
             let _ = writeln!(
                 out,
                 "{}\t{}\t{}\t{}",
-                file.path, file.size, file.last_modified, file.content_type
+                escape::text(&file.path),
+                file.size,
+                file.last_modified,
+                file.content_type
             );
         }
         return super::print(&out);
@@ -41,9 +45,10 @@ pub(super) fn run(notebook: &Notebook, args: FilesArgs) -> anyhow::Result<ExitCo
 /// The files as aligned columns under a header, and their count.
 fn table(files: &[FileInfo]) -> String {
     let sizes: Vec<String> = files.iter().map(|f| human_size(f.size)).collect();
-    let path_width = files
+    let paths: Vec<_> = files.iter().map(|f| escape::text(&f.path)).collect();
+    let path_width = paths
         .iter()
-        .map(|f| f.path.chars().count())
+        .map(|p| p.chars().count())
         .max()
         .unwrap_or(0)
         .max(4);
@@ -56,11 +61,11 @@ fn table(files: &[FileInfo]) -> String {
         );
         let _ = writeln!(out, "{}", style(header).dim());
     }
-    for (file, size) in files.iter().zip(&sizes) {
+    for ((file, size), path) in files.iter().zip(&sizes).zip(&paths) {
         let _ = writeln!(
             out,
             "{}  {size:>size_width$}  {:<20}  {}",
-            style(format!("{:<path_width$}", file.path)).bold(),
+            style(format!("{path:<path_width$}")).bold(),
             file.last_modified,
             style(&file.content_type).dim()
         );

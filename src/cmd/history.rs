@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use console::style;
 use serde::Serialize;
 
+use super::escape;
 use crate::cli::{DiffArgs, HistoryArgs, RestoreArgs, TrashArgs};
 use crate::ops::history::{Compared, History, Trash};
 use crate::ops::{NotePath, Notebook};
@@ -87,12 +88,19 @@ pub(super) fn diff(notebook: &Notebook, args: DiffArgs) -> anyhow::Result<ExitCo
         String::from_utf8_lossy(&from.text),
         String::from_utf8_lossy(&to.text),
     );
+    // The lines of the versions stay as written; the path in the header is escaped
+    // for a reader (JSON keeps it exact).
+    let shown = if args.json {
+        path.as_str().into()
+    } else {
+        escape::text(path.as_str())
+    };
     let text = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(3)
         .header(
-            &format!("{path} {}", from.label),
-            &format!("{path} {}", to.label),
+            &format!("{shown} {}", from.label),
+            &format!("{shown} {}", to.label),
         )
         .to_string();
     if args.json {
@@ -137,7 +145,11 @@ pub(super) fn restore(notebook: &Notebook, args: RestoreArgs) -> anyhow::Result<
     } else {
         "restored"
     };
-    super::print(&format!("{verb} {path} from version {}\n", short(&version)))
+    super::print(&format!(
+        "{verb} {} from version {}\n",
+        escape::text(path.as_str()),
+        short(&version)
+    ))
 }
 
 pub(super) fn trash(notebook: &Notebook, args: TrashArgs) -> anyhow::Result<ExitCode> {
@@ -147,17 +159,14 @@ pub(super) fn trash(notebook: &Notebook, args: TrashArgs) -> anyhow::Result<Exit
     if args.json {
         return super::print_json(&Trash { notes });
     }
-    let width = notes
-        .iter()
-        .map(|n| n.path.chars().count())
-        .max()
-        .unwrap_or(0);
+    let paths: Vec<_> = notes.iter().map(|n| escape::text(&n.path)).collect();
+    let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
     let mut out = String::new();
-    for note in &notes {
+    for (note, path) in notes.iter().zip(&paths) {
         let _ = writeln!(
             out,
             "{}  deleted {}  version {}",
-            style(format!("{:<width$}", note.path)).bold(),
+            style(format!("{path:<width$}")).bold(),
             style(&note.deleted_at).dim(),
             style(short(&note.version)).yellow()
         );

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use console::style;
 
-use super::messages;
 use super::search::Local;
+use super::{escape, messages};
 use crate::cli::LinksArgs;
 use crate::ops::{NotePath, Notebook};
 
@@ -23,18 +23,19 @@ pub(super) fn run(notebook: &Notebook, args: LinksArgs) -> anyhow::Result<ExitCo
     let _ = writeln!(out, "{}", style(messages::LINKS_OUT).bold());
     for link in &links.outgoing {
         let to = match &link.path {
-            Some(path) => path.clone(),
+            Some(path) => escape::text(path).into_owned(),
             None => style(messages::NO_SUCH_NOTE).red().to_string(),
         };
-        let _ = writeln!(out, "  {:>4}  {} → {to}", link.line, link.target);
+        let target = escape::text(&link.target);
+        let _ = writeln!(out, "  {:>4}  {target} → {to}", link.line);
     }
     if links.outgoing.is_empty() {
         let _ = writeln!(out, "{}", messages::NONE);
     }
     let _ = writeln!(out, "{}", style(messages::LINKS_IN).bold());
     for link in &links.incoming {
-        let at = format!("{}:{}", link.path, link.line);
-        let _ = writeln!(out, "  {}  {}", style(at).bold(), link.title);
+        let at = format!("{}:{}", escape::text(&link.path), link.line);
+        let _ = writeln!(out, "  {}  {}", style(at).bold(), escape::text(&link.title));
     }
     if links.incoming.is_empty() {
         let _ = writeln!(out, "{}", messages::NONE);

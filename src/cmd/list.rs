@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use console::style;
 
+use super::escape;
 use crate::cli::ListArgs;
 use crate::ops::Notebook;
 
@@ -15,25 +16,23 @@ pub(super) fn run(notebook: &Notebook, args: ListArgs) -> anyhow::Result<ExitCod
     if args.json {
         return super::print_json(&*list);
     }
-    let width = list
-        .notes
-        .iter()
-        .map(|n| n.path.chars().count())
-        .max()
-        .unwrap_or(0);
+    // Paths, titles and tags as they print: one row per note, whatever they hold.
+    let paths: Vec<_> = list.notes.iter().map(|n| escape::text(&n.path)).collect();
+    let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
     let mut out = String::new();
-    for note in &list.notes {
+    for (note, path) in list.notes.iter().zip(&paths) {
         let tags = if note.tags.is_empty() {
             String::new()
         } else {
-            format!("  {}", style(format!("#{}", note.tags.join(" #"))).cyan())
+            let tags = escape::text(&note.tags.join(" #")).into_owned();
+            format!("  {}", style(format!("#{tags}")).cyan())
         };
         let _ = writeln!(
             out,
             "{}  {}  {}{}",
-            style(format!("{:<width$}", note.path)).bold(),
+            style(format!("{path:<width$}")).bold(),
             style(format!("{:<16}", note.last_modified)).dim(),
-            note.title,
+            escape::text(&note.title),
             tags
         );
     }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use console::style;
 
-use super::messages;
+use super::{escape, messages};
 use crate::cli::ListPublicArgs;
 use crate::ops::{Config, Notebook, PublicList};
 
@@ -39,9 +39,9 @@ pub(super) fn run(notebook: Notebook, args: ListPublicArgs) -> anyhow::Result<Ex
         let _ = write!(
             out,
             "\n  {}\n    source  {}\n    page    {}\n    publiée {}\n",
-            style(&page.note.title).bold().cyan(),
-            page.note.path,
-            page.page.display(),
+            style(escape::text(&page.note.title)).bold().cyan(),
+            escape::text(&page.note.path),
+            escape::text(&page.page.display().to_string()),
             style(&page.note.published_at).dim(),
         );
     }

@@ -3,6 +3,7 @@
 mod attach;
 mod check;
 mod completions;
+pub(crate) mod escape;
 mod files;
 mod history;
 mod links;

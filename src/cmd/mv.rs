@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use super::escape;
 use crate::cli::MvArgs;
 use crate::error::Error;
 use crate::ops::model::Precondition;
@@ -28,9 +29,14 @@ pub(super) fn run(notebook: &Notebook, args: MvArgs) -> anyhow::Result<ExitCode>
     if args.quiet {
         return Ok(ExitCode::SUCCESS);
     }
+    let rewritten: Vec<String> = moved
+        .rewritten
+        .iter()
+        .map(|p| escape::text(p).into_owned())
+        .collect();
     super::print(&super::messages::moved(
-        &moved.from,
-        &moved.to,
-        &moved.rewritten,
+        &escape::text(&moved.from),
+        &escape::text(&moved.to),
+        &rewritten,
     ))
 }

@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use super::escape;
 use crate::cli::{NoteArgs, PublishArgs};
 use crate::ops::publish::RepairReport;
 use crate::ops::{NotePath, Notebook, PageEffect, Publication};
@@ -35,11 +36,13 @@ fn report(publication: &Publication, json: bool, quiet: bool) -> anyhow::Result<
     if quiet {
         return Ok(ExitCode::SUCCESS);
     }
-    let (path, page) = (&publication.result.path, publication.page.display());
+    let path = escape::text(&publication.result.path);
+    let page = escape::text(&publication.page.display().to_string()).into_owned();
     super::print(&match &publication.effect {
         PageEffect::Written => format!("published {path} → {page}\n"),
         PageEffect::Removed => format!("unpublished {path}, removed {page}\n"),
         PageEffect::HandedTo(owner) => {
+            let owner = escape::text(owner);
             format!("unpublished {path}, {page} now shows {owner}\n")
         }
     })
@@ -87,7 +90,7 @@ pub(super) fn repair_at_start(notebook: &Notebook) {
 /// One sentence per kind of fix.
 fn repair_lines(report: &RepairReport) -> Vec<String> {
     let mut lines = Vec::new();
-    let list = |names: &[String]| names.join(", ");
+    let list = |names: &[String]| escape::text(&names.join(", ")).into_owned();
     if !report.removed_pages.is_empty() {
         lines.push(format!(
             "removed {} generated page(s) no public note names: {}",

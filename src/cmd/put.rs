@@ -28,8 +28,9 @@ pub(super) fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode
             "{path}: {source} is empty, nothing stored (--allow-empty stores an empty note)"
         );
     }
+    let shown = super::escape::text(path.as_str()).into_owned();
     if let Some(problem) = front_matter_problem(&text) {
-        eprintln!("warning: {path}: {problem}; stored as written, the block reads as body text");
+        eprintln!("warning: {shown}: {problem}; stored as written, the block reads as body text");
     }
     let outcome = notebook
         .put(&path, NoteInput::Markdown(text), Precondition::None)
@@ -45,7 +46,7 @@ pub(super) fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode
     } else {
         "updated"
     };
-    super::print(&format!("{verb} {path} ({} bytes)\n", outcome.note.size))
+    super::print(&format!("{verb} {shown} ({} bytes)\n", outcome.note.size))
 }
 
 fn read_stdin() -> anyhow::Result<Vec<u8>> {

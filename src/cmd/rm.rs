@@ -16,5 +16,5 @@ pub(super) fn run(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCod
     if args.quiet {
         return Ok(ExitCode::SUCCESS);
     }
-    super::print(&format!("deleted {path}\n"))
+    super::print(&format!("deleted {}\n", super::escape::text(path.as_str())))
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use console::style;
 
-use super::messages;
+use super::{escape, messages};
 use crate::cli::SearchArgs;
 use crate::error::{Error, Result};
 use crate::ops::Notebook;
@@ -28,24 +28,26 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
         let tags = if hit.tags.is_empty() {
             String::new()
         } else {
-            format!("  {}", style(format!("#{}", hit.tags.join(" #"))).cyan())
+            let tags = escape::text(&hit.tags.join(" #")).into_owned();
+            format!("  {}", style(format!("#{tags}")).cyan())
         };
         // The title's matches are shown in colour only: markers would clutter it.
         let title = if colours {
-            highlight(&hit.highlighted_title, true)
+            highlight(&escape::text(&hit.highlighted_title), true)
         } else {
-            hit.title.clone()
+            escape::text(&hit.title).into_owned()
         };
         let _ = writeln!(
             out,
             "{:>2}. {}  {}{}",
             rank + 1,
-            style(&hit.path).bold(),
+            style(escape::text(&hit.path)).bold(),
             title,
             tags
         );
         if !hit.snippet.is_empty() {
-            let _ = writeln!(out, "    {}", highlight(&hit.snippet, colours));
+            let snippet = escape::text(&hit.snippet);
+            let _ = writeln!(out, "    {}", highlight(&snippet, colours));
         }
     }
     let shown = results.results.len();

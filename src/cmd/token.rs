@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
+use super::escape;
 use crate::cli::TokenCommand;
 use crate::ops::Notebook;
 use crate::ops::tokens::{Prefix, Scope, TokenInfo};
@@ -31,7 +32,10 @@ pub(super) fn run(notebook: &Notebook, command: TokenCommand) -> anyhow::Result<
             // The secret alone on standard output, so `TOKEN=$(notes token create)` works.
             eprintln!(
                 "{}",
-                super::messages::token_created(&made.info.name, &describe(&made.info.scope))
+                super::messages::token_created(
+                    &escape::text(&made.info.name),
+                    &describe(&made.info.scope)
+                )
             );
             super::print(&format!("{}\n", made.secret))
         }
@@ -44,12 +48,12 @@ pub(super) fn run(notebook: &Notebook, command: TokenCommand) -> anyhow::Result<
             if tokens.is_empty() {
                 return super::print(&format!("{}\n", super::messages::NO_TOKENS));
             }
-            let width = tokens.iter().map(|t| t.name.len()).max().unwrap_or(0);
+            let names: Vec<_> = tokens.iter().map(|t| escape::text(&t.name)).collect();
+            let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
             let mut out = String::new();
-            for t in &tokens {
+            for (t, name) in tokens.iter().zip(&names) {
                 out.push_str(&format!(
-                    "{:width$}  {}  {}\n",
-                    t.name,
+                    "{name:width$}  {}  {}\n",
                     t.created,
                     describe(&t.scope)
                 ));
@@ -61,7 +65,7 @@ pub(super) fn run(notebook: &Notebook, command: TokenCommand) -> anyhow::Result<
             if args.json {
                 return super::print_json(&Shown::from(&revoked));
             }
-            super::print(&format!("revoked {}\n", revoked.name))
+            super::print(&format!("revoked {}\n", escape::text(&revoked.name)))
         }
     }
 }
@@ -74,7 +78,7 @@ fn describe(scope: &Scope) -> String {
         "read and write"
     };
     match scope.prefix() {
-        Some(prefix) => format!("{what}, inside {}/", prefix.as_str()),
+        Some(prefix) => format!("{what}, inside {}/", escape::text(prefix.as_str())),
         None => format!("{what}, everywhere"),
     }
 }

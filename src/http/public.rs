@@ -66,14 +66,22 @@ async fn file(full: FullPath, html: bool, state: Arc<State>) -> Result<Response,
         Err(err) => return Err(warp::reject::custom(Missing(err))),
     };
     let mut response = reply::with_type(StatusCode::OK, file.bytes, content_type(&file.name));
-    if in_media && let Some(value) = reply::header_value(media_type(&file.name)) {
-        response.headers_mut().insert(header::CONTENT_TYPE, value);
-    }
     // Public pages share their origin with the API: no script may run in them, and no
-    // other site may frame them.
+    // other site may frame them. A published attachment that is not passive (SVG, XML,
+    // …) is sandboxed besides, as the API serves it.
+    let mut policy = &*PUBLIC_POLICY;
+    if in_media {
+        let media = crate::ops::files::content_type(&file.name);
+        if !crate::ops::files::is_passive(&media) {
+            policy = &*SANDBOXED_POLICY;
+        }
+        if let Some(value) = reply::header_value(media_type(&media).to_string()) {
+            response.headers_mut().insert(header::CONTENT_TYPE, value);
+        }
+    }
     response
         .headers_mut()
-        .insert(header::CONTENT_SECURITY_POLICY, PUBLIC_POLICY.clone());
+        .insert(header::CONTENT_SECURITY_POLICY, policy.clone());
     Ok(response)
 }
 
@@ -130,13 +138,22 @@ static PUBLIC_POLICY: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::ne
     .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"))
 });
 
-/// The type of a published attachment, from its extension by the media-type table the
-/// API uses; HTML goes out as plain text, never as a page (the policy above already
-/// keeps script out of SVG).
-fn media_type(name: &str) -> String {
-    match crate::ops::files::content_type(name).as_str() {
-        "text/html" | "application/xhtml+xml" => "text/plain; charset=utf-8".to_string(),
-        other => other.to_string(),
+/// The policy of a published attachment that is not passive: the public policy and a
+/// sandbox, so it never runs as a page of this origin.
+static SANDBOXED_POLICY: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::new(|| {
+    let policy = format!(
+        "{}; sandbox",
+        PUBLIC_POLICY.to_str().unwrap_or("default-src 'none'")
+    );
+    HeaderValue::from_str(&policy).unwrap_or_else(|_| HeaderValue::from_static("sandbox"))
+});
+
+/// The type a published attachment of media type `media` (from its extension, by the
+/// table the API uses) is sent with; HTML goes out as plain text, never as a page.
+fn media_type(media: &str) -> &str {
+    match media {
+        "text/html" | "application/xhtml+xml" => "text/plain; charset=utf-8",
+        other => other,
     }
 }
 

@@ -4,6 +4,7 @@
 mod support;
 
 mod cli_docs;
+mod cli_escapes;
 mod cli_files;
 mod cli_history;
 mod cli_notes;
@@ -13,6 +14,7 @@ mod cli_search;
 mod cli_token;
 mod completion_shells;
 mod connections;
+mod file_types;
 mod files;
 mod files_cache;
 mod guard;
@@ -47,6 +49,7 @@ mod search_api;
 mod search_files;
 mod sections;
 mod serve_owner;
+mod special_files;
 mod tokens;
 mod web_attachments;
 mod web_browser;

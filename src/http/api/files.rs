@@ -1,8 +1,9 @@
 //! Attachments over the API: read (whole, a byte range, or only the head), create or
 //! replace from a raw body, delete, and the list under a folder. Each handler converts
-//! the request, makes one `ops` call and answers; active content (SVG, HTML) is sent
-//! sandboxed so it never runs as a page of this origin. Small files are answered from
-//! the versions `ops` keeps in memory, their bytes shared by every answer.
+//! the request, makes one `ops` call and answers; content that is not passive (SVG,
+//! HTML, XML, …) is sent sandboxed so it never runs as a page of this origin. Small
+//! files are answered from the versions `ops` keeps in memory, their bytes shared by
+//! every answer.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -74,8 +75,9 @@ const WHOLE: u64 = 256 << 10;
 /// The size of one streamed chunk.
 const CHUNK: u64 = 64 << 10;
 
-/// The policy of an answer whose content could run as a page (SVG, HTML): a sandbox
-/// of its own, no script, no form, no access to this origin.
+/// The policy of an answer whose content could run as a page (SVG, HTML, XML, any type
+/// not known to be passive): a sandbox of its own, no script, no form, no access to
+/// this origin.
 const SANDBOX: &str = "sandbox";
 
 /// `GET` or `HEAD /api/v1/files/{path}`: the bytes as stored (or a range of them),
@@ -272,14 +274,14 @@ fn describe(
     }
 }
 
-/// The `Content-Type` a file of media type `media` is sent with, and whether its
-/// content is active (could run script as a page): HTML goes out as plain text,
-/// SVG and XML as themselves under a sandbox.
+/// The `Content-Type` a file of media type `media` is sent with, and whether it goes
+/// under a sandbox: every type but the passive ones of `ops::files::is_passive` (SVG,
+/// XML and its kin, anything unknown); HTML goes out as plain text besides.
 fn served_type(media: &str) -> (String, bool) {
+    let sandboxed = !crate::ops::files::is_passive(media);
     match media {
         "text/html" | "application/xhtml+xml" => ("text/plain; charset=utf-8".to_string(), true),
-        "image/svg+xml" | "text/xml" | "application/xml" => (media.to_string(), true),
-        _ => (media.to_string(), false),
+        _ => (media.to_string(), sandboxed),
     }
 }
 
@@ -375,6 +377,12 @@ mod tests {
             ("text/plain; charset=utf-8".to_string(), true)
         );
         assert!(served_type("image/svg+xml").1);
+        assert!(served_type("application/rss+xml").1);
+        assert!(served_type("application/octet-stream").1);
         assert_eq!(served_type("image/png"), ("image/png".to_string(), false));
+        assert_eq!(
+            served_type("application/pdf"),
+            ("application/pdf".to_string(), false)
+        );
     }
 }

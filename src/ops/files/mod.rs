@@ -116,6 +116,28 @@ pub(crate) fn content_type(path: &str) -> String {
         .to_string()
 }
 
+/// Whether a file of media type `media` is passive: a browser only shows it (an image
+/// other than SVG, PDF, audio, video, plain text, CSV, JSON) and never runs it as a page
+/// of the origin serving it. Every other type (SVG, XML and its kin such as RSS, Atom,
+/// MathML or XUL, HTML, and whatever comes next) is served under a `sandbox` policy:
+/// an allow-list, so a type nobody thought of is sandboxed too.
+pub(crate) fn is_passive(media: &str) -> bool {
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    match essence.split_once('/') {
+        Some(("image", "svg+xml")) => false,
+        Some(("image" | "audio" | "video", _)) => true,
+        _ => matches!(
+            essence.as_str(),
+            "application/pdf" | "text/plain" | "text/csv" | "application/json"
+        ),
+    }
+}
+
 /// The entity tag of an attachment's version: its identity (inode, size, modification
 /// time), as static file servers make theirs, so a large file is not read to answer a
 /// conditional request. Every write is a new file renamed in, so it changes the tag.

@@ -45,6 +45,25 @@ fn media_types_come_from_the_extension() {
 }
 
 #[test]
+fn only_passive_types_go_without_a_sandbox() {
+    for name in [
+        "a.png", "a.JPG", "a.gif", "a.webp", "a.pdf", "a.mp3", "a.ogg", "a.mp4", "a.webm", "a.txt",
+        "a.csv", "a.json",
+    ] {
+        assert!(is_passive(&content_type(name)), "{name}");
+    }
+    for name in [
+        "a.svg", "a.xml", "a.html", "a.xhtml", "a.rss", "a.atom", "a.rdf", "a.mathml", "a.mml",
+        "a.xul", "a.kml", "a.gpx", "a.opf", "a.xsl", "a.js", "a.css", "a.md.bak", "a.qqqz",
+    ] {
+        assert!(!is_passive(&content_type(name)), "{name}");
+    }
+    assert!(is_passive("Image/PNG; q=1"));
+    assert!(!is_passive("image/svg+xml"));
+    assert!(!is_passive(""));
+}
+
+#[test]
 fn write_read_replace_delete() {
     let (_root, nb) = notebook();
     let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();

@@ -32,10 +32,18 @@ impl RootDir {
         let file = {
             use rustix::fs::OFlags;
             let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK;
-            fs::File::from(
-                root.open_beneath(rel, flags, false)
-                    .map_err(|e| open_error(e.into(), Error::AccessFailed))?,
-            )
+            match root.open_beneath(rel, flags, false) {
+                Ok(fd) => fs::File::from(fd),
+                Err(e) => {
+                    return Err(match open_error(e.into(), Error::AccessFailed) {
+                        // A socket cannot be opened at all (`ENXIO`), nor can a device
+                        // without a driver or one the service may not read: they are
+                        // not notes, so missing like any other special file.
+                        Error::AccessFailed(_) if root.is_special(rel) => Error::NotFound,
+                        err => err,
+                    });
+                }
+            }
         };
         #[cfg(not(target_os = "linux"))]
         let file = {
@@ -69,6 +77,17 @@ impl RootDir {
     #[cfg(target_os = "linux")]
     pub(crate) fn stat_attachment(&self, path: &FilePath) -> Result<rustix::fs::Stat> {
         self.stat_regular(path.as_str())
+    }
+
+    /// Whether `rel` leads (beneath the notes dir) to something other than a regular
+    /// file: a socket, a FIFO, a device. Asked only after an open failed, by an
+    /// `O_PATH` open, which opens nothing for reading.
+    #[cfg(target_os = "linux")]
+    fn is_special(&self, rel: &str) -> bool {
+        use rustix::fs::{FileType, OFlags};
+        self.open_beneath(rel, OFlags::PATH, false)
+            .and_then(|fd| rustix::fs::fstat(&fd))
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile)
     }
 
     #[cfg(target_os = "linux")]
@@ -248,10 +267,21 @@ mod tests {
         )
         .unwrap();
         std::fs::create_dir(root.path().join("dir.md")).unwrap();
-        let dir = RootDir::new(root.path().to_path_buf());
-        for p in ["fifo.md", "dir.md"] {
-            let np = NotePath::parse(p).unwrap();
-            assert!(matches!(dir.open_note(&np), Err(Error::NotFound)), "{p}");
+        // A socket cannot even be opened: still a missing note, not a failure.
+        let _socket = std::os::unix::net::UnixListener::bind(root.path().join("sock.md")).unwrap();
+        std::os::unix::fs::symlink("sock.md", root.path().join("to-sock.md")).unwrap();
+        let _file_socket =
+            std::os::unix::net::UnixListener::bind(root.path().join("sock.png")).unwrap();
+        let mut dirs = vec![RootDir::new(root.path().to_path_buf())];
+        dirs.push(RootDir::new(root.path().to_path_buf()).without_openat2());
+        for dir in &dirs {
+            for p in ["fifo.md", "dir.md", "sock.md", "to-sock.md"] {
+                let np = NotePath::parse(p).unwrap();
+                assert!(matches!(dir.open_note(&np), Err(Error::NotFound)), "{p}");
+                assert!(matches!(dir.stat_note(&np), Err(Error::NotFound)), "{p}");
+            }
+            let file = FilePath::parse("sock.png").unwrap();
+            assert!(matches!(dir.open_attachment(&file), Err(Error::NotFound)));
         }
     }
 }
