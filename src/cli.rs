@@ -200,13 +200,15 @@ pub(crate) enum Command {
     Trash(TrashArgs),
 
     /// Manage the access tokens `serve` asks for: once one exists, every API, MCP and
-    /// web request needs one (public pages stay open)
+    /// web request needs one (public pages stay open), even after the last is revoked,
+    /// until `notes token off`
     #[command(subcommand)]
     #[command(after_long_help = "EXAMPLES:\n  \
         notes token create --name phone       print a new token (shown once)\n  \
         notes token create --read-only --prefix work --json\n  \
         notes token list\n  \
-        notes token revoke phone")]
+        notes token revoke phone\n  \
+        notes token off                       no token asked on loopback again")]
     Token(TokenCommand),
 
     /// Print a shell completion script (note paths complete from the notes folder)
@@ -589,9 +591,15 @@ pub(crate) enum TokenCommand {
     )]
     List(TokenListArgs),
     /// Revoke a token: a running server refuses it, and ends its web sessions, from the
-    /// next request on
+    /// next request on. Revoking the last one leaves the server closed: it refuses
+    /// every request that needs a token until one is created (or `notes token off`)
     #[command(after_long_help = "EXAMPLES:\n  notes token revoke phone")]
     Revoke(TokenRevokeArgs),
+    /// Turn tokens off on purpose: revoke every token left and let `serve` answer
+    /// without one again, on loopback (another address still needs a token, or
+    /// --no-auth). The next `notes token create` turns them on again
+    #[command(after_long_help = "EXAMPLES:\n  notes token off\n  notes token off --json")]
+    Off(TokenOffArgs),
 }
 
 #[derive(Debug, Args)]
@@ -612,7 +620,8 @@ pub(crate) struct TokenCreateArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct TokenListArgs {
-    /// Print the result as JSON (`{"tokens": [...]}`)
+    /// Print the result as JSON (`{"tokens": [...], "closed": …}`; `closed`: a server
+    /// asks for a token, and refuses every request while none exists)
     #[arg(long)]
     pub(crate) json: bool,
 }
@@ -621,7 +630,14 @@ pub(crate) struct TokenListArgs {
 pub(crate) struct TokenRevokeArgs {
     /// The token's name, as `notes token list` shows it
     pub(crate) name: String,
-    /// Print the revoked token as JSON
+    /// Print the revoked token as JSON, with `left` (how many remain) and `closed`
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenOffArgs {
+    /// Print the result as JSON (`{"closed": false, "revoked": [...]}`)
     #[arg(long)]
     pub(crate) json: bool,
 }

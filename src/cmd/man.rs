@@ -446,9 +446,11 @@ fn description(name: &str) -> &'static str {
             "Starts the HTTP server on the notes folder: the JSON API under /api/v1, the web \
              interface at /, and the published pages under /public/. It keeps the search \
              index up to date as notes change, on disk or through the API.\n\n\
-             The API has no authentication: keep it on loopback (the default) or behind a \
-             proxy that authenticates. SIGTERM or Ctrl-C stops it after the open requests \
-             finish (--shutdown-timeout)."
+             Until a token exists (notes token create), the API has no authentication: keep \
+             it on loopback (the default) or behind a proxy that authenticates. Once one \
+             exists, every API, MCP and web request needs one; on an address other machines \
+             reach, a token must be in force at every moment (or --no-auth). SIGTERM or \
+             Ctrl-C stops it after the open requests finish (--shutdown-timeout)."
         }
         "list" => {
             "Prints the path of every note in the notes folder, sorted by path, with its \
@@ -492,6 +494,18 @@ fn description(name: &str) -> &'static str {
             "Prints the notes matching a query, best match first, with the title and a \
              snippet of each. The query language is below under QUERY SYNTAX; quote the \
              query in the shell when it has several words or quotes."
+        }
+        "token" => {
+            "Manages the tokens notes serve asks for, kept as hashes in \
+             NOTES_DIR/.notes/tokens.json: create (the secret is printed once), list, \
+             revoke NAME, and off.\n\n\
+             The first token closes the folder: every API, MCP and web request then needs \
+             one (published pages stay open). Revoking the last token leaves it closed, and \
+             a running server refuses every such request (401) until a token is created. \
+             notes token off revokes every token left and opens the folder on purpose; on \
+             an address other machines reach, serve still refuses requests without a \
+             token unless started with --no-auth. Web sessions end after 12 hours idle or \
+             7 days."
         }
         "completions" => {
             "Prints the completion script of a shell. The script calls notes back on each \

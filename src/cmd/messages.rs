@@ -60,9 +60,28 @@ pub(super) fn moved(from: &str, to: &str, rewritten: &[String]) -> String {
     }
 }
 
-/// `token list` when no token exists.
+/// `token list` when no token exists and none was (or tokens were turned off).
 pub(super) const NO_TOKENS: &str =
     "No tokens: `notes serve` asks for none (create one with `notes token create`).";
+
+/// What a folder with no token left but closed does: `token list`, and `token revoke`
+/// of the last token.
+pub(super) const NO_TOKEN_LEFT: &str = "No token left: `notes serve` now refuses every \
+    request that needs one until `notes token create` makes one, or `notes token off` \
+    turns tokens off on purpose.";
+
+/// `token off`: what it did.
+pub(super) fn tokens_off(revoked: &[&str]) -> String {
+    let what = if revoked.is_empty() {
+        String::new()
+    } else {
+        format!(" (revoked {})", revoked.join(", "))
+    };
+    format!(
+        "Tokens are off{what}: `notes serve` answers without a token on loopback; \
+         `notes token create` turns them on again."
+    )
+}
 
 /// `token create`, under the token: what it is and that it is not shown again.
 pub(super) fn token_created(name: &str, scope: &str) -> String {

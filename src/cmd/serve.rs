@@ -18,12 +18,13 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
     let notes_dir = notebook.notes_dir();
     std::fs::create_dir_all(notes_dir)
         .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
-    // Other machines reach the service only with a token, or on purpose.
-    if !args.listen.ip().is_loopback() && !args.no_auth {
+    // Other machines reach the service only with a token, or on purpose. This is the
+    // start's check; the server holds the rule at every request after (`http::auth`).
+    if !crate::http::is_loopback(&args.listen) && !args.no_auth {
         let tokens = notebook
             .tokens()
             .map_err(|e| anyhow::anyhow!("{}", e.detailed()))?;
-        if tokens.is_empty() {
+        if tokens.tokens.is_empty() {
             anyhow::bail!(super::messages::no_token_off_loopback(&args.listen));
         }
     }
@@ -61,6 +62,7 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
             allow_hosts: args.allow_hosts,
             max_connections: args.max_connections.map(|n| n as usize),
             shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
+            no_auth: args.no_auth,
         },
     )?;
     drop(ownership);

@@ -1,4 +1,4 @@
-//! `notes token create / list / revoke`: the access tokens of `serve`.
+//! `notes token create / list / revoke / off`: the access tokens of `serve`.
 
 use std::process::ExitCode;
 
@@ -40,13 +40,22 @@ pub(super) fn run(notebook: &Notebook, command: TokenCommand) -> anyhow::Result<
             super::print(&format!("{}\n", made.secret))
         }
         TokenCommand::List(args) => {
-            let tokens = notebook.tokens().map_err(at)?;
+            let listed = notebook.tokens().map_err(at)?;
+            let tokens = &listed.tokens;
             if args.json {
                 let tokens: Vec<Shown> = tokens.iter().map(Shown::from).collect();
-                return super::print_json(&Listed { tokens });
+                return super::print_json(&Listed {
+                    tokens,
+                    closed: listed.closed,
+                });
             }
             if tokens.is_empty() {
-                return super::print(&format!("{}\n", super::messages::NO_TOKENS));
+                let message = if listed.closed {
+                    super::messages::NO_TOKEN_LEFT
+                } else {
+                    super::messages::NO_TOKENS
+                };
+                return super::print(&format!("{message}\n"));
             }
             let names: Vec<_> = tokens.iter().map(|t| escape::text(&t.name)).collect();
             let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
@@ -63,9 +72,34 @@ pub(super) fn run(notebook: &Notebook, command: TokenCommand) -> anyhow::Result<
         TokenCommand::Revoke(args) => {
             let revoked = notebook.revoke_token(&args.name).map_err(at)?;
             if args.json {
-                return super::print_json(&Shown::from(&revoked));
+                return super::print_json(&RevokedJson {
+                    info: Shown::from(&revoked.info),
+                    left: revoked.left,
+                    // Revoking never opens the folder: it had a token.
+                    closed: true,
+                });
             }
-            super::print(&format!("revoked {}\n", escape::text(&revoked.name)))
+            let mut out = format!("revoked {}\n", escape::text(&revoked.info.name));
+            if revoked.left == 0 {
+                out.push_str(super::messages::NO_TOKEN_LEFT);
+                out.push('\n');
+            }
+            super::print(&out)
+        }
+        TokenCommand::Off(args) => {
+            let revoked = notebook.tokens_off().map_err(at)?;
+            if args.json {
+                return super::print_json(&Off {
+                    closed: false,
+                    revoked: revoked.iter().map(Shown::from).collect(),
+                });
+            }
+            let names: Vec<String> = revoked
+                .iter()
+                .map(|t| escape::text(&t.name).into_owned())
+                .collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            super::print(&format!("{}\n", super::messages::tokens_off(&names)))
         }
     }
 }
@@ -114,4 +148,21 @@ struct Created<'a> {
 #[derive(Serialize)]
 struct Listed<'a> {
     tokens: Vec<Shown<'a>>,
+    /// A server asks for a token (and refuses every request while none exists).
+    closed: bool,
+}
+
+#[derive(Serialize)]
+struct RevokedJson<'a> {
+    #[serde(flatten)]
+    info: Shown<'a>,
+    /// How many tokens remain.
+    left: usize,
+    closed: bool,
+}
+
+#[derive(Serialize)]
+struct Off<'a> {
+    closed: bool,
+    revoked: Vec<Shown<'a>>,
 }

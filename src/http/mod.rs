@@ -92,7 +92,13 @@ fn page_for_browser(page: bool, response: Response) -> Response {
     response
 }
 
-/// Whether `addr` can only be reached from this machine.
+/// Whether `addr` can only be reached from this machine. [`TEST_OFF_LOOPBACK`] makes
+/// every address count as reachable from elsewhere.
 pub fn is_loopback(addr: &SocketAddr) -> bool {
-    addr.ip().is_loopback()
+    addr.ip().is_loopback() && std::env::var_os(TEST_OFF_LOOPBACK).is_none()
 }
+
+/// The environment variable that makes `serve` treat its loopback address as one other
+/// machines reach, for the tests of the off-loopback rule (they may listen on loopback
+/// only). It can only add refusals, never remove one.
+pub const TEST_OFF_LOOPBACK: &str = "NOTES_TEST_OFF_LOOPBACK";

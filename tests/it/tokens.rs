@@ -141,9 +141,13 @@ fn revoking_while_serving_counts_from_the_next_request() {
         send(&server, "GET", "/api/v1/notes", Some(&keep), "").status,
         200
     );
-    // The last one revoked: no token is asked any more.
+    // The last one revoked: the server stays closed (`tokens_closed.rs`).
     assert!(ws.run(&["token", "revoke", "keep"]).status.success());
-    assert_eq!(send(&server, "GET", "/api/v1/notes", None, "").status, 200);
+    assert_eq!(send(&server, "GET", "/api/v1/notes", None, "").status, 401);
+    assert_eq!(
+        send(&server, "GET", "/api/v1/notes", Some(&keep), "").status,
+        401
+    );
 }
 
 /// Every write route, as (method, target, body); each names a note or file outside the

@@ -1,11 +1,17 @@
 //! Who may use the service once tokens exist (`notes token create`): the one check of
 //! every request, run by the server's door after the Host and cross-site checks.
 //!
-//! - No token in `.notes/tokens.json`: nothing is asked (the loopback default).
+//! - A folder that never had a token (or whose tokens were turned off on purpose,
+//!   `notes token off`), served on loopback: nothing is asked (the loopback default).
 //! - Otherwise every `/api/…`, `/mcp` and web route needs `Authorization: Bearer …` or
 //!   the web session cookie; `/public/…`, `/login` and the interface's `/assets/…`
 //!   stay open. None or a wrong one: 401 with `WWW-Authenticate: Bearer` (a web page:
 //!   a redirect to `/login`).
+//! - No token fails closed (`gate.rs`): a folder whose last token was revoked stays
+//!   closed, and a server listening off loopback without `--no-auth` refuses every
+//!   such request while no token exists, whenever the file lost its last token (hand
+//!   edits and removal included), not only at start. Each change into such a state is
+//!   logged once; the 401 says how to create a token or turn tokens off.
 //! - The token's [`Scope`] is then checked against what the request's URL says: a
 //!   read-only token changing anything, or a prefix token naming a path outside its
 //!   folder, gets 403. Routes whose paths are in the body (move, restore, toggle) or
@@ -20,9 +26,11 @@
 //! request sent after the command returns; a hand edit of the file counts within a
 //! tick.
 
+mod gate;
 pub(crate) mod lists;
 mod sessions;
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -30,12 +38,11 @@ use warp::http::header::{AUTHORIZATION, COOKIE, LOCATION, WWW_AUTHENTICATE};
 use warp::http::{HeaderValue, Method, Request, StatusCode};
 use warp::reply::Response;
 
-pub(crate) use sessions::{clear_cookie, from_cookie, set_cookie};
-
 use super::support::reject::HttpError;
 use super::support::reply;
 use crate::ops::Notebook;
 use crate::ops::tokens::{Hash, Keyring, Scope, Scoped, TokensStamp};
+use gate::{CLOSED, EXPOSED, Gate};
 
 /// The tokens in force and the web sessions opened with them.
 pub(crate) struct Auth {
@@ -44,7 +51,20 @@ pub(crate) struct Auth {
     /// `keys` (or they were read): trusted for the rest of that tick.
     confirmed: AtomicU64,
     sessions: sessions::Sessions,
-    /// Cookies get `Secure`: the service is reached over HTTPS (`--base-url https://…`).
+    /// The session cookie's name and attributes (the port; `__Host-` and `Secure`
+    /// over HTTPS).
+    cookie: sessions::Cookie,
+    /// The address, when the server listens where other machines reach it without
+    /// `--no-auth`: then a token must be in force at every moment.
+    exposed: Option<SocketAddr>,
+}
+
+/// Where and how the server listens, for the check.
+pub(crate) struct Listening {
+    pub(crate) addr: SocketAddr,
+    /// `serve --no-auth`: off loopback without a token is on purpose.
+    pub(crate) no_auth: bool,
+    /// The service is reached over HTTPS (`--base-url https://…`).
     pub(crate) secure: bool,
 }
 
@@ -53,12 +73,16 @@ struct Keys {
     stamp: TokensStamp,
     /// `Err` when the file cannot be read: every request is refused until it can.
     ring: Result<Keyring, String>,
+    /// What the reading means for a request, decided once per reading.
+    gate: Gate,
 }
 
 /// Why the door turned a request away.
 pub(crate) enum Denied {
     /// No token, or one that is not (or no longer) accepted.
     Unauthenticated { page: bool, sent: bool },
+    /// No token exists, and one is needed (`Gate::Closed`, `Gate::Exposed`).
+    NoToken { page: bool, exposed: bool },
     /// A token that does not reach this route or path.
     Forbidden(&'static str),
     /// The tokens file is unreadable.
@@ -81,23 +105,36 @@ enum Route<'a> {
 impl Auth {
     /// Reads the tokens once; a file that cannot be read stops the server from
     /// starting rather than serving without the tokens it holds.
-    pub(crate) fn new(notebook: &Notebook, secure: bool) -> crate::error::Result<Self> {
+    pub(crate) fn new(notebook: &Notebook, listening: Listening) -> crate::error::Result<Self> {
+        let exposed =
+            (!super::is_loopback(&listening.addr) && !listening.no_auth).then_some(listening.addr);
         let stamp = notebook.tokens_stamp();
-        let ring = notebook.keyring()?;
-        Ok(Auth {
-            keys: RwLock::new(Arc::new(Keys {
-                stamp,
-                ring: Ok(ring),
-            })),
+        let ring = Ok(notebook.keyring()?);
+        let gate = gate::decide(&ring, exposed.is_some());
+        let auth = Auth {
+            keys: RwLock::new(Arc::new(Keys { stamp, ring, gate })),
             confirmed: AtomicU64::new(crate::ops::clock::coarse_millis()),
-            sessions: sessions::Sessions::default(),
-            secure,
-        })
+            sessions: sessions::Sessions::new(sessions::Limits::from_env()),
+            cookie: sessions::Cookie::new(listening.addr.port(), listening.secure),
+            exposed,
+        };
+        gate::log(gate, auth.exposed);
+        Ok(auth)
     }
 
-    /// Whether at least one token exists now.
+    /// Whether requests need a token now (one exists, or none does and the server
+    /// refuses them all).
     pub(crate) fn required(&self, notebook: &Notebook) -> bool {
-        !matches!(&self.current(notebook).ring, Ok(ring) if ring.is_empty())
+        self.current(notebook).gate != Gate::Open
+    }
+
+    /// What the login page says when no token exists and one is needed.
+    pub(crate) fn no_token(&self, notebook: &Notebook) -> Option<&'static str> {
+        match self.current(notebook).gate {
+            Gate::Closed => Some(CLOSED),
+            Gate::Exposed => Some(EXPOSED),
+            _ => None,
+        }
     }
 
     /// The door's check. On success the request carries the caller's [`Scope`] as an
@@ -114,12 +151,18 @@ impl Auth {
             return Ok(());
         }
         let keys = self.current(notebook);
-        let ring = match &keys.ring {
-            Ok(ring) if ring.is_empty() => return Ok(()),
-            Ok(ring) => ring,
-            Err(_) => return Err(Denied::Broken),
-        };
         let page = route == Route::Web;
+        let ring = match (&keys.gate, &keys.ring) {
+            (Gate::Open, _) => return Ok(()),
+            (Gate::Tokens, Ok(ring)) => ring,
+            (Gate::Closed | Gate::Exposed, _) => {
+                return Err(Denied::NoToken {
+                    page,
+                    exposed: keys.gate == Gate::Exposed,
+                });
+            }
+            (Gate::Broken | Gate::Tokens, _) => return Err(Denied::Broken),
+        };
         let headers = request.headers();
         let scope = if let Some(value) = headers.get(AUTHORIZATION) {
             let token =
@@ -133,7 +176,7 @@ impl Auth {
                 .get_all(COOKIE)
                 .iter()
                 .filter_map(|v| v.to_str().ok())
-                .find_map(from_cookie)
+                .find_map(|v| self.cookie.find(v))
                 .ok_or(Denied::Unauthenticated { page, sent: false })?;
             self.sessions
                 .find(id)
@@ -173,6 +216,21 @@ impl Auth {
         self.sessions.close(id);
     }
 
+    /// This server's session id in a `Cookie` header, if any.
+    pub(crate) fn session_in<'a>(&self, cookie_header: &'a str) -> Option<&'a str> {
+        self.cookie.find(cookie_header)
+    }
+
+    /// The `Set-Cookie` value of a new session.
+    pub(crate) fn set_cookie(&self, id: &str) -> String {
+        self.cookie.set(id, self.sessions.limits().absolute)
+    }
+
+    /// The `Set-Cookie` value that removes the session cookie.
+    pub(crate) fn clear_cookie(&self) -> String {
+        self.cookie.clear()
+    }
+
     /// The tokens as the file now is: one `stat` per clock tick at most, and a read
     /// only when it changed.
     fn current(&self, notebook: &Notebook) -> Arc<Keys> {
@@ -200,8 +258,16 @@ impl Auth {
         if let Ok(ring) = &ring {
             self.sessions.keep_only(|token| ring.holds(token));
         }
-        let keys = Arc::new(Keys { stamp, ring });
-        *self.keys.write().unwrap_or_else(PoisonError::into_inner) = keys.clone();
+        let gate = gate::decide(&ring, self.exposed.is_some());
+        let keys = Arc::new(Keys { stamp, ring, gate });
+        {
+            let mut slot = self.keys.write().unwrap_or_else(PoisonError::into_inner);
+            // Said once per change of state, by whichever request saw it first.
+            if slot.gate != gate {
+                gate::log(gate, self.exposed);
+            }
+            *slot = keys.clone();
+        }
         self.confirmed.fetch_max(now, Ordering::Release);
         keys
     }
@@ -302,7 +368,7 @@ impl Denied {
     /// page without a token the way to the login page.
     pub(crate) fn response(&self, target: &str) -> Response {
         match self {
-            Denied::Unauthenticated { page: true, .. } => {
+            Denied::Unauthenticated { page: true, .. } | Denied::NoToken { page: true, .. } => {
                 let mut response = reply::with_type(StatusCode::SEE_OTHER, "", "text/plain");
                 let next = format!("/login?next={}", crate::render::url_segment(target));
                 if let Ok(value) = HeaderValue::from_str(&next) {
@@ -327,6 +393,18 @@ impl Denied {
                 response
                     .headers_mut()
                     .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+                response
+            }
+            Denied::NoToken {
+                page: false,
+                exposed,
+            } => {
+                let message = if *exposed { EXPOSED } else { CLOSED };
+                let mut response = reply::error_message(StatusCode::UNAUTHORIZED, message);
+                response.headers_mut().insert(
+                    WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"notes\""),
+                );
                 response
             }
             Denied::Forbidden(message) => reply::error_message(StatusCode::FORBIDDEN, message),

@@ -29,6 +29,8 @@ pub struct Settings {
     pub max_connections: Option<usize>,
     /// How long open requests get to finish once a shutdown begins.
     pub shutdown_timeout: Duration,
+    /// `--no-auth`: listening off loopback with no token is on purpose.
+    pub no_auth: bool,
 }
 
 /// Serves `notebook` on `listener` until SIGINT or SIGTERM, then drains and returns.
@@ -46,7 +48,12 @@ pub fn run(
         .as_deref()
         .and_then(|url| url.get(..8))
         .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
-    let auth = http::auth::Auth::new(&notebook, secure)
+    let listening = http::auth::Listening {
+        addr,
+        no_auth: settings.no_auth,
+        secure,
+    };
+    let auth = http::auth::Auth::new(&notebook, listening)
         .map_err(|e| anyhow::anyhow!("{}", e.detailed()))?;
     if !http::is_loopback(&addr) && !auth.required(&notebook) {
         crate::log::warn(&format!(

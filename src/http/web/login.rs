@@ -12,7 +12,6 @@ use warp::reject::Rejection;
 
 use super::{Reply, failed, html, read_body, see_other, views};
 use crate::http::State;
-use crate::http::auth;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::{is_post, is_read, method_is, raw_query, with_state};
 
@@ -65,7 +64,8 @@ async fn page(raw: String, state: Arc<State>) -> Reply {
     if !state.auth.required(&state.notebook) {
         return Ok(see_other(&safe_next(&next)));
     }
-    Ok(html(StatusCode::OK, view(&safe_next(&next), None)))
+    let problem = state.auth.no_token(&state.notebook);
+    Ok(html(StatusCode::OK, view(&safe_next(&next), problem)))
 }
 
 async fn log_in(headers: HeaderMap, body: BodyStream, state: Arc<State>) -> Reply {
@@ -77,13 +77,11 @@ async fn log_in(headers: HeaderMap, body: BodyStream, state: Arc<State>) -> Repl
         .log_in(&state.notebook, &form.token)
         .map_err(failed)?;
     let Some((id, scope)) = opened else {
-        return Ok(html(
-            StatusCode::UNAUTHORIZED,
-            view(
-                &next,
-                Some("This token is not accepted. Check it and try again."),
-            ),
-        ));
+        let problem = state
+            .auth
+            .no_token(&state.notebook)
+            .unwrap_or("This token is not accepted. Check it and try again.");
+        return Ok(html(StatusCode::UNAUTHORIZED, view(&next, Some(problem))));
     };
     if scope.prefix().is_some() {
         state.auth.log_out(&id);
@@ -99,18 +97,18 @@ async fn log_in(headers: HeaderMap, body: BodyStream, state: Arc<State>) -> Repl
         ));
     }
     let mut response = see_other(&next);
-    set_cookie(&mut response, &auth::set_cookie(&id, state.auth.secure));
+    set_cookie(&mut response, &state.auth.set_cookie(&id));
     Ok(response)
 }
 
 async fn log_out(headers: HeaderMap, state: Arc<State>) -> Reply {
     for value in headers.get_all(header::COOKIE) {
-        if let Some(id) = value.to_str().ok().and_then(auth::from_cookie) {
+        if let Some(id) = value.to_str().ok().and_then(|v| state.auth.session_in(v)) {
             state.auth.log_out(id);
         }
     }
     let mut response = see_other("/login");
-    set_cookie(&mut response, &auth::clear_cookie(state.auth.secure));
+    set_cookie(&mut response, &state.auth.clear_cookie());
     Ok(response)
 }
 

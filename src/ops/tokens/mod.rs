@@ -1,7 +1,10 @@
-//! Access tokens: `notes token create / list / revoke` and the set a server checks
-//! requests against. A token is a random secret shown once; `.notes/tokens.json`
+//! Access tokens: `notes token create / list / revoke / off` and the set a server
+//! checks requests against. A token is a random secret shown once; `.notes/tokens.json`
 //! (mode 0600, written atomically under a lock) keeps its name, the SHA-256 of the
-//! secret, its scope (`scope.rs`) and when it was made (`record.rs`).
+//! secret, its scope (`scope.rs`) and when it was made, and whether the folder is
+//! closed (`record.rs`): the first token closes it, revoking the last one leaves it
+//! closed (a server then refuses every request that needs a token), and only
+//! `notes token off` opens it again.
 
 mod record;
 mod scope;
@@ -12,7 +15,7 @@ pub use scope::{Prefix, Scope, Scoped};
 
 use crate::error::{Error, Result};
 use crate::ops::Notebook;
-use record::Entry;
+use record::{Entry, Record};
 
 /// The file's permissions: the hashes are not secrets, but nobody else needs them.
 const FILE_MODE: u32 = 0o600;
@@ -24,6 +27,23 @@ const MAX_NAME: usize = 64;
 pub struct NewToken {
     pub info: TokenInfo,
     pub secret: String,
+}
+
+/// The tokens, and whether the folder is closed.
+#[derive(Debug)]
+pub struct TokenList {
+    pub tokens: Vec<TokenInfo>,
+    /// A server asks for a token (and refuses every request while none exists).
+    pub closed: bool,
+}
+
+/// A token just revoked, and how many are left.
+#[derive(Debug)]
+pub struct Revoked {
+    pub info: TokenInfo,
+    /// With none left, the folder stays closed: a server refuses every request that
+    /// needs a token until one is made, or tokens are turned off.
+    pub left: usize,
 }
 
 /// Which version of `.notes/tokens.json` is on disk: its identity (device, inode,
@@ -42,7 +62,9 @@ impl Notebook {
         let secret = record::new_secret()?;
         let hash = record::hash(secret.as_bytes());
         let created = crate::ops::clock::iso_utc(chrono::Utc::now());
-        let info = self.change_tokens(|entries| {
+        let info = self.change_tokens(|record| {
+            record.closed = true;
+            let entries = &mut record.entries;
             let name = match name {
                 Some(name) if entries.iter().any(|e| e.info.name == name) => {
                     return Err(Error::TokenExists(name.to_string()));
@@ -67,20 +89,43 @@ impl Notebook {
         Ok(NewToken { info, secret })
     }
 
-    /// Every token, in the order they were made (never their secrets).
-    pub fn tokens(&self) -> Result<Vec<TokenInfo>> {
-        Ok(self.stored_tokens()?.into_iter().map(|e| e.info).collect())
+    /// Every token, in the order they were made (never their secrets), and whether
+    /// the folder is closed.
+    pub fn tokens(&self) -> Result<TokenList> {
+        let record = self.stored_tokens()?;
+        Ok(TokenList {
+            closed: record.closed,
+            tokens: record.entries.into_iter().map(|e| e.info).collect(),
+        })
     }
 
     /// Removes the token `name`: from the next request on, a server refuses it and
-    /// drops the web sessions opened with it.
-    pub fn revoke_token(&self, name: &str) -> Result<TokenInfo> {
-        self.change_tokens(|entries| {
-            let at = entries
+    /// drops the web sessions opened with it. The last one revoked leaves the folder
+    /// closed.
+    pub fn revoke_token(&self, name: &str) -> Result<Revoked> {
+        self.change_tokens(|record| {
+            let at = record
+                .entries
                 .iter()
                 .position(|e| e.info.name == name)
                 .ok_or_else(|| Error::TokenNotFound(name.to_string()))?;
-            Ok(entries.remove(at).info)
+            let info = record.entries.remove(at).info;
+            Ok(Revoked {
+                info,
+                left: record.entries.len(),
+            })
+        })
+    }
+
+    /// Turns tokens off on purpose: revokes every token left and opens the folder, so
+    /// a server on loopback answers without one again. Returns the tokens revoked.
+    pub fn tokens_off(&self) -> Result<Vec<TokenInfo>> {
+        self.change_tokens(|record| {
+            record.closed = false;
+            Ok(std::mem::take(&mut record.entries)
+                .into_iter()
+                .map(|e| e.info)
+                .collect())
         })
     }
 
@@ -98,10 +143,11 @@ impl Notebook {
         )
     }
 
-    fn stored_tokens(&self) -> Result<Vec<Entry>> {
+    fn stored_tokens(&self) -> Result<Record> {
         match self.root.read_internal(record::FILE) {
             Ok(Some(bytes)) => record::parse(&bytes),
-            Ok(None) => Ok(Vec::new()),
+            // No file: no token was ever made here (or the file was removed by hand).
+            Ok(None) => Ok(Record::default()),
             Err(e) => Err(Error::TokensUnreadable(format!("{}: {e}", record::FILE))),
         }
     }
@@ -110,7 +156,7 @@ impl Notebook {
     /// file's lock. Nothing is written when `change` fails. Returns once the clock a
     /// server checks the file by has ticked since the write ([`settled_tick`]), so a
     /// request sent after this returns sees the change.
-    fn change_tokens<T>(&self, change: impl FnOnce(&mut Vec<Entry>) -> Result<T>) -> Result<T> {
+    fn change_tokens<T>(&self, change: impl FnOnce(&mut Record) -> Result<T>) -> Result<T> {
         let out = self.change_tokens_now(change)?;
         let written = crate::ops::clock::coarse_millis();
         while crate::ops::clock::coarse_millis() < settled_tick(written) {
@@ -119,15 +165,15 @@ impl Notebook {
         Ok(out)
     }
 
-    fn change_tokens_now<T>(&self, change: impl FnOnce(&mut Vec<Entry>) -> Result<T>) -> Result<T> {
+    fn change_tokens_now<T>(&self, change: impl FnOnce(&mut Record) -> Result<T>) -> Result<T> {
         self.root
             .update_internal(record::FILE, FILE_MODE, |bytes| {
-                let mut entries = match bytes {
+                let mut record = match bytes {
                     Some(bytes) => record::parse(&bytes)?,
-                    None => Vec::new(),
+                    None => Record::default(),
                 };
-                let out = change(&mut entries)?;
-                Ok((record::emit(&entries), out))
+                let out = change(&mut record)?;
+                Ok((record::emit(&record), out))
             })
             .map_err(|e: UpdateError| match e {
                 UpdateError::Domain(e) => e,
@@ -216,8 +262,10 @@ mod tests {
     #[test]
     fn create_list_revoke() {
         let (_dir, notebook) = temp_notebook();
-        assert!(notebook.tokens().unwrap().is_empty());
+        assert!(notebook.tokens().unwrap().tokens.is_empty());
+        assert!(!notebook.tokens().unwrap().closed);
         assert!(notebook.keyring().unwrap().is_empty());
+        assert!(!notebook.keyring().unwrap().is_closed());
         let before = notebook.tokens_stamp();
         let a = notebook.create_token(None, Scope::full()).unwrap();
         let scope = Scope::new(true, Some(Prefix::parse("work").unwrap()));
@@ -225,7 +273,8 @@ mod tests {
         assert_eq!(a.info.name, "token-1");
         assert_ne!(notebook.tokens_stamp(), before);
         let listed = notebook.tokens().unwrap();
-        assert_eq!(listed, vec![a.info.clone(), b.info.clone()]);
+        assert_eq!(listed.tokens, vec![a.info.clone(), b.info.clone()]);
+        assert!(listed.closed);
         let ring = notebook.keyring().unwrap();
         assert_eq!(ring.find(b.secret.as_bytes()).unwrap().scope, scope);
         // Only hashes are stored.
@@ -236,7 +285,8 @@ mod tests {
             notebook.create_token(Some("phone"), Scope::full()),
             Err(Error::TokenExists(n)) if n == "phone"
         ));
-        assert_eq!(notebook.revoke_token("token-1").unwrap().name, "token-1");
+        let revoked = notebook.revoke_token("token-1").unwrap();
+        assert_eq!((revoked.info.name.as_str(), revoked.left), ("token-1", 1));
         assert!(matches!(
             notebook.revoke_token("token-1"),
             Err(Error::TokenNotFound(_))
@@ -257,6 +307,30 @@ mod tests {
                 .name,
             "token-1"
         );
+    }
+
+    /// Revoking the last token leaves the folder closed; only `tokens_off` opens it,
+    /// and the next token closes it again.
+    #[test]
+    fn the_last_revoke_keeps_the_folder_closed_until_tokens_are_turned_off() {
+        let (_dir, notebook) = temp_notebook();
+        notebook.create_token(Some("a"), Scope::full()).unwrap();
+        notebook.create_token(Some("b"), Scope::full()).unwrap();
+        assert_eq!(notebook.revoke_token("a").unwrap().left, 1);
+        assert_eq!(notebook.revoke_token("b").unwrap().left, 0);
+        let ring = notebook.keyring().unwrap();
+        assert!(ring.is_empty() && ring.is_closed());
+        assert!(notebook.tokens().unwrap().closed);
+        notebook.create_token(Some("c"), Scope::full()).unwrap();
+        let off = notebook.tokens_off().unwrap();
+        assert_eq!(
+            off.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["c"]
+        );
+        let ring = notebook.keyring().unwrap();
+        assert!(ring.is_empty() && !ring.is_closed());
+        notebook.create_token(None, Scope::full()).unwrap();
+        assert!(notebook.keyring().unwrap().is_closed());
     }
 
     #[cfg(unix)]

@@ -1,5 +1,6 @@
 //! `.notes/tokens.json`: the tokens a server accepts, each kept as the SHA-256 of its
-//! secret (the secret itself is shown once, at creation, and stored nowhere). Our own
+//! secret (the secret itself is shown once, at creation, and stored nowhere), and
+//! whether the folder is closed (tokens asked for even when none is left). Our own
 //! versioned layout; a file that cannot be read is an error, never an empty set (an
 //! empty set would open the server to everyone).
 
@@ -12,8 +13,10 @@ use crate::error::{Error, Result};
 
 /// The file's name in `.notes/`.
 pub(crate) const FILE: &str = "tokens.json";
-/// The layout version this build reads and writes.
-const VERSION: u32 = 1;
+/// The layout version this build writes. Version 1 (no `closed` key) is still read:
+/// such a file was only ever written by `token create` or `revoke`, so the folder has
+/// had a token and is closed.
+const VERSION: u32 = 2;
 /// Every secret starts with this, so a leaked one is recognisable (secret scanners,
 /// logs) and a mistyped one (a note path, a password) is told apart at once.
 pub(crate) const SECRET_PREFIX: &str = "notes_";
@@ -38,9 +41,21 @@ pub(crate) struct Entry {
     pub(crate) hash: Hash,
 }
 
+/// What the file holds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Record {
+    pub(crate) entries: Vec<Entry>,
+    /// Requests need a token even when `entries` is empty: true from the first token
+    /// made until `notes token off`. Always true while a token exists.
+    pub(crate) closed: bool,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Stored {
     version: u32,
+    /// Absent in version 1 files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    closed: Option<bool>,
     tokens: Vec<StoredToken>,
 }
 
@@ -59,17 +74,21 @@ struct StoredToken {
 
 /// Parses the file's bytes; every entry is checked, so a hand-edited file with one bad
 /// entry is refused as a whole rather than half-applied.
-pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Entry>> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Record> {
     let unreadable = Error::TokensUnreadable;
     let stored: Stored =
         serde_json::from_slice(bytes).map_err(|e| unreadable(format!("{FILE}: {e}")))?;
-    if stored.version != VERSION {
-        return Err(unreadable(format!(
-            "{FILE} has the unknown version {}",
-            stored.version
-        )));
-    }
-    stored
+    let closed = match (stored.version, stored.closed) {
+        (1, _) => true,
+        (VERSION, Some(closed)) => closed,
+        (VERSION, None) => return Err(unreadable(format!("{FILE}: the key `closed` is missing"))),
+        (other, _) => {
+            return Err(unreadable(format!(
+                "{FILE} has the unknown version {other}"
+            )));
+        }
+    };
+    let entries = stored
         .tokens
         .into_iter()
         .map(|t| {
@@ -90,14 +109,21 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Vec<Entry>> {
                 hash,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Record {
+        // A token in force closes the folder, whatever a hand edit says.
+        closed: closed || !entries.is_empty(),
+        entries,
+    })
 }
 
-/// The file's bytes for `entries`.
-pub(crate) fn emit(entries: &[Entry]) -> Vec<u8> {
+/// The file's bytes for `record`.
+pub(crate) fn emit(record: &Record) -> Vec<u8> {
     let stored = Stored {
         version: VERSION,
-        tokens: entries
+        closed: Some(record.closed || !record.entries.is_empty()),
+        tokens: record
+            .entries
             .iter()
             .map(|e| StoredToken {
                 name: e.info.name.clone(),
@@ -130,16 +156,27 @@ pub(crate) fn hash(secret: &[u8]) -> Hash {
 #[derive(Debug, Default)]
 pub struct Keyring {
     entries: Vec<Entry>,
+    closed: bool,
 }
 
 impl Keyring {
-    pub(crate) fn new(entries: Vec<Entry>) -> Self {
-        Keyring { entries }
+    pub(crate) fn new(record: Record) -> Self {
+        Keyring {
+            closed: record.closed || !record.entries.is_empty(),
+            entries: record.entries,
+        }
     }
 
-    /// Whether no token exists (the server then asks for none).
+    /// Whether no token exists.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Whether requests need a token: one exists, or one did and tokens were not
+    /// turned off since (`notes token off`). A closed folder with no token refuses
+    /// every request that needs one.
+    pub fn is_closed(&self) -> bool {
+        self.closed
     }
 
     /// The token whose secret is `secret`, if any. The secret is hashed once, and its
@@ -216,11 +253,17 @@ mod tests {
             },
             hash: hash(b"notes_abc"),
         };
-        let parsed = parse(&emit(std::slice::from_ref(&entry))).unwrap();
-        assert_eq!(parsed[0].info, entry.info);
-        assert_eq!(parsed[0].hash, entry.hash);
+        let record = Record {
+            entries: vec![entry.clone()],
+            closed: false,
+        };
+        let parsed = parse(&emit(&record)).unwrap();
+        assert_eq!(parsed.entries[0].info, entry.info);
+        assert_eq!(parsed.entries[0].hash, entry.hash);
+        assert!(parsed.closed, "a token in force closes the folder");
         for bad in [
             &b"not json"[..],
+            br#"{"version":3,"closed":true,"tokens":[]}"#,
             br#"{"version":2,"tokens":[]}"#,
             br#"{"version":1,"tokens":[{"name":"a","sha256":"zz","created":"x"}]}"#,
             br#"{"version":1,"tokens":[{"name":"a","sha256":"00000000000000000000000000000000000000000000000000000000000000000","created":"x"}]}"#,
@@ -233,6 +276,33 @@ mod tests {
         }
     }
 
+    /// Once a folder has had a token it stays closed: an old file (version 1, written
+    /// only by `create` and `revoke`) with no token left is closed; only an explicit
+    /// `closed: false` (`notes token off`) opens it.
+    #[test]
+    fn the_closed_state_is_kept_and_old_files_read_closed() {
+        for (text, closed, count) in [
+            (&br#"{"version":1,"tokens":[]}"#[..], true, 0),
+            (br#"{"version":2,"closed":true,"tokens":[]}"#, true, 0),
+            (br#"{"version":2,"closed":false,"tokens":[]}"#, false, 0),
+            (
+                br#"{"version":2,"closed":false,"tokens":[{"name":"a","sha256":"0000000000000000000000000000000000000000000000000000000000000000","created":"x"}]}"#,
+                true,
+                1,
+            ),
+        ] {
+            let record = parse(text).unwrap();
+            assert_eq!(record.closed, closed, "{}", String::from_utf8_lossy(text));
+            assert_eq!(record.entries.len(), count);
+            let again = parse(&emit(&record)).unwrap();
+            assert_eq!(again.closed, closed);
+            assert_eq!(Keyring::new(again).is_closed(), closed);
+        }
+        let emitted = String::from_utf8(emit(&Record::default())).unwrap();
+        assert!(emitted.contains("\"version\": 2"), "{emitted}");
+        assert!(emitted.contains("\"closed\": false"), "{emitted}");
+    }
+
     #[test]
     fn secrets_are_random_and_found_by_their_hash_only() {
         let (a, b) = (new_secret().unwrap(), new_secret().unwrap());
@@ -243,16 +313,19 @@ mod tests {
             scope: Scope::full(),
             created: String::new(),
         };
-        let ring = Keyring::new(vec![
-            Entry {
-                info: info("a"),
-                hash: hash(a.as_bytes()),
-            },
-            Entry {
-                info: info("b"),
-                hash: hash(b.as_bytes()),
-            },
-        ]);
+        let ring = Keyring::new(Record {
+            entries: vec![
+                Entry {
+                    info: info("a"),
+                    hash: hash(a.as_bytes()),
+                },
+                Entry {
+                    info: info("b"),
+                    hash: hash(b.as_bytes()),
+                },
+            ],
+            closed: true,
+        });
         assert_eq!(ring.find(b.as_bytes()).map(|t| t.name.as_str()), Some("b"));
         assert_eq!(ring.find(a.as_bytes()).map(|t| t.name.as_str()), Some("a"));
         assert!(ring.find(b"notes_0000").is_none());
@@ -271,15 +344,16 @@ mod tests {
             scope: Scope::full(),
             created: String::new(),
         };
-        let ring = Keyring::new(
-            ["a", "b", "c"]
+        let ring = Keyring::new(Record {
+            entries: ["a", "b", "c"]
                 .into_iter()
                 .map(|n| Entry {
                     info: info(n),
                     hash: hash(n.as_bytes()),
                 })
                 .collect(),
-        );
+            closed: true,
+        });
         for (presented, found) in [("a", Some("a")), ("c", Some("c")), ("z", None)] {
             COMPARED.with(|c| c.set(0));
             assert_eq!(
