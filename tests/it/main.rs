@@ -47,6 +47,7 @@ mod search_api;
 mod search_files;
 mod sections;
 mod serve_owner;
+mod spec_routes;
 mod tokens;
 mod web_attachments;
 mod web_browser;
