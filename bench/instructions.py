@@ -72,7 +72,8 @@ def request(conn, kind, i, tag):
         conn.request("PUT", f"/api/v1/notes/put/{tag}-{i}.md", body=body,
                      headers={"Content-Type": "text/markdown"})
     elif kind == "toggle":
-        conn.request("POST", f"/api/public/toggle?path=n{i % 5 + 1}.md")
+        conn.request("POST", "/api/public/toggle", body=f"path=n{i % 5 + 1}.md",
+                     headers={"Content-Type": "application/x-www-form-urlencoded"})
     response = conn.getresponse()
     response.read()
     if response.status not in (200, 201):

@@ -45,7 +45,7 @@ pub enum Error {
     InvalidQuery(String),
     #[error("Invalid limit: {0:?} (use a whole number from 1 to 100)")]
     InvalidLimit(String),
-    /// The `limit` of a page of the list (`GET /api/v1/notes?limit=N`).
+    /// The `limit` of a page of the list (`GET /api/v1/pages/notes?limit=N`).
     #[error("Invalid limit: {0:?} (use a whole number from 1 to 1000)")]
     InvalidPageLimit(String),
     #[error("Search index failure: {0}")]

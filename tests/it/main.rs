@@ -50,6 +50,7 @@ mod search_files;
 mod sections;
 mod serve_owner;
 mod sessions;
+mod spec_routes;
 mod special_files;
 mod tokens;
 mod tokens_closed;

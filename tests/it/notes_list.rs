@@ -1,10 +1,11 @@
 //! Listing notes over HTTP (`GET /api/v1/notes`): recursive, sorted, hidden files
 //! skipped, lenient with broken front matter, GET only, and fresh after files change on
-//! disk outside the service.
+//! disk outside the service; and its pages on their own route
+//! (`GET /api/v1/pages/notes?limit=N&after=PATH`).
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json, keys, wait_until_settled};
+use crate::support::{Workspace, assert_error, json, keys, stdout, wait_until_settled};
 
 #[test]
 fn empty_list() {
@@ -214,8 +215,9 @@ fn pages_of_the_list_follow_the_cursor() {
     }
     let server = ws.serve();
     let page = |query: &str| {
-        let (status, body) = json(server.get(&format!("/api/v1/notes?{query}")));
+        let (status, body) = json(server.get(&format!("/api/v1/pages/notes?{query}")));
         assert_eq!(status, 200, "{body}");
+        assert_eq!(keys(&body), ["notes", "total", "next"], "{body}");
         let paths: Vec<String> = body["notes"]
             .as_array()
             .unwrap()
@@ -242,19 +244,126 @@ fn pages_of_the_list_follow_the_cursor() {
         (vec!["e.md".into(), "f.md".into()], json!(null))
     );
     assert_eq!(page("limit=9&after=zzz"), (vec![], json!(null)));
+    // No parameter: the first page of the largest size, here every note.
+    let all: Vec<String> = ["a.md", "b/c.md", "b/d.md", "e.md", "f.md"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(page(""), (all.clone(), json!(null)));
+    // A walk along `next` meets every note once, in the list's order.
+    let mut walked = Vec::new();
+    let mut query = "limit=2".to_string();
+    for _ in 0..10 {
+        let (paths, next) = page(&query);
+        walked.extend(paths);
+        match next.as_str() {
+            Some(next) => query = format!("limit=2&after={}", next.replace('/', "%2F")),
+            None => break,
+        }
+    }
+    assert_eq!(walked, all);
     // Each page's entries are those of the whole list.
     let (_, whole) = json(server.get("/api/v1/notes"));
-    let (_, first) = json(server.get("/api/v1/notes?limit=1"));
+    let (_, first) = json(server.get("/api/v1/pages/notes?limit=1"));
     assert_eq!(first["notes"][0], whole["notes"][0]);
-    // Without the extension's parameters the spec's body is unchanged.
-    assert_eq!(keys(&whole), ["notes", "total"]);
     for bad in ["0", "1001", "x", "-1"] {
         assert_error(
-            server.get(&format!("/api/v1/notes?limit={bad}")),
+            server.get(&format!("/api/v1/pages/notes?limit={bad}")),
             400,
             &format!("Invalid limit: \"{bad}\" (use a whole number from 1 to 1000)"),
         );
     }
+}
+
+#[test]
+fn the_list_ignores_every_query_parameter() {
+    let ws = Workspace::new();
+    for path in ["a.md", "b/c.md", "b/d.md", "e.md", "f.md"] {
+        ws.write(path, "x");
+    }
+    let server = ws.serve();
+    let plain = server.get("/api/v1/notes").text().unwrap();
+    let whole: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    assert_eq!(keys(&whole), ["notes", "total"]);
+    assert_eq!(whole["total"], 5);
+    for query in [
+        "limit=1",
+        "limit=1&offset=1",
+        "offset=1",
+        "after=a.md",
+        "limit=0",
+        "limit=x",
+        "_=123",
+        "outline",
+        "%zz=&&=",
+    ] {
+        let r = server.get(&format!("/api/v1/notes?{query}"));
+        assert_eq!(r.status(), 200, "{query}");
+        assert_eq!(r.text().unwrap(), plain, "{query}");
+    }
+}
+
+#[test]
+fn other_methods_on_the_pages_route_get_405() {
+    let ws = Workspace::new();
+    ws.write("a.md", "x");
+    let server = ws.serve();
+    for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "FOO"] {
+        let r = server.raw(method, "/api/v1/pages/notes?limit=1", &[], b"");
+        r.assert_error(405, "Method not allowed");
+        assert!(
+            r.head.to_ascii_lowercase().contains("\r\nallow: get\r\n"),
+            "{method}: {}",
+            r.head
+        );
+    }
+}
+
+#[test]
+fn a_folder_token_pages_through_its_folder_only() {
+    let ws = Workspace::new();
+    for path in ["a.md", "work/b.md", "work/c.md", "work/d.md", "z.md"] {
+        ws.write(path, "x");
+    }
+    let out = ws.run(&["token", "create", "--prefix", "work"]);
+    assert!(out.status.success(), "{out:?}");
+    let bearer = format!("Bearer {}", stdout(&out).trim());
+    let server = ws.serve();
+    let page = |query: &str| {
+        let r = server.raw(
+            "GET",
+            &format!("/api/v1/pages/notes?{query}"),
+            &[("Authorization", &bearer)],
+            b"",
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()
+    };
+    let paths = |page: &serde_json::Value| -> Vec<String> {
+        page["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // `total` counts the folder's notes, as the token's list does.
+    let first = page("limit=2");
+    assert_eq!(paths(&first), ["work/b.md", "work/c.md"]);
+    assert_eq!(first["total"], 3);
+    assert_eq!(first["next"], "work/c.md");
+    let second = page("limit=2&after=work%2Fc.md");
+    assert_eq!(paths(&second), ["work/d.md"]);
+    assert_eq!(second["next"], json!(null));
+    // Cursors outside the folder show nothing outside it either.
+    assert_eq!(
+        paths(&page("after=a.md")),
+        ["work/b.md", "work/c.md", "work/d.md"]
+    );
+    assert_eq!(paths(&page("")), ["work/b.md", "work/c.md", "work/d.md"]);
+    assert_eq!(paths(&page("after=work%2Fd.md")), Vec::<String>::new());
+    // Without a token: 401.
+    let r = server.raw("GET", "/api/v1/pages/notes", &[], b"");
+    assert_eq!(r.status, 401, "{}", r.body);
 }
 
 #[test]

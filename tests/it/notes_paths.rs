@@ -36,8 +36,7 @@ fn path_checks_run_in_spec_order() {
             r.assert_error(400, "Only .md files are supported");
         }
     }
-    // PATCH is the section edit route (tests/it/sections.rs), not refused.
-    for method in ["POST", "OPTIONS", "HEAD"] {
+    for method in ["POST", "PATCH", "OPTIONS", "HEAD"] {
         let r = server.raw(method, "/api/v1/notes/x.md", &[], b"");
         assert_eq!(r.status, 405, "{method}");
         if method != "HEAD" {

@@ -24,6 +24,8 @@ fn the_document_is_served_and_covers_every_route() {
     for route in [
         "/api/v1/notes",
         "/api/v1/notes/{path}",
+        "/api/v1/sections/{path}",
+        "/api/v1/pages/notes",
         "/api/v1/openapi.json",
         "/api/v1/search",
         "/api/v1/links/{path}",

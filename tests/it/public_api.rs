@@ -312,14 +312,22 @@ fn a_page_that_cannot_be_written_is_a_generation_failure() {
 }
 
 #[test]
-fn toggle_takes_the_path_from_a_form_the_query_or_a_json_body() {
+fn toggle_takes_the_path_from_a_form_or_a_json_body_never_the_query() {
     let ws = Workspace::new();
     ws.write("a.md", &note("A", &[], "a\n"));
     let server = ws.serve();
     let (status, body) = json(server.post_form("/api/public/toggle", "path=a.md"));
     assert_eq!((status, body["status"].as_str()), (200, Some("public")));
+    // The spec's field is the form body's: a query string names nothing.
     let r = server
         .request("POST", "/api/public/toggle?path=a.md")
+        .send()
+        .unwrap();
+    assert_error(r, 400, "Path is required");
+    let r = server
+        .request("POST", "/api/public/toggle")
+        .header("Content-Type", "application/json")
+        .body(r#"{"path": "a.md"}"#)
         .send()
         .unwrap();
     assert_eq!(json(r).1["status"], "private");
@@ -330,7 +338,7 @@ fn toggle_takes_the_path_from_a_form_the_query_or_a_json_body() {
         .send()
         .unwrap();
     assert_eq!(json(r).1["status"], "public");
-    // The form field wins over the query string.
+    // The form field is taken whatever the query string says.
     let r = server
         .request("POST", "/api/public/toggle?path=missing.md")
         .header("Content-Type", "application/x-www-form-urlencoded")
@@ -351,8 +359,7 @@ fn toggle_refuses_a_json_body_the_document_does_not_allow() {
     ws.write("n3.md", &note("N3", &[], "x\n"));
     let server = ws.serve();
     let before = ws.snapshot();
-    // Each names an existing note in the query string, which a refused body must not
-    // fall back to.
+    // Each names an existing note in the query string, which is never read.
     for (body, message) in [
         ("true", "Invalid JSON: expected an object, found a boolean"),
         (
@@ -389,22 +396,25 @@ fn toggle_refuses_a_json_body_the_document_does_not_allow() {
     assert_invalid_json(response, "{");
     assert_eq!(ws.snapshot(), before, "a refused toggle writes nothing");
     assert!(!ws.public().exists());
-    // What the document allows still toggles: an empty body or an object without
-    // `path` leaves the query string to name the note.
-    for (body, status) in [
-        ("", "public"),
-        ("{}", "private"),
-        (r#"{"other": 1}"#, "public"),
-    ] {
+    // An empty body or an object without `path` names no note, whatever the query.
+    for body in ["", "{}", r#"{"other": 1}"#] {
         let response = server
             .request("POST", "/api/public/toggle?path=n3.md")
             .header("Content-Type", "application/json")
             .body(body)
             .send()
             .unwrap();
-        assert_eq!(
-            json(response),
-            (200, json!({"status": status, "path": "n3.md"}))
-        );
+        assert_error(response, 400, "Path is required");
     }
+    assert_eq!(ws.snapshot(), before, "a refused toggle writes nothing");
+    let response = server
+        .request("POST", "/api/public/toggle")
+        .header("Content-Type", "application/json")
+        .body(r#"{"path": "n3.md"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(
+        json(response),
+        (200, json!({"status": "public", "path": "n3.md"}))
+    );
 }

@@ -1,7 +1,8 @@
-//! Section edits and the outline over the real server: `PATCH /api/v1/notes/{path}`
-//! (append, prepend, replace under a heading path, front matter set), its errors with
-//! the candidate heading paths, `If-Match`, the history it leaves, line endings kept,
-//! and `GET /api/v1/notes/{path}?outline`.
+//! Section edits and the outline over the real server, on their own route:
+//! `PATCH /api/v1/sections/{path}` (append, prepend, replace under a heading path, front
+//! matter set), its errors with the candidate heading paths, `If-Match`, the history it
+//! leaves, line endings kept, `GET /api/v1/sections/{path}` (the outline), the 405 of
+//! other methods, and a folder token's reach.
 
 use reqwest::blocking::Response;
 use serde_json::{Value, json};
@@ -12,7 +13,7 @@ const NOTE: &str = "# Top\nintro\n\n## Sub\nold\n\n```\n# not a heading\n```\n\n
 
 fn patch(server: &Server, path: &str, body: &Value) -> Response {
     server
-        .request("PATCH", &format!("/api/v1/notes/{path}"))
+        .request("PATCH", &format!("/api/v1/sections/{path}"))
         .header("Content-Type", "application/json")
         .body(body.to_string())
         .send()
@@ -166,7 +167,7 @@ fn bad_bodies_and_missing_notes() {
         assert_error(patch(&server, "n.md", &body), 400, message);
     }
     let r = server
-        .request("PATCH", "/api/v1/notes/n.md")
+        .request("PATCH", "/api/v1/sections/n.md")
         .header("Content-Type", "application/json")
         .body("{not json")
         .send()
@@ -181,7 +182,7 @@ fn bad_bodies_and_missing_notes() {
     );
     assert_eq!(ws.read("n.md"), "# A\n");
     let r = server
-        .request("PATCH", "/api/v1/notes/n.md")
+        .request("PATCH", "/api/v1/sections/n.md")
         .header("Content-Type", "text/markdown")
         .body(json!({"op": "append", "heading": ["A"], "text": "x"}).to_string())
         .send()
@@ -198,14 +199,20 @@ fn bad_bodies_and_missing_notes() {
     );
     assert_error(patch(&server, "..%2Fx.md", &edit), 400, "Invalid path");
 
-    // The spec's 405 for other methods is unchanged.
-    let r = server.request("POST", "/api/v1/notes/n.md").send().unwrap();
-    assert_eq!(r.headers()["allow"], "GET, PUT, PATCH, DELETE");
+    // The note's own route takes no PATCH: the spec's 405, the note unchanged.
+    let r = server
+        .request("PATCH", "/api/v1/notes/n.md")
+        .header("Content-Type", "application/json")
+        .body(edit.to_string())
+        .send()
+        .unwrap();
+    assert_eq!(r.headers()["allow"], "GET, PUT, DELETE");
     assert_error(r, 405, "Method not allowed. Supported: GET, PUT, DELETE");
+    assert_eq!(ws.read("n.md"), "# A\n");
 
     // A write like PUT: a cross-site browser request is refused.
     let r = server
-        .request("PATCH", "/api/v1/notes/n.md")
+        .request("PATCH", "/api/v1/sections/n.md")
         .header("Content-Type", "application/json")
         .header("Sec-Fetch-Site", "cross-site")
         .body(edit.to_string())
@@ -277,7 +284,7 @@ fn if_match_is_honoured_and_history_records_the_edit() {
 
     let edit = json!({"op": "replace", "heading": ["A"], "text": "new"});
     let r = server
-        .request("PATCH", "/api/v1/notes/n.md")
+        .request("PATCH", "/api/v1/sections/n.md")
         .header("If-Match", "\"0000000000000000\"")
         .body(edit.to_string())
         .send()
@@ -291,7 +298,7 @@ fn if_match_is_honoured_and_history_records_the_edit() {
     assert_eq!(versions(&server), count);
 
     let r = server
-        .request("PATCH", "/api/v1/notes/n.md")
+        .request("PATCH", "/api/v1/sections/n.md")
         .header("If-Match", &etag)
         .body(edit.to_string())
         .send()
@@ -310,7 +317,7 @@ fn if_match_is_honoured_and_history_records_the_edit() {
 
     // The tag of the edit is the note's: a second edit with it passes.
     let r = server
-        .request("PATCH", "/api/v1/notes/n.md")
+        .request("PATCH", "/api/v1/sections/n.md")
         .header("If-Match", &new_tag)
         .body(json!({"op": "append", "heading": ["A"], "text": "more"}).to_string())
         .send()
@@ -357,7 +364,7 @@ fn crlf_notes_and_a_missing_last_newline_are_kept() {
 fn the_outline_is_the_heading_tree_with_line_ranges() {
     let text = "---\ntitle: T\n---\n# Top\nintro\n## Sub\n```\n# fenced\n```\n### Deep\n## Other\n\nSetext\n---\nend\n";
     let (_ws, server) = served(&[("n.md", text), ("flat.md", "no headings\n")]);
-    let r = server.get("/api/v1/notes/n.md?outline");
+    let r = server.get("/api/v1/sections/n.md");
     let etag = r.headers()["etag"].to_str().unwrap().to_string();
     let (status, body) = json(r);
     assert_eq!(status, 200, "{body}");
@@ -377,22 +384,109 @@ fn the_outline_is_the_heading_tree_with_line_ranges() {
             }]
         })
     );
-    // The outline's tag is the note's: a PATCH may use it.
+    // The outline's tag is the note's: a section edit may use it.
     let (_, note) = json(server.get("/api/v1/notes/n.md"));
     assert_eq!(note["path"], "n.md");
     let r = server.get("/api/v1/notes/n.md");
     assert_eq!(r.headers()["etag"].to_str().unwrap(), etag);
 
-    let (status, body) = json(server.get("/api/v1/notes/flat.md?outline=1"));
+    let (status, body) = json(server.get("/api/v1/sections/flat.md"));
     assert_eq!(status, 200);
     assert_eq!(body, json!({"path": "flat.md", "headings": []}));
     assert_error(
-        server.get("/api/v1/notes/missing.md?outline"),
+        server.get("/api/v1/sections/missing.md"),
         404,
         "Note not found",
     );
-    // Any other query reads the note as before.
-    let (status, body) = json(server.get("/api/v1/notes/n.md?x=1"));
-    assert_eq!(status, 200);
-    assert_eq!(body["content"], text);
+    assert_error(
+        server.get("/api/v1/sections/n.txt"),
+        400,
+        "Only .md files are supported",
+    );
+    assert_error(
+        server.get("/api/v1/sections/..%2Fx.md"),
+        400,
+        "Invalid path",
+    );
+    // The note's own route reads the note whatever the query: `?outline` is no outline.
+    for query in ["", "?outline", "?outline=1", "?x=1"] {
+        let (status, body) = json(server.get(&format!("/api/v1/notes/n.md{query}")));
+        assert_eq!(status, 200, "{query}");
+        assert_eq!(body["content"], text, "{query}");
+        assert!(body.get("headings").is_none(), "{query}: {body}");
+    }
+}
+
+#[test]
+fn other_methods_on_the_sections_route_get_405_and_change_nothing() {
+    let (ws, server) = served(&[("n.md", "# A\n")]);
+    let edit = json!({"op": "append", "heading": ["A"], "text": "x"}).to_string();
+    for method in ["POST", "PUT", "DELETE", "OPTIONS", "TRACE", "FOO"] {
+        let r = server.raw(
+            method,
+            "/api/v1/sections/n.md",
+            &[("Content-Type", "application/json")],
+            edit.as_bytes(),
+        );
+        r.assert_error(405, "Method not allowed");
+        assert!(
+            r.head
+                .to_ascii_lowercase()
+                .contains("\r\nallow: get, patch"),
+            "{method}: {}",
+            r.head
+        );
+        assert_eq!(r.json()["error"], "Method Not Allowed", "{method}");
+    }
+    assert_eq!(ws.read("n.md"), "# A\n");
+}
+
+/// Makes a token limited to `prefix` with the CLI and returns its secret.
+fn folder_token(ws: &Workspace, prefix: &str) -> String {
+    let out = ws.run(&["token", "create", "--prefix", prefix]);
+    assert!(out.status.success(), "{out:?}");
+    crate::support::stdout(&out).trim().to_string()
+}
+
+#[test]
+fn a_folder_token_reaches_the_sections_of_its_folder_only() {
+    let ws = Workspace::new();
+    ws.write("work/plan.md", "# Plan\nold\n");
+    ws.write("other/diary.md", "# Diary\nsecret\n");
+    let work = folder_token(&ws, "work");
+    let server = ws.serve();
+    let bearer = format!("Bearer {work}");
+    let edit = json!({"op": "append", "heading": ["Diary"], "text": "x"}).to_string();
+    let send = |method: &str, path: &str, body: &str| {
+        server.raw(
+            method,
+            &format!("/api/v1/sections/{path}"),
+            &[
+                ("Authorization", bearer.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+            body.as_bytes(),
+        )
+    };
+    let outside = "This token is limited to a folder, and this path is outside it";
+    for path in [
+        "other/diary.md",
+        "work/..%2Fother/diary.md",
+        "work/../other/diary.md",
+    ] {
+        send("GET", path, "").assert_error(403, outside);
+        send("PATCH", path, &edit).assert_error(403, outside);
+    }
+    assert_eq!(ws.read("other/diary.md"), "# Diary\nsecret\n");
+    // Inside its folder both work.
+    let outline = send("GET", "work/plan.md", "");
+    assert_eq!(outline.status, 200, "{}", outline.body);
+    assert_eq!(outline.json()["headings"][0]["text"], "Plan");
+    let edit = json!({"op": "append", "heading": ["Plan"], "text": "new"}).to_string();
+    let edited = send("PATCH", "work/plan.md", &edit);
+    assert_eq!(edited.status, 200, "{}", edited.body);
+    assert_eq!(ws.read("work/plan.md"), "# Plan\nold\nnew\n");
+    // Without a token, nothing.
+    let r = server.raw("GET", "/api/v1/sections/work/plan.md", &[], b"");
+    assert_eq!(r.status, 401, "{}", r.body);
 }

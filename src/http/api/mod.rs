@@ -2,6 +2,10 @@
 //! handler needs), in the style of warp's `todos` example. A method a route does not take
 //! gets its own filter answering 405, after the routes that take it.
 //!
+//! The spec's routes (`/api/v1/notes`, `/api/v1/notes/{path}`, `/api/public/list`,
+//! `/api/public/toggle`) take exactly the spec's methods and read no query parameter;
+//! what the service adds lives on routes of its own (sections, pages, search, …).
+//!
 //! Order matters for speed, not meaning: the hot routes (read a note, the list, write a
 //! note, toggle) come first, and a request only ever fails filters that reject without
 //! allocating (a different first segment, a different method) on its way to its route.
@@ -13,6 +17,7 @@ mod moves;
 mod note_request;
 mod notes;
 mod notes_list;
+mod notes_pages;
 mod public;
 mod search;
 mod sections;
@@ -45,23 +50,12 @@ pub(crate) fn routes(
     let history = || warp::path!("api" / "v1" / "history" / ..);
     let restore = || warp::path!("api" / "v1" / "restore");
     let trash = || warp::path!("api" / "v1" / "trash");
+    let sections = || warp::path!("api" / "v1" / "sections" / ..);
+    let pages = || warp::path!("api" / "v1" / "pages" / "notes");
 
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
     // first, as the spec orders it.
-    let read_outline = notes()
-        .and(method_is(is_get))
-        .and(sections::outline_query())
-        .and(notes::path())
-        .and(with_state(state.clone()))
-        .and_then(sections::outline);
-    let patch_note = notes()
-        .and(method_is(|m| m == Method::PATCH))
-        .and(notes::path())
-        .and(warp::header::headers_cloned())
-        .and(body::stream())
-        .and(with_state(state.clone()))
-        .and_then(sections::patch);
     let read_note = notes()
         .and(method_is(is_get))
         .and(notes::path())
@@ -70,7 +64,6 @@ pub(crate) fn routes(
         .and_then(notes::read);
     let read_list = list()
         .and(method_is(is_get))
-        .and(raw_query())
         .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(notes_list::list);
@@ -84,7 +77,6 @@ pub(crate) fn routes(
     let toggle_public = toggle()
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
-        .and(raw_query())
         .and(body::stream())
         .and(auth::scope())
         .and(with_state(state.clone()))
@@ -174,7 +166,7 @@ pub(crate) fn routes(
         .and(method_is(is_get))
         .and(raw_query())
         .and(auth::scope())
-        .and(with_state(state))
+        .and(with_state(state.clone()))
         .and_then(files::list);
     // Boxed: the chain of every route is deeper than the compiler's type recursion
     // likes, and attachments are not the hot path.
@@ -201,14 +193,48 @@ pub(crate) fn routes(
         .unify()
         .boxed();
 
+    // Section edits and the outline, and pages of the list: extensions, on routes of
+    // their own so that the spec's routes keep exactly the spec's methods and queries.
+    let extension_routes = sections()
+        .and(method_is(is_get))
+        .and(notes::path())
+        .and(with_state(state.clone()))
+        .and_then(sections::outline)
+        .or(sections()
+            .and(method_is(|m| m == Method::PATCH))
+            .and(notes::path())
+            .and(warp::header::headers_cloned())
+            .and(body::stream())
+            .and(with_state(state.clone()))
+            .and_then(sections::patch))
+        .unify()
+        .or(sections()
+            .and(method_is(|m| !matches!(*m, Method::GET | Method::PATCH)))
+            .and_then(|| {
+                refuse(HttpError::MethodNotAllowed {
+                    allow: "GET, PATCH",
+                })
+            }))
+        .unify()
+        .or(pages()
+            .and(method_is(is_get))
+            .and(raw_query())
+            .and(auth::scope())
+            .and(with_state(state))
+            .and_then(notes_pages::page))
+        .unify()
+        .or(pages()
+            .and(method_is(|m| !is_get(m)))
+            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
+        .unify()
+        .boxed();
+
+    // The spec's rule 4, after rules 1-3 (the path's checks) and before any body is
+    // read: every method but GET, PUT and DELETE.
     let other_note_method = notes()
         .and(notes::path())
         .and(method_is(|m| {
-            // PATCH (section edits) is an extension: the spec's 405 message stays.
-            !matches!(
-                *m,
-                Method::GET | Method::PUT | Method::DELETE | Method::PATCH
-            )
+            !matches!(*m, Method::GET | Method::PUT | Method::DELETE)
         }))
         .and_then(|_| refuse(HttpError::NoteMethodNotAllowed));
     let not_get = || method_is(|m| !is_get(m));
@@ -232,11 +258,7 @@ pub(crate) fn routes(
             .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
         .unify();
 
-    let section_routes = read_outline.or(patch_note).unify().boxed();
-
-    section_routes
-        .or(read_note)
-        .unify()
+    read_note
         .or(read_list)
         .unify()
         .or(put_note)
@@ -258,6 +280,8 @@ pub(crate) fn routes(
         .or(file_routes)
         .unify()
         .or(history_routes)
+        .unify()
+        .or(extension_routes)
         .unify()
         .or(other_note_method)
         .unify()

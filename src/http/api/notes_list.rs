@@ -1,18 +1,15 @@
 //! `GET /api/v1/notes`: the spec's ListNotesResponse, streamed a chunk of entries at a
 //! time (a large list is never held whole as JSON; a small one is kept with its list
-//! snapshot and shared), and the `?limit=N&after=PATH` extension: one page of the
-//! list after a cursor, with the cursor of the next page.
+//! snapshot and shared). The route takes no parameter: any query string is ignored,
+//! and every note comes back (pages are `notes_pages.rs`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde::Serialize;
 use warp::http::StatusCode;
 use warp::reject::Rejection;
 use warp::reply::{Reply, Response};
 
-use crate::error::Error;
 use crate::http::support::{blocking, reply};
 use crate::http::{State, auth};
 use crate::ops::model::{NoteList, NoteMeta};
@@ -24,35 +21,14 @@ const CHUNK: usize = 256;
 const KEEP_NOTES: usize = 16 << 10;
 /// …when their JSON is at most this large.
 const KEEP_BYTES: usize = 4 << 20;
-/// The largest page of the `limit` extension, and its size when only `after` is given.
-const MAX_PAGE: usize = 1000;
 
-/// A page of the list, when the request asks for one.
-#[derive(Debug, PartialEq, Eq)]
-struct PageRequest {
-    limit: usize,
-    after: Option<String>,
-}
-
-/// `GET /api/v1/notes[?limit=N&after=PATH]`; a folder token (`scope`) sees its
-/// folder's notes only.
-pub(super) async fn list(
-    raw: String,
-    scope: Option<Scope>,
-    state: Arc<State>,
-) -> Result<Response, Rejection> {
-    let page = page_request(&raw)?;
+/// `GET /api/v1/notes`; a folder token (`scope`) sees its folder's notes only.
+pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Response, Rejection> {
     let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
     if let Some(scope) = scope.filter(|s| s.narrows(".")) {
-        // Made for this token: the shared JSON and pages are everyone's.
+        // Made for this token: the shared JSON is everyone's.
         let list = auth::lists::notes(&snapshot.list, &scope);
-        return Ok(match page {
-            Some(page) => page_reply(&list, &page),
-            None => reply::json(StatusCode::OK, &list),
-        });
-    }
-    if let Some(page) = page {
-        return Ok(page_reply(&snapshot.list, &page));
+        return Ok(reply::json(StatusCode::OK, &list));
     }
     if let Some(json) = snapshot.rendered.get() {
         return Ok(reply::with_type(
@@ -78,52 +54,6 @@ pub(super) async fn list(
         warp::http::HeaderValue::from_static(reply::JSON_TYPE),
     );
     Ok(response)
-}
-
-/// One page of `list` after the request's cursor.
-fn page_reply(list: &NoteList, page: &PageRequest) -> Response {
-    let shown = list.page_after(page.after.as_deref(), page.limit);
-    let more = shown
-        .last()
-        .zip(list.notes.last())
-        .is_some_and(|(last, end)| last.path != end.path);
-    let body = Page {
-        notes: shown,
-        total: list.total,
-        next: shown.last().filter(|_| more).map(|n| n.path.as_str()),
-    };
-    reply::json(StatusCode::OK, &body)
-}
-
-/// The answer to a page request: the spec's two fields and the cursor of the next page
-/// (`null` on the last).
-#[derive(Serialize)]
-struct Page<'a> {
-    notes: &'a [NoteMeta],
-    total: usize,
-    next: Option<&'a str>,
-}
-
-/// `limit` (1 to `MAX_PAGE`) and `after` (a path, the `next` of the previous page):
-/// `None` when neither is given (the whole list, as the spec has it).
-fn page_request(raw: &str) -> Result<Option<PageRequest>, Error> {
-    if raw.is_empty() {
-        return Ok(None);
-    }
-    let params: HashMap<String, String> = serde_urlencoded::from_str(raw)
-        .map_err(|e| Error::InvalidQuery(format!("the query string is malformed: {e}")))?;
-    let after = params.get("after").filter(|a| !a.is_empty()).cloned();
-    let limit = match params.get("limit") {
-        None if after.is_none() => return Ok(None),
-        None => MAX_PAGE,
-        Some(text) => text
-            .trim()
-            .parse()
-            .ok()
-            .filter(|n| (1..=MAX_PAGE).contains(n))
-            .ok_or_else(|| Error::InvalidPageLimit(text.clone()))?,
-    };
-    Ok(Some(PageRequest { limit, after }))
 }
 
 /// The whole list as `serde_json::to_vec_pretty` writes it, and a line feed.
@@ -305,40 +235,6 @@ mod tests {
             let parts: Vec<Bytes> = chunks(list.clone()).map(|c| c.unwrap()).collect();
             assert_eq!(parts.len(), n.div_ceil(CHUNK).max(1));
             assert_eq!(parts.concat(), expected(&list), "{n} notes");
-        }
-    }
-
-    #[test]
-    fn page_requests() {
-        let ok = |raw| page_request(raw).unwrap();
-        assert_eq!(ok(""), None);
-        assert_eq!(ok("other=1"), None);
-        assert_eq!(
-            ok("limit=2"),
-            Some(PageRequest {
-                limit: 2,
-                after: None
-            })
-        );
-        assert_eq!(
-            ok("limit=5&after=a%2Fb.md"),
-            Some(PageRequest {
-                limit: 5,
-                after: Some("a/b.md".into())
-            })
-        );
-        assert_eq!(
-            ok("after=x.md"),
-            Some(PageRequest {
-                limit: MAX_PAGE,
-                after: Some("x.md".into())
-            })
-        );
-        for bad in ["limit=0", "limit=1001", "limit=ab", "limit="] {
-            assert!(
-                matches!(page_request(bad), Err(Error::InvalidPageLimit(_))),
-                "{bad}"
-            );
         }
     }
 }

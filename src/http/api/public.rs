@@ -13,18 +13,17 @@ use crate::http::support::reject::HttpError;
 use crate::http::support::{blocking, content_length, reply};
 use crate::ops::NotePath;
 
-/// `POST /api/public/toggle` with the form field `path`. Like a form handler reading
-/// a field, it also takes `path` from the query string, or from a JSON object body.
+/// `POST /api/public/toggle` with the form field `path` (or a JSON object body with
+/// a `path` string). The query string is not read: the spec names the body's field.
 pub(super) async fn toggle(
     headers: HeaderMap,
-    query: String,
     body: BodyStream,
     scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let declared = content_length(&headers);
     let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
-    let path = form_path(&headers, &bytes, &query)?;
+    let path = form_path(&headers, &bytes)?;
     crate::http::auth::may_write(&scope, &path)?;
     let toggled = blocking(&state, move |s| s.notebook.toggle_public(&path)).await?;
     Ok(reply::json(StatusCode::OK, &toggled.result))
@@ -36,9 +35,9 @@ pub(super) async fn list(state: Arc<State>) -> Result<Response, Rejection> {
     Ok(reply::json(StatusCode::OK, &list))
 }
 
-/// The `path` field: from the body (form, or a JSON object), else from the query
-/// string; required, then checked like any note path.
-fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, HttpError> {
+/// The `path` field of the body (form, or a JSON object): required, then checked like
+/// any note path.
+fn form_path(headers: &HeaderMap, body: &[u8]) -> Result<NotePath, HttpError> {
     let is_json = headers
         .get(warp::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -50,16 +49,13 @@ fn form_path(headers: &HeaderMap, body: &[u8], query: &str) -> Result<NotePath, 
     };
     let raw = from_body
         .filter(|value| !value.is_empty())
-        .or_else(|| field(query.as_bytes(), "path"))
-        .filter(|value| !value.is_empty())
         .ok_or(HttpError::PathRequired)?;
     Ok(NotePath::parse(&raw)?)
 }
 
-/// The `path` of a JSON body. An empty body leaves the query string to name the note;
+/// The `path` of a JSON body. An empty body names no note (400 `Path is required`);
 /// anything else must be what the OpenAPI document allows, an object whose `path`, if
-/// present, is a string, so `true` or `{"path": 1}` is a 400 rather than a toggle of
-/// the note the query names.
+/// present, is a string, so `true` or `{"path": 1}` is a 400 `Invalid JSON: …`.
 fn json_path(body: &[u8]) -> Result<Option<String>, HttpError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
@@ -71,7 +67,7 @@ fn json_path(body: &[u8]) -> Result<Option<String>, HttpError> {
     }
 }
 
-/// A field of a URL-encoded form or query string.
+/// A field of a URL-encoded form.
 fn field(encoded: &[u8], name: &str) -> Option<String> {
     serde_urlencoded::from_bytes::<Vec<(String, String)>>(encoded)
         .ok()?

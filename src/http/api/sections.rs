@@ -1,12 +1,13 @@
-//! One section of a note over HTTP: `PATCH /api/v1/notes/{path}` (append, prepend or
-//! replace under a heading path, or merge front matter keys; `If-Match` as on PUT), and
-//! `GET /api/v1/notes/{path}?outline` (the heading tree with line ranges). The body
-//! becomes an `ops::sections::Edit` here; the edit itself is `Notebook::edit_section`.
+//! One section of a note over HTTP, on a route of its own: `GET
+//! /api/v1/sections/{path}` (the heading tree with line ranges) and `PATCH
+//! /api/v1/sections/{path}` (append, prepend or replace under a heading path, or merge
+//! front matter keys; `If-Match` as on PUT). The spec's `/api/v1/notes/{path}` takes
+//! neither. The body becomes an `ops::sections::Edit` here; the edit itself is
+//! `Notebook::edit_section`.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use warp::Filter;
 use warp::http::{HeaderMap, StatusCode, header};
 use warp::reject::Rejection;
 use warp::reply::Response;
@@ -17,29 +18,11 @@ use crate::error::Error;
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, header_str, raw_query, reply};
+use crate::http::support::{blocking, content_length, header_str, reply};
 use crate::ops::NotePath;
 use crate::ops::sections::Edit;
 
-/// Requests whose query has an `outline` parameter (`?outline`, `?outline=1`); any
-/// other falls through to the plain read as "not found", which every later route
-/// overrides (a missing query must not surface as warp's "invalid query" rejection).
-pub(super) fn outline_query() -> impl Filter<Extract = (), Error = Rejection> + Clone {
-    raw_query()
-        .and_then(|query: String| {
-            let asked = query
-                .split('&')
-                .any(|pair| pair.split('=').next() == Some("outline"));
-            std::future::ready(if asked {
-                Ok(())
-            } else {
-                Err(warp::reject::not_found())
-            })
-        })
-        .untuple_one()
-}
-
-/// `GET /api/v1/notes/{path}?outline`: the heading tree, tagged with the note's ETag.
+/// `GET /api/v1/sections/{path}`: the heading tree, tagged with the note's ETag.
 pub(super) async fn outline(path: NotePath, state: Arc<State>) -> Result<Response, Rejection> {
     let outline = blocking(&state, move |s| s.notebook.outline(&path)).await?;
     Ok(with_etag(
@@ -48,7 +31,7 @@ pub(super) async fn outline(path: NotePath, state: Arc<State>) -> Result<Respons
     ))
 }
 
-/// `PATCH /api/v1/notes/{path}`: one section edit, answered with the NoteResponse.
+/// `PATCH /api/v1/sections/{path}`: one section edit, answered with the NoteResponse.
 pub(super) async fn patch(
     path: NotePath,
     headers: HeaderMap,

@@ -15,7 +15,7 @@
 //! - The token's [`Scope`] is then checked against what the request's URL says: a
 //!   read-only token changing anything, or a prefix token naming a path outside its
 //!   folder, gets 403. Routes whose paths are in the body (move, restore, toggle) or
-//!   whose answer is a listing (the list, search, files) get the scope as a request
+//!   whose answer is a listing (the list and its pages, search, files) get the scope as a request
 //!   extension and apply it with [`may_write`] / [`Scope::allows_read`]; `/mcp` gets it
 //!   the same way and offers a read-only token only its read tools.
 //!
@@ -303,6 +303,7 @@ fn route(path: &str) -> Route<'_> {
             "/api/v1/files/",
             "/api/v1/history/",
             "/api/v1/links/",
+            "/api/v1/sections/",
         ]
         .iter()
         .find_map(|p| path.strip_prefix(p));
@@ -348,6 +349,7 @@ fn check_scope(
         // Lists and body-path routes apply the scope themselves.
         Route::Api(None) => match path {
             "/api/v1/notes"
+            | "/api/v1/pages/notes"
             | "/api/v1/search"
             | "/api/v1/files"
             | "/api/v1/move"
@@ -450,6 +452,11 @@ mod tests {
             Route::Api(Some("a%20b.md"))
         );
         assert_eq!(route("/api/v1/notes"), Route::Api(None));
+        assert_eq!(
+            route("/api/v1/sections/work/a.md"),
+            Route::Api(Some("work/a.md"))
+        );
+        assert_eq!(route("/api/v1/pages/notes"), Route::Api(None));
         assert_eq!(route("/apis"), Route::Web);
         assert_eq!(route("/"), Route::Web);
     }
@@ -482,6 +489,11 @@ mod tests {
         assert!(!check(&work, Method::GET, "/api/v1/trash"));
         assert!(!check(&work, Method::GET, "/"));
         assert!(check(&work, Method::GET, "/api/v1/notes"));
+        assert!(check(&work, Method::GET, "/api/v1/pages/notes"));
+        assert!(check(&work, Method::PATCH, "/api/v1/sections/work/a.md"));
+        assert!(!check(&work, Method::GET, "/api/v1/sections/other.md"));
+        assert!(!check(&work, Method::PATCH, "/api/v1/sections/other.md"));
+        assert!(!check(&ro, Method::PATCH, "/api/v1/sections/a.md"));
         assert!(check(&work, Method::POST, "/mcp"));
         assert!(check(&ro, Method::GET, "/api/v1/notes/a.md"));
         assert!(!check(&ro, Method::DELETE, "/api/v1/notes/a.md"));

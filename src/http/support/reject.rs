@@ -86,8 +86,7 @@ impl HttpError {
     pub fn allow(&self) -> Option<&'static str> {
         match self {
             HttpError::MethodNotAllowed { allow } => Some(allow),
-            // The message is the spec's; the header lists the extension's PATCH too.
-            HttpError::NoteMethodNotAllowed => Some("GET, PUT, PATCH, DELETE"),
+            HttpError::NoteMethodNotAllowed => Some("GET, PUT, DELETE"),
             _ => None,
         }
     }
@@ -242,7 +241,7 @@ mod tests {
         );
         assert_eq!(
             HttpError::NoteMethodNotAllowed.allow(),
-            Some("GET, PUT, PATCH, DELETE")
+            Some("GET, PUT, DELETE")
         );
         assert_eq!(HttpError::PathRequired.status(), StatusCode::BAD_REQUEST);
         assert_eq!(
