@@ -3,9 +3,11 @@
 //! (mode 0600, written atomically under a lock) keeps its name, the SHA-256 of the
 //! secret, its scope (`scope.rs`) and when it was made (`record.rs`).
 
+mod reach;
 mod record;
 mod scope;
 
+pub(crate) use reach::{Reader, readable};
 pub(crate) use record::{Hash, hash as hash_secret, to_hex};
 pub use record::{Keyring, TokenInfo};
 pub use scope::{Prefix, Scope, Scoped};
