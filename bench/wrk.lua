@@ -3,7 +3,7 @@
 local mode = os.getenv("BENCH_MODE") or "get"
 local target = os.getenv("BENCH_PATH") or "/"
 local accept = os.getenv("BENCH_ACCEPT")
--- A token sent as `Authorization: Bearer` on GET (the "GET with token" row).
+-- A token sent as `Authorization: Bearer` on GET (the "GET with folder token" row).
 local token = os.getenv("BENCH_TOKEN")
 local body = string.rep("Benchmark body text, written once per request. ", 40)
 local threads = {}

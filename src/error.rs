@@ -128,6 +128,17 @@ pub enum Error {
          not starting with '-'"
     )]
     InvalidTokenName(String),
+    /// A caller limited to a folder named a path outside it, or one that resolves
+    /// (through a symlink) outside it.
+    #[error("This token is limited to a folder, and this path is outside it")]
+    OutsideScope,
+    /// A move by a caller limited to a folder would rewrite notes outside it; which
+    /// ones is not said (the caller may not read them).
+    #[error(
+        "This token is limited to a folder, and this move would rewrite links in notes \
+         outside it: nothing was moved"
+    )]
+    MoveOutsideScope,
 }
 
 /// A heading path as the messages show it: `["Top", "Sub"]`.
@@ -190,7 +201,9 @@ impl Error {
             | TokensWriteFailed(_)
             | TokenExists(_)
             | TokenNotFound(_)
-            | InvalidTokenName(_) => 1,
+            | InvalidTokenName(_)
+            | OutsideScope
+            | MoveOutsideScope => 1,
         }
     }
 

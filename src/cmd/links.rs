@@ -9,13 +9,14 @@ use console::style;
 use super::search::Local;
 use super::{escape, messages};
 use crate::cli::LinksArgs;
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: LinksArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
     let path = NotePath::parse(&args.note).map_err(at)?;
     let local = Local::new(notebook).map_err(|e| super::at_folder(notebook.notes_dir(), e))?;
-    let links = notebook.links(&local, &path).map_err(at)?;
+    let links = notebook.links(&local, &path, &Scope::full()).map_err(at)?;
     if args.json {
         return super::print_json(&links);
     }

@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::mcp::{Backend, McpAccess, NotesServer};
 use crate::ops::search::backlinks::NoteLinks;
 use crate::ops::search::{Limit, Query, SearchResults};
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: Notebook, args: McpArgs) -> anyhow::Result<ExitCode> {
@@ -50,11 +51,11 @@ impl Backend for Folder {
         &self.0
     }
 
-    fn search(&self, query: &Query, limit: Limit) -> Result<SearchResults> {
-        self.0.search(&Local::new(&self.0)?, query, limit)
+    fn search(&self, query: &Query, limit: Limit, scope: &Scope) -> Result<SearchResults> {
+        self.0.search(&Local::new(&self.0)?, query, limit, scope)
     }
 
-    fn links(&self, path: &NotePath) -> Result<NoteLinks> {
-        self.0.links(&Local::new(&self.0)?, path)
+    fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks> {
+        self.0.links(&Local::new(&self.0)?, path, scope)
     }
 }

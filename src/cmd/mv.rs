@@ -6,6 +6,7 @@ use super::escape;
 use crate::cli::MvArgs;
 use crate::error::Error;
 use crate::ops::model::Precondition;
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: MvArgs) -> anyhow::Result<ExitCode> {
@@ -13,7 +14,7 @@ pub(super) fn run(notebook: &Notebook, args: MvArgs) -> anyhow::Result<ExitCode>
     let from = NotePath::parse(&args.from).map_err(at_from)?;
     let to = NotePath::parse(&args.to).map_err(|err| super::at_note(notebook, &args.to, err))?;
     let moved = notebook
-        .move_note(&from, &to, &Precondition::None)
+        .move_note(&from, &to, &Precondition::None, &Scope::full())
         .map_err(|err| match err {
             Error::MoveDestinationExists(_) => {
                 anyhow::anyhow!("{}: {}", args.to, super::messages::MOVE_DESTINATION_TAKEN)

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use super::escape;
 use crate::cli::{NoteArgs, PublishArgs};
 use crate::ops::publish::RepairReport;
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook, PageEffect, Publication};
 
 pub(super) fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<ExitCode> {
@@ -18,14 +19,14 @@ pub(super) fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<
     };
     let at = |err| super::at_note(notebook, note, err);
     let path = NotePath::parse(note).map_err(at)?;
-    let publication = notebook.publish(&path).map_err(at)?;
+    let publication = notebook.publish(&path, &Scope::full()).map_err(at)?;
     report(&publication, args.json, args.quiet)
 }
 
 pub(super) fn unpublish(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
     let path = NotePath::parse(&args.note).map_err(at)?;
-    let publication = notebook.unpublish(&path).map_err(at)?;
+    let publication = notebook.unpublish(&path, &Scope::full()).map_err(at)?;
     report(&publication, args.json, args.quiet)
 }
 

@@ -12,13 +12,14 @@ use crate::error::{Error, Result};
 use crate::ops::Notebook;
 use crate::ops::search::updater::IndexUpdater;
 use crate::ops::search::{IndexSource, Limit, MATCH_END, MATCH_START, NotesIndex, Query, heal};
+use crate::ops::tokens::Scope;
 
 pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let query = Query::parse(&args.query.join(" "))?;
     let limit =
         Limit::new(args.limit.into()).ok_or_else(|| Error::InvalidLimit(args.limit.to_string()))?;
     let local = Local::new(notebook)?;
-    let results = notebook.search(&local, &query, limit)?;
+    let results = notebook.search(&local, &query, limit, &Scope::full())?;
     if args.json {
         return super::print_json(&results);
     }

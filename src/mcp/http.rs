@@ -23,6 +23,7 @@ use crate::http::State;
 use crate::http::support::reply;
 use crate::ops::search::backlinks::NoteLinks;
 use crate::ops::search::{IndexSource, Limit, Query, SearchResults};
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 /// The path of the endpoint.
@@ -39,14 +40,14 @@ impl Backend for Served {
         &self.0.notebook
     }
 
-    fn search(&self, query: &Query, limit: Limit) -> Result<SearchResults> {
+    fn search(&self, query: &Query, limit: Limit, scope: &Scope) -> Result<SearchResults> {
         // A client that just wrote a note expects to find it.
         self.0.search.settle();
-        self.0.notebook.search(&self.0.search, query, limit)
+        self.0.notebook.search(&self.0.search, query, limit, scope)
     }
 
-    fn links(&self, path: &NotePath) -> Result<NoteLinks> {
-        self.0.notebook.links(&self.0.search, path)
+    fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks> {
+        self.0.notebook.links(&self.0.search, path, scope)
     }
 }
 

@@ -35,9 +35,9 @@ use render::ToolError;
 /// it (the server's background indexer, or a command's own catch-up).
 pub(crate) trait Backend: Send + Sync + 'static {
     fn notebook(&self) -> &Notebook;
-    /// A search that sees the writes made before it.
-    fn search(&self, query: &Query, limit: Limit) -> Result<SearchResults>;
-    fn links(&self, path: &NotePath) -> Result<NoteLinks>;
+    /// A search that sees the writes made before it, among what `scope` may read.
+    fn search(&self, query: &Query, limit: Limit, scope: &Scope) -> Result<SearchResults>;
+    fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks>;
 }
 
 /// One MCP server: the tools and resources of a notebook, within an access.
@@ -85,7 +85,7 @@ impl NotesServer {
     /// The tools this access may call: all of them, or those that change nothing.
     fn visible_tools(&self) -> Vec<Tool> {
         let mut tools = self.tools.list_all();
-        if self.access.read_only {
+        if self.access.read_only() {
             tools.retain(is_read_only);
         }
         tools
@@ -145,7 +145,7 @@ impl ServerHandler for NotesServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let server = self.within(&context);
-        if server.access.read_only
+        if server.access.read_only()
             && server
                 .tools
                 .get(&request.name)

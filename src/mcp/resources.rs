@@ -75,8 +75,15 @@ pub(crate) fn list(
         .notebook()
         .list()
         .map_err(|e| ErrorData::internal_error(e.detailed(), None))?;
-    let folder = access.prefix.as_deref().unwrap_or(".");
-    let within = list.notes.iter().filter(|n| is_under(&n.path, folder));
+    let folder = access.prefix().unwrap_or(".");
+    let reader = backend
+        .notebook()
+        .reader(access.scope())
+        .map_err(|e| ErrorData::internal_error(e.detailed(), None))?;
+    let within = list
+        .notes
+        .iter()
+        .filter(|n| is_under(&n.path, folder) && reader.holds(&n.path));
     let (shown, next) = render::page(within, |n| &n.path, cursor, PAGE);
     let mut result = ListResourcesResult::with_all_items(
         shown
@@ -100,7 +107,7 @@ pub(crate) fn read(
     uri: &str,
 ) -> Result<ReadResourceResult, ErrorData> {
     let path = path_of(uri)?;
-    if let Err(refused) = access.check(&path) {
+    if let Err(refused) = access.check(backend.notebook(), &path) {
         return Err(ErrorData::invalid_params(
             refused.message().to_string(),
             None,

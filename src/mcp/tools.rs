@@ -10,17 +10,17 @@ use serde::{Deserialize, Serialize};
 use super::render::{ToolError, etag_of, page, version_of, window};
 use super::{Backend, McpAccess, NotesServer};
 use crate::ops::model::{NoteInput, NoteMeta, Precondition};
-use crate::ops::search::{Limit, MAX_LIMIT, Query, SearchHit};
+use crate::ops::search::{Limit, Query, SearchHit};
 use crate::ops::sections::Edit;
 use crate::ops::tags::{TagCount, is_under};
 use crate::ops::{FilePath, NotePath};
 
 type Answer = Result<CallToolResult, ErrorData>;
 
-/// A note path argument, parsed, within reach.
-fn note_path(access: &McpAccess, raw: &str) -> Result<NotePath, ToolError> {
+/// A note path argument, parsed, within reach (where it leads included).
+fn note_path(backend: &dyn Backend, access: &McpAccess, raw: &str) -> Result<NotePath, ToolError> {
     let path = NotePath::parse(raw).map_err(|e| ToolError::at(raw, e))?;
-    access.check(&path)?;
+    access.check(backend.notebook(), &path)?;
     Ok(path)
 }
 
@@ -294,11 +294,12 @@ impl NotesServer {
             let raw = args.folder.as_deref().unwrap_or("").trim_matches('/');
             let folder = FilePath::parse_folder(raw).map_err(|e| ToolError::at(raw, e))?;
             let folder = access.narrow(&folder)?;
+            let reader = access.reader(backend.notebook())?;
             let list = backend.notebook().list()?;
             let within: Vec<&NoteMeta> = list
                 .notes
                 .iter()
-                .filter(|n| is_under(&n.path, &folder))
+                .filter(|n| is_under(&n.path, &folder) && reader.holds(&n.path))
                 .collect();
             let (notes, next_cursor) = page(
                 within.iter().copied(),
@@ -327,7 +328,7 @@ impl NotesServer {
     async fn read_note(&self, Parameters(args): Parameters<ReadNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let max = count("maxBytes", args.max_bytes, 32 * 1024, 256 * 1024)?;
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let notebook = backend.notebook();
             let at = |e| ToolError::at(path.as_str(), e);
             let offset = args.offset.unwrap_or(0);
@@ -385,33 +386,15 @@ impl NotesServer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let limit = count("limit", args.limit, 10, 50)?;
             let query = Query::parse(&args.query)?;
-            // Under a prefix the best matches are looked for among more, then kept
-            // when within reach.
-            let asked = if access.prefix.is_some() {
-                Limit::new(MAX_LIMIT).unwrap_or(Limit::DEFAULT)
-            } else {
-                Limit::new(limit).unwrap_or(Limit::DEFAULT)
-            };
-            let found = backend.search(&query, asked)?;
-            let total = match access.prefix {
-                None => found.total,
-                Some(_) => found
-                    .results
-                    .iter()
-                    .filter(|hit| access.reaches(&hit.path))
-                    .count(),
-            };
-            let results: Vec<SearchHit> = found
-                .results
-                .into_iter()
-                .filter(|hit| access.reaches(&hit.path))
-                .take(limit)
-                .collect();
+            let asked = Limit::new(limit).unwrap_or(Limit::DEFAULT);
+            // Results and total alike count only what the session may read.
+            let found = backend.search(&query, asked, access.scope())?;
+            let results: Vec<SearchHit> = found.results;
             Ok(Found {
                 query: found.query,
-                truncated: results.len() < total,
+                truncated: results.len() < found.total,
                 results,
-                total,
+                total: found.total,
             })
         })
         .await
@@ -430,7 +413,7 @@ impl NotesServer {
     )]
     async fn create_note(&self, Parameters(args): Parameters<CreateNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let written = backend
                 .notebook()
                 .put(
@@ -458,7 +441,7 @@ impl NotesServer {
     )]
     async fn update_note(&self, Parameters(args): Parameters<UpdateNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let written = backend
                 .notebook()
                 .put(
@@ -485,7 +468,7 @@ impl NotesServer {
     )]
     async fn append_to_note(&self, Parameters(args): Parameters<AppendArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let notebook = backend.notebook();
             let written = match args.heading {
                 Some(heading) => notebook.edit_section(
@@ -519,7 +502,7 @@ impl NotesServer {
     )]
     async fn edit_section(&self, Parameters(args): Parameters<EditSectionArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let (heading, text) = (args.heading, args.text);
             let edit = match args.op {
                 SectionOp::Append => Edit::Append { heading, text },
@@ -552,11 +535,11 @@ impl NotesServer {
     )]
     async fn move_note(&self, Parameters(args): Parameters<MoveNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let from = note_path(access, &args.from)?;
-            let to = note_path(access, &args.to)?;
+            let from = note_path(backend, access, &args.from)?;
+            let to = note_path(backend, access, &args.to)?;
             let moved = backend
                 .notebook()
-                .move_note(&from, &to, &Precondition::None)
+                .move_note(&from, &to, &Precondition::None, access.scope())
                 .map_err(|e| match e {
                     crate::error::Error::MoveDestinationExists(_) => ToolError::at(to.as_str(), e),
                     e => ToolError::at(from.as_str(), e),
@@ -579,7 +562,7 @@ impl NotesServer {
     )]
     async fn delete_note(&self, Parameters(args): Parameters<DeleteNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let cond = match &args.version {
                 Some(version) => Precondition::IfMatch(vec![etag_of(version)]),
                 None => Precondition::None,
@@ -604,7 +587,7 @@ impl NotesServer {
     async fn list_tags(&self, Parameters(args): Parameters<ListTagsArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let limit = count("limit", args.limit, 200, 1000)?;
-            let tags = backend.notebook().tags(access.prefix.as_deref())?;
+            let tags = backend.notebook().tags(access.scope())?;
             let (shown, next_cursor) = page(&tags, |t| &t.name, args.cursor.as_deref(), limit);
             Ok(TagsPage {
                 tags: shown.into_iter().cloned().collect(),
@@ -623,11 +606,10 @@ impl NotesServer {
     async fn note_links(&self, Parameters(args): Parameters<NoteLinksArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let limit = count("limit", args.limit, 100, 500)?;
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let mut links = backend
-                .links(&path)
+                .links(&path, access.scope())
                 .map_err(|e| ToolError::at(path.as_str(), e))?;
-            links.keep_within(|p| access.reaches(p));
             let totals = (links.outgoing.len(), links.incoming.len());
             links.outgoing.truncate(limit);
             links.incoming.truncate(limit);
@@ -656,10 +638,10 @@ impl NotesServer {
     )]
     async fn publish_note(&self, Parameters(args): Parameters<NotePathArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let done = backend
                 .notebook()
-                .publish(&path)
+                .publish(&path, access.scope())
                 .map_err(|e| ToolError::at(path.as_str(), e))?;
             Ok(publicity_of(done))
         })
@@ -679,10 +661,10 @@ impl NotesServer {
     )]
     async fn unpublish_note(&self, Parameters(args): Parameters<NotePathArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(access, &args.path)?;
+            let path = note_path(backend, access, &args.path)?;
             let done = backend
                 .notebook()
-                .unpublish(&path)
+                .unpublish(&path, access.scope())
                 .map_err(|e| ToolError::at(path.as_str(), e))?;
             Ok(publicity_of(done))
         })

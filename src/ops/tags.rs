@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::ops::Notebook;
+use crate::ops::tokens::Scope;
 
 /// One tag and the number of notes carrying it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -16,13 +17,14 @@ pub(crate) struct TagCount {
 }
 
 impl Notebook {
-    /// The tags of the notes under `folder` (every note when `None`), sorted by name;
-    /// a note naming a tag twice counts once.
-    pub(crate) fn tags(&self, folder: Option<&str>) -> Result<Vec<TagCount>> {
+    /// The tags of the notes the caller's `scope` may read, sorted by name; a note
+    /// naming a tag twice counts once.
+    pub(crate) fn tags(&self, scope: &Scope) -> Result<Vec<TagCount>> {
+        let reader = self.reader(scope)?;
         let list = self.list()?;
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for note in &list.notes {
-            if folder.is_some_and(|folder| !is_under(&note.path, folder)) {
+            if !reader.holds(&note.path) {
                 continue;
             }
             let mut seen: Vec<&str> = Vec::with_capacity(note.tags.len());
@@ -57,6 +59,7 @@ pub(crate) fn is_under(path: &str, folder: &str) -> bool {
 mod tests {
     use super::*;
     use crate::ops::model::{NoteInput, Precondition};
+    use crate::ops::tokens::Prefix;
     use crate::ops::{NotePath, temp_notebook};
 
     fn put(notebook: &Notebook, path: &str, tags: &str) {
@@ -80,15 +83,16 @@ mod tests {
             name: name.into(),
             count,
         };
+        let folder = |name: &str| Scope::new(false, Some(Prefix::parse(name).unwrap()));
         assert_eq!(
-            notebook.tags(None).unwrap(),
+            notebook.tags(&Scope::full()).unwrap(),
             vec![count("rust", 2), count("work", 1)]
         );
         assert_eq!(
-            notebook.tags(Some("ideas")).unwrap(),
+            notebook.tags(&folder("ideas")).unwrap(),
             vec![count("rust", 1)]
         );
-        assert!(notebook.tags(Some("none")).unwrap().is_empty());
+        assert!(notebook.tags(&folder("none")).unwrap().is_empty());
     }
 
     #[test]

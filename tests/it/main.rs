@@ -45,6 +45,7 @@ mod publish_crash;
 mod races;
 mod reliability;
 mod render_safety;
+mod scope_paths;
 mod search_api;
 mod search_files;
 mod sections;

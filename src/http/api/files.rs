@@ -333,9 +333,19 @@ pub(super) async fn list(
     let mut folder = FilePath::parse_folder(&query.under)?;
     if let Some(scope) = &scope {
         folder = crate::http::auth::lists::files_folder(folder, scope)
+            .filter(|folder| state.notebook.may_read(scope, folder.as_str()))
             .ok_or(HttpError::Forbidden(crate::http::auth::OUTSIDE))?;
     }
-    let list = blocking(&state, move |s| s.notebook.list_files(&folder)).await?;
+    let list = blocking(&state, move |s| {
+        let mut list = s.notebook.list_files(&folder)?;
+        // A symlinked file of the folder leading out of it is not the token's.
+        if let Some(scope) = scope.filter(|scope| scope.prefix().is_some()) {
+            list.files
+                .retain(|file| s.notebook.may_read(&scope, file.path.as_str()));
+        }
+        Ok::<_, Error>(list)
+    })
+    .await?;
     Ok(reply::json(StatusCode::OK, &list))
 }
 

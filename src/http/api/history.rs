@@ -75,7 +75,7 @@ pub(super) async fn restore(
     let declared = content_length(&headers);
     let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
     let (path, version) = restore_request(&bytes)?;
-    crate::http::auth::may_write(&scope, &path)?;
+    crate::http::auth::may_write(&state.notebook, &scope, &path)?;
     let outcome = blocking(&state, move |s| s.notebook.restore(&path, &version)).await?;
     Ok(written(&outcome))
 }

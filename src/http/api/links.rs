@@ -20,9 +20,7 @@ pub(super) async fn links(
     scope: Option<Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let mut links = blocking(&state, move |s| s.notebook.links(&s.search, &path)).await?;
-    if let Some(scope) = scope {
-        links.keep_within(|p| scope.allows_read(p));
-    }
+    let scope = scope.unwrap_or_default();
+    let links = blocking(&state, move |s| s.notebook.links(&s.search, &path, &scope)).await?;
     Ok(reply::json(StatusCode::OK, &links))
 }

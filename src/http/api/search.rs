@@ -9,13 +9,10 @@ use warp::reject::Rejection;
 use warp::reply::Response;
 
 use crate::error::Error;
+use crate::http::State;
 use crate::http::support::{blocking, reply};
-use crate::http::{State, auth};
 use crate::ops::search::{Limit, Query};
 use crate::ops::tokens::Scope;
-
-/// The most results a search returns (`Limit`'s top).
-const MAX_LIMIT: usize = 100;
 
 /// `GET /api/v1/search`. A malformed query is the client's error, whatever the state of
 /// the index, so it is checked first.
@@ -25,14 +22,12 @@ pub(super) async fn search(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let (query, limit) = parse_params(&raw)?;
-    if let Some(scope) = scope.filter(|s| s.narrows(".")) {
-        // A folder token: the most hits, then those inside its folder.
-        let most = Limit::new(MAX_LIMIT).unwrap_or(limit);
-        let found = blocking(&state, move |s| s.notebook.search(&s.search, &query, most)).await?;
-        let hits = auth::lists::hits(found, &scope, limit.get());
-        return Ok(reply::json(StatusCode::OK, &hits));
-    }
-    let hits = blocking(&state, move |s| s.notebook.search(&s.search, &query, limit)).await?;
+    // A folder token's results and total count the notes it may read only.
+    let scope = scope.unwrap_or_default();
+    let hits = blocking(&state, move |s| {
+        s.notebook.search(&s.search, &query, limit, &scope)
+    })
+    .await?;
     Ok(reply::json(StatusCode::OK, &hits))
 }
 

@@ -1,9 +1,9 @@
-//! What a folder token sees of a listing: the notes list, search results and the
-//! attachments list, cut to its folder. Whole-notebook listings are made as usual and
-//! filtered here, in one place, with the scope's own `allows_read`.
+//! What a folder token sees of a listing: the notes list and the attachments list, cut
+//! to its folder. Whole-notebook listings are made as usual and filtered here with the
+//! scope's own `allows_read`; searches, links and tags are cut in `ops` (the search's
+//! total must count only what the token may read).
 
 use crate::ops::model::NoteList;
-use crate::ops::search::SearchResults;
 use crate::ops::tokens::Scope;
 
 /// The notes inside the scope's folder; `total` counts them.
@@ -18,17 +18,6 @@ pub(crate) fn notes(list: &NoteList, scope: &Scope) -> NoteList {
         total: notes.len(),
         notes,
     }
-}
-
-/// The hits inside the scope's folder, at most `limit`; `total` is the number of hits
-/// inside it among those the search returned (the search is asked for its most).
-pub(crate) fn hits(mut found: SearchResults, scope: &Scope, limit: usize) -> SearchResults {
-    found
-        .results
-        .retain(|hit| scope.allows_read(hit.path.as_str()));
-    found.total = found.results.len();
-    found.results.truncate(limit);
-    found
 }
 
 /// The folder an attachments listing of `folder` may show: itself when it is inside

@@ -183,7 +183,7 @@ impl Auth {
                 .ok_or(Denied::Unauthenticated { page, sent: true })?
                 .1
         };
-        check_scope(&scope, request.method(), path, &route)?;
+        check_scope(notebook, &scope, request.method(), path, &route)?;
         if !scope.is_full() {
             request.extensions_mut().insert(scope);
         }
@@ -312,9 +312,10 @@ fn route(path: &str) -> Route<'_> {
     Route::Web
 }
 
-/// The scope against what the URL says; the finer checks are the routes' (see the
-/// module's text).
+/// The scope against what the URL says, the path judged where it leads
+/// (`Notebook::may_read`); the finer checks are the routes' (see the module's text).
 fn check_scope(
+    notebook: &Notebook,
     scope: &Scope,
     method: &Method,
     path: &str,
@@ -340,9 +341,9 @@ fn check_scope(
             };
             let cleaned = crate::ops::path::clean(&decoded);
             let allowed = if changes {
-                scope.allows_write(cleaned.as_str())
+                notebook.may_write(scope, cleaned.as_str())
             } else {
-                scope.allows_read(cleaned.as_str())
+                notebook.may_read(scope, cleaned.as_str())
             };
             allowed.then_some(()).ok_or(Denied::Forbidden(OUTSIDE))
         }
@@ -416,13 +417,14 @@ impl Denied {
 }
 
 /// The check of a route whose note path is in its body: 403 unless the caller's scope
-/// (none: tokens are off) may change `path`.
+/// (none: tokens are off) may change `path` where it leads.
 pub(crate) fn may_write<P: Scoped + ?Sized>(
+    notebook: &Notebook,
     scope: &Option<Scope>,
     path: &P,
 ) -> Result<(), HttpError> {
     match scope {
-        Some(scope) if !scope.allows_write(path) => Err(HttpError::Forbidden(OUTSIDE)),
+        Some(scope) if !notebook.may_write(scope, path) => Err(HttpError::Forbidden(OUTSIDE)),
         _ => Ok(()),
     }
 }
@@ -473,8 +475,9 @@ mod tests {
     fn scopes_against_urls() {
         let work = Scope::new(false, Some(Prefix::parse("work").unwrap()));
         let ro = Scope::new(true, None);
+        let (_dir, notebook) = crate::ops::temp_notebook();
         let check = |scope: &Scope, method: Method, path: &str| {
-            check_scope(scope, &method, path, &route(path)).is_ok()
+            check_scope(&notebook, scope, &method, path, &route(path)).is_ok()
         };
         assert!(check(&work, Method::GET, "/api/v1/notes/work/a.md"));
         assert!(check(&work, Method::PUT, "/api/v1/files/work/x.png"));

@@ -125,6 +125,7 @@ pub fn status(err: &Error) -> StatusCode {
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
         }
+        OutsideScope | MoveOutsideScope => StatusCode::FORBIDDEN,
         IndexRebuilding => StatusCode::SERVICE_UNAVAILABLE,
         ListFailed(_)
         | AccessFailed(_)

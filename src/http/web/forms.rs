@@ -20,6 +20,7 @@ use crate::http::support::body::BodyStream;
 use crate::http::support::reject::HttpError;
 use crate::ops::NotePath;
 use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput, Precondition};
+use crate::ops::tokens::Scope;
 
 /// Which form was posted.
 #[derive(Debug, Clone, Copy)]
@@ -36,13 +37,14 @@ pub(super) async fn handle(
     action: Action,
     headers: HeaderMap,
     body: BodyStream,
+    scope: Option<Scope>,
     state: Arc<State>,
 ) -> Reply {
     let bytes = read_body(body, &headers, &state).await.map_err(failed)?;
     match action {
         Action::Save => save(form(&bytes)?, &state).await,
         Action::Delete => delete(form(&bytes)?, &state).await,
-        Action::Publish => publish(form(&bytes)?, &state).await,
+        Action::Publish => publish(form(&bytes)?, scope.unwrap_or_default(), &state).await,
         Action::Preview => preview(form(&bytes)?, &state).await,
         Action::Restore => super::history::restore(form(&bytes)?, &state).await,
     }
@@ -241,7 +243,8 @@ async fn delete(form: PathForm, state: &Arc<State>) -> Reply {
     )))
 }
 
-async fn publish(form: PathForm, state: &Arc<State>) -> Reply {
+/// Publishes for the session's `scope`: its pages copy only what it may read.
+async fn publish(form: PathForm, scope: Scope, state: &Arc<State>) -> Reply {
     let path = form_path(&form).map_err(failed)?;
     let action = match form.action.as_str() {
         "publish" | "" => "published",
@@ -251,8 +254,8 @@ async fn publish(form: PathForm, state: &Arc<State>) -> Reply {
     };
     let target = path.clone();
     blocking(state, move |s| match action {
-        "unpublished" => s.notebook.unpublish(&target),
-        _ => s.notebook.publish(&target),
+        "unpublished" => s.notebook.unpublish(&target, &scope),
+        _ => s.notebook.publish(&target, &scope),
     })
     .await
     .map_err(failed)?;

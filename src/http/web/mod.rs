@@ -54,6 +54,7 @@ pub(crate) fn routes(
     let search = warp::path!("search")
         .and(method_is(is_read))
         .and(raw_query())
+        .and(crate::http::auth::scope())
         .and(with_state(state.clone()))
         .and_then(pages::search);
     let new = warp::path!("new")
@@ -79,6 +80,7 @@ pub(crate) fn routes(
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
+        .and(crate::http::auth::scope())
         .and(with_state(state))
         .and_then(forms::handle);
     let pages_refused = warp::path::end()

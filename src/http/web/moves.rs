@@ -21,6 +21,7 @@ use crate::http::support::reject::HttpError;
 use crate::http::support::{blocking, is_post, is_read, method_is, with_state};
 use crate::ops::NotePath;
 use crate::ops::model::Precondition;
+use crate::ops::tokens::Scope;
 
 /// `GET /move/<path>` and `POST /move`, and a 405 page for any other method.
 pub(super) fn routes(
@@ -35,6 +36,7 @@ pub(super) fn routes(
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
+        .and(crate::http::auth::scope())
         .and(with_state(state))
         .and_then(post);
     let refused = warp::path("move")
@@ -79,7 +81,14 @@ async fn page(full: FullPath, state: Arc<State>) -> Reply {
     ))
 }
 
-async fn post(headers: HeaderMap, body: BodyStream, state: Arc<State>) -> Reply {
+/// Moves for the session's `scope`, which must reach every note the move changes.
+async fn post(
+    headers: HeaderMap,
+    body: BodyStream,
+    scope: Option<Scope>,
+    state: Arc<State>,
+) -> Reply {
+    let scope = scope.unwrap_or_default();
     let bytes = read_body(body, &headers, &state).await.map_err(failed)?;
     let form: MoveForm = serde_urlencoded::from_bytes(&bytes).map_err(|_| {
         warp::reject::custom(PageError::Status(
@@ -110,7 +119,7 @@ async fn post(headers: HeaderMap, body: BodyStream, state: Arc<State>) -> Reply 
     };
     let (source, target) = (from.clone(), to.clone());
     let moved = blocking(&state, move |s| {
-        s.notebook.move_note(&source, &target, &cond)
+        s.notebook.move_note(&source, &target, &cond, &scope)
     })
     .await;
     Ok(match moved {

@@ -15,6 +15,7 @@ use crate::http::State;
 use crate::http::support::blocking;
 use crate::ops::publish::{PublicState, site};
 use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
+use crate::ops::tokens::Scope;
 use crate::ops::{NoteMeta, NotePath, Notebook};
 
 /// The parameters of a query string; a malformed one reads as empty.
@@ -129,8 +130,10 @@ pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
     ))
 }
 
-/// `/search?q=…`: ranked results with the matched words highlighted.
-pub(super) async fn search(raw: String, state: Arc<State>) -> Reply {
+/// `/search?q=…`: ranked results with the matched words highlighted, among the notes
+/// the session's `scope` may read.
+pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>) -> Reply {
+    let scope = scope.unwrap_or_default();
     let query = params(&raw).remove("q").unwrap_or_default();
     if query.trim().is_empty() {
         return Ok(html(
@@ -144,7 +147,8 @@ pub(super) async fn search(raw: String, state: Arc<State>) -> Reply {
     let outcome = match Query::parse(&query) {
         Ok(parsed) => {
             blocking(&state, move |s| {
-                s.notebook.search(&s.search, &parsed, Limit::DEFAULT)
+                s.notebook
+                    .search(&s.search, &parsed, Limit::DEFAULT, &scope)
             })
             .await
         }
@@ -234,7 +238,8 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
         };
         let targets = s.notebook.link_targets()?;
         // The index answers backlinks; while it is rebuilt the note still shows.
-        let backlinks = match s.notebook.links(&s.search, &at) {
+        // A session limited to a folder never reaches the interface (the door).
+        let backlinks = match s.notebook.links(&s.search, &at, &Scope::full()) {
             Ok(links) => Backlinks::Found(links.incoming),
             Err(Error::IndexRebuilding) => Backlinks::Indexing,
             Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,

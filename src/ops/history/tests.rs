@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::ops::model::{NoteInput, Precondition};
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, temp_notebook};
 
 fn put(nb: &crate::ops::Notebook, path: &NotePath, text: &str) -> String {
@@ -88,7 +89,8 @@ fn outside_edits_and_moves_are_recorded() {
     assert_eq!(latest.operation, "outside-edit");
     assert_eq!(nb.version(&a, &latest.id).unwrap(), b"edited outside\n");
     let b = NotePath::parse("sub/b.md").unwrap();
-    nb.move_note(&a, &b, &Precondition::None).unwrap();
+    nb.move_note(&a, &b, &Precondition::None, &Scope::full())
+        .unwrap();
     assert_eq!(nb.history(&a).unwrap()[0].operation, "move");
     let moved = &nb.history(&b).unwrap()[0];
     assert_eq!(nb.version(&b, &moved.id).unwrap(), b"edited outside\n");

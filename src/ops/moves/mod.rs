@@ -16,6 +16,7 @@ use self::plan::Move;
 use crate::error::{Error, Result};
 use crate::ops::model::{Precondition, etag};
 use crate::ops::store::{metadata_of, text_of};
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 /// The environment variable that makes a move stop dead (as a crash would) after one of
@@ -61,15 +62,20 @@ pub(crate) struct Finished {
 impl Notebook {
     /// Moves note `from` to `to` when `cond` holds of `from`, making the folders of
     /// `to`, and rewrites every link that leads to it so that it leads to `to`.
-    /// `to` must not exist.
+    /// `to` must not exist. The caller's `scope` must reach both paths and every note
+    /// the move would rewrite: a move that would change a note outside it changes
+    /// nothing and says so without naming it.
     pub(crate) fn move_note(
         &self,
         from: &NotePath,
         to: &NotePath,
         cond: &Precondition,
+        scope: &Scope,
     ) -> Result<Moved> {
         from.check_writable()?;
         to.check_writable()?;
+        self.check_write(scope, from)?;
+        self.check_write(scope, to)?;
         if from == to {
             return Err(Error::MoveOntoItself);
         }
@@ -112,6 +118,9 @@ impl Notebook {
                     continue;
                 };
                 if let Some(text) = plan.retarget(path, &text_of(&bytes)) {
+                    if !self.may_write(scope, path) {
+                        return Err(Error::MoveOutsideScope);
+                    }
                     rewrites.push(rewrite_of(path, &bytes, text));
                 }
             }
@@ -126,7 +135,7 @@ impl Notebook {
                 return Err(e);
             }
             crash_after(true, "journal");
-            self.apply(&journal, true)?;
+            self.apply(&journal, Some(scope))?;
             Ok(journal)
         })?;
         self.changed(from);
@@ -164,7 +173,7 @@ impl Notebook {
         keys.extend([journal.from.as_str(), journal.to.as_str()]);
         let finished = self
             .note_locks
-            .with_all(&keys, || self.apply(&journal, false))?;
+            .with_all(&keys, || self.apply(&journal, None))?;
         for path in [&journal.from, &journal.to]
             .into_iter()
             .chain(&finished.rewritten)
@@ -178,9 +187,14 @@ impl Notebook {
 
     /// Carries out the journal's steps, holding the locks of every note it names: the
     /// rename, each rewrite (while the note holds the text the plan was made from), the
-    /// public entry, then the journal's removal. `live` is the move that wrote the
-    /// journal: a rename that cannot happen then fails the move, which changed nothing.
-    fn apply(&self, journal: &Journal, live: bool) -> Result<Finished> {
+    /// public entry, then the journal's removal. `live` is the scope of the move that
+    /// wrote the journal (`None`: one a crash left, finished by the owner): a rename
+    /// that cannot happen then fails the move, which changed nothing; a public page is
+    /// rendered for that scope.
+    fn apply(&self, journal: &Journal, live: Option<&Scope>) -> Result<Finished> {
+        let everything = Scope::full();
+        let scope = live.unwrap_or(&everything);
+        let live = live.is_some();
         let from = NotePath::parse(&journal.from)?;
         let to = NotePath::parse(&journal.to)?;
         let mut done = Finished {
@@ -228,7 +242,7 @@ impl Notebook {
                 Outcome::LeftAlone => done.left_alone.push(rewrite.path.clone()),
             }
         }
-        self.moved_public(&from, &to)?;
+        self.moved_public(&from, &to, scope)?;
         Journal::remove(&self.root)?;
         Ok(done)
     }

@@ -21,30 +21,64 @@ fn read(nb: &Notebook, rel: &str) -> Option<String> {
 }
 
 #[test]
+fn a_folder_scope_moves_nothing_that_would_rewrite_a_note_outside_it() {
+    let (_root, nb) = notebook();
+    let work = Scope::new(
+        false,
+        Some(crate::ops::tokens::Prefix::parse("work").unwrap()),
+    );
+    write(&nb, "work/a.md", "alpha\n");
+    write(&nb, "work/c.md", "[[a]]\n");
+    write(&nb, "private/plans.md", "[a](../work/a.md)\n");
+    let none = Precondition::None;
+    assert!(matches!(
+        nb.move_note(&p("work/a.md"), &p("work/b.md"), &none, &work),
+        Err(Error::MoveOutsideScope)
+    ));
+    assert!(matches!(
+        nb.move_note(&p("work/a.md"), &p("private/b.md"), &none, &work),
+        Err(Error::OutsideScope)
+    ));
+    assert_eq!(read(&nb, "work/a.md").as_deref(), Some("alpha\n"));
+    assert_eq!(read(&nb, "work/c.md").as_deref(), Some("[[a]]\n"));
+    assert_eq!(
+        read(&nb, "private/plans.md").as_deref(),
+        Some("[a](../work/a.md)\n")
+    );
+    assert!(!journal::exists(nb.notes_dir()));
+    // Once no note outside links to it, the same move goes through.
+    write(&nb, "private/plans.md", "nothing\n");
+    let moved = nb
+        .move_note(&p("work/a.md"), &p("work/b.md"), &none, &work)
+        .unwrap();
+    assert_eq!(moved.rewritten, ["work/c.md"]);
+}
+
+#[test]
 fn refusals_change_nothing() {
     let (_root, nb) = notebook();
     write(&nb, "a.md", "[[b]]\n");
     write(&nb, "b.md", "[[a]]\n");
     let none = Precondition::None;
     assert!(matches!(
-        nb.move_note(&p("x.md"), &p("y.md"), &none),
+        nb.move_note(&p("x.md"), &p("y.md"), &none, &Scope::full()),
         Err(Error::NotFound)
     ));
     assert!(matches!(
-        nb.move_note(&p("a.md"), &p("b.md"), &none),
+        nb.move_note(&p("a.md"), &p("b.md"), &none, &Scope::full()),
         Err(Error::MoveDestinationExists(to)) if to == "b.md"
     ));
     assert!(matches!(
-        nb.move_note(&p("a.md"), &p("a.md"), &none),
+        nb.move_note(&p("a.md"), &p("a.md"), &none, &Scope::full()),
         Err(Error::MoveOntoItself)
     ));
     assert!(matches!(
-        nb.move_note(&p("a.md"), &p(".hidden/c.md"), &none),
+        nb.move_note(&p("a.md"), &p(".hidden/c.md"), &none, &Scope::full()),
         Err(Error::InvalidPath)
     ));
     let stale = Precondition::IfMatch(vec!["\"0\"".into()]);
     assert!(matches!(
-        nb.move_note(&p("a.md"), &p("c.md"), &stale),
+        nb.move_note(&p("a.md"), &p("c.md"), &stale, &Scope::full()),
         Err(Error::PreconditionFailed)
     ));
     assert_eq!(read(&nb, "a.md").as_deref(), Some("[[b]]\n"));
@@ -66,6 +100,7 @@ fn a_move_rewrites_the_linking_notes_and_says_which() {
             &p("a.md"),
             &p("k/z.md"),
             &Precondition::IfMatch(vec![current]),
+            &Scope::full(),
         )
         .unwrap();
     assert_eq!(
@@ -158,10 +193,15 @@ fn a_journal_whose_notes_are_both_there_changes_nothing() {
 fn a_public_note_takes_its_entry_and_page_along() {
     let (_root, nb) = notebook();
     write(&nb, "a.md", "---\ntitle: Alpha\n---\ntext\n");
-    nb.publish(&p("a.md")).unwrap();
+    nb.publish(&p("a.md"), &Scope::full()).unwrap();
     let before = nb.public_list().unwrap().notes;
-    nb.move_note(&p("a.md"), &p("dir/z.md"), &Precondition::None)
-        .unwrap();
+    nb.move_note(
+        &p("a.md"),
+        &p("dir/z.md"),
+        &Precondition::None,
+        &Scope::full(),
+    )
+    .unwrap();
     let after = nb.public_list().unwrap().notes;
     assert_eq!(after.len(), 1);
     assert_eq!(after[0].path, "dir/z.md");
@@ -169,6 +209,9 @@ fn a_public_note_takes_its_entry_and_page_along() {
     assert!(!nb.public_dir().join("a.html").exists());
     assert!(nb.public_dir().join("z.html").is_file());
     // Once more changes nothing.
-    assert!(!nb.moved_public(&p("a.md"), &p("dir/z.md")).unwrap());
+    assert!(
+        !nb.moved_public(&p("a.md"), &p("dir/z.md"), &Scope::full())
+            .unwrap()
+    );
     assert!(nb.repair_public().unwrap().is_clean());
 }

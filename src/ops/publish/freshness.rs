@@ -56,6 +56,7 @@ mod tests {
     use crate::ops::model::{NoteInput, Precondition};
 
     use crate::ops::temp_notebook as notebook;
+    use crate::ops::tokens::Scope;
 
     fn put(notebook: &Notebook, path: &NotePath, text: &str) {
         notebook
@@ -74,7 +75,7 @@ mod tests {
         put(&nb, &path, "one\n");
         assert_eq!(nb.public_state(&path).unwrap(), None, "no record yet");
 
-        nb.publish(&path).unwrap();
+        nb.publish(&path, &Scope::full()).unwrap();
         let state = nb.public_state(&path).unwrap().unwrap();
         assert!(state.page.ends_with("n.html"), "{state:?}");
         assert!(!state.out_of_date(), "just published: {state:?}");
@@ -85,11 +86,11 @@ mod tests {
         let state = nb.public_state(&path).unwrap().unwrap();
         assert!(state.out_of_date(), "changed after publishing: {state:?}");
 
-        nb.publish(&path).unwrap();
+        nb.publish(&path, &Scope::full()).unwrap();
         let state = nb.public_state(&path).unwrap().unwrap();
         assert!(!state.out_of_date(), "republished: {state:?}");
 
-        nb.unpublish(&path).unwrap();
+        nb.unpublish(&path, &Scope::full()).unwrap();
         assert_eq!(nb.public_state(&path).unwrap(), None, "private again");
     }
 

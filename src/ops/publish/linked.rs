@@ -56,7 +56,7 @@ impl LinkPlaces for PublicPlaces<'_> {
             // path leading outside the notes dir) is the link's text.
             Destination::File {
                 path: Some(path), ..
-            } => match self.media.href(&path) {
+            } => match self.media.href(&path, self.from) {
                 Some(href) => Place::File { href },
                 None => Place::Missing { href: None },
             },

@@ -33,6 +33,7 @@ use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
 use super::fsutil;
 use super::links::LinkTargets;
+use super::tokens::Scope;
 use super::{NotePath, Notebook};
 use crate::error::{Error, Result};
 
@@ -100,37 +101,43 @@ fn failed(e: io::Error) -> Error {
 
 impl Notebook {
     /// `POST /api/public/toggle`: a private note becomes public, a public one private.
-    /// The note must exist either way.
+    /// The note must exist either way, and `scope` (the caller's) must reach it; the
+    /// pages copy only the attachments `scope` may read (`media.rs`).
     /// Holds the note's lock (then the record's, the order delete takes them in), so a
     /// delete racing with a toggle cannot leave a public entry for a deleted note.
-    pub(crate) fn toggle_public(&self, path: &NotePath) -> Result<Publication> {
+    pub(crate) fn toggle_public(&self, path: &NotePath, scope: &Scope) -> Result<Publication> {
+        self.check_write(scope, path)?;
         self.note_locks.with(path.as_str(), || {
             self.with_record(|record| {
                 self.read(path)?;
                 if record.get(path.as_str()).is_some() {
-                    self.take_down(record, path)
+                    self.take_down(record, path, scope)
                 } else {
-                    self.put_up(record, path)
+                    self.put_up(record, path, scope)
                 }
             })
         })
     }
 
-    /// Makes a note public, or regenerates its page when it already is.
-    pub(crate) fn publish(&self, path: &NotePath) -> Result<Publication> {
+    /// Makes a note public, or regenerates its page when it already is, for a caller
+    /// within `scope` (as `toggle_public`).
+    pub(crate) fn publish(&self, path: &NotePath, scope: &Scope) -> Result<Publication> {
+        self.check_write(scope, path)?;
         self.note_locks.with(path.as_str(), || {
-            self.with_record(|record| self.put_up(record, path))
+            self.with_record(|record| self.put_up(record, path, scope))
         })
     }
 
-    /// Makes a public note private. Works when the note file is gone too, so that an
-    /// entry whose note was removed outside the service can still be cleared.
-    pub(crate) fn unpublish(&self, path: &NotePath) -> Result<Publication> {
+    /// Makes a public note private, for a caller within `scope`. Works when the note
+    /// file is gone too, so that an entry whose note was removed outside the service
+    /// can still be cleared.
+    pub(crate) fn unpublish(&self, path: &NotePath, scope: &Scope) -> Result<Publication> {
+        self.check_write(scope, path)?;
         self.with_record(|record| {
             if record.get(path.as_str()).is_none() {
                 return Err(Error::NotPublic(path.to_string()));
             }
-            self.take_down(record, path)
+            self.take_down(record, path, scope)
         })
     }
 
@@ -140,7 +147,7 @@ impl Notebook {
     pub(crate) fn unpublish_deleted(&self, path: &NotePath) -> Result<()> {
         self.with_record(|record| {
             if record.get(path.as_str()).is_some() {
-                self.take_down(record, path)?;
+                self.take_down(record, path, &Scope::full())?;
             }
             Ok(())
         })
@@ -281,16 +288,17 @@ impl Notebook {
         outcome
     }
 
-    /// Publishes (or republishes) `path`. The page is written before the record names
-    /// it, so a crash in between leaves a page no entry names, which the repair removes.
-    fn put_up(&self, record: &mut Record, path: &NotePath) -> Result<Publication> {
+    /// Publishes (or republishes) `path` for a caller within `scope`. The page is
+    /// written before the record names it, so a crash in between leaves a page no entry
+    /// names, which the repair removes.
+    fn put_up(&self, record: &mut Record, path: &NotePath, scope: &Scope) -> Result<Publication> {
         let note = self.read(path)?;
         let entry = site::entry_of(path, &note, record.next_stamp(Utc::now()));
         let file = entry.file.clone();
         let mut after = record.clone();
         after.insert(entry.clone());
         let targets = self.link_targets()?;
-        let media = Media::new(&self.root, &self.public_root);
+        let media = Media::new(&self.root, &self.public_root, scope, Some(path));
         let places = PublicPlaces::new(&targets, &after, path, &media);
         let html = site::page(&note, &entry, self.config().base_url.as_deref(), &places);
         let affected = linked::affected(record, path);
@@ -328,7 +336,12 @@ impl Notebook {
     /// page is removed. The entry leaves the record before the page goes, so a crash in
     /// between leaves a page no entry names (removed by the repair), never an entry the
     /// repair would publish again.
-    fn take_down(&self, record: &mut Record, path: &NotePath) -> Result<Publication> {
+    fn take_down(
+        &self,
+        record: &mut Record,
+        path: &NotePath,
+        scope: &Scope,
+    ) -> Result<Publication> {
         let mut after = record.clone();
         let at = after.next_stamp(Utc::now());
         let Some(entry) = after.remove(path.as_str(), at) else {
@@ -336,7 +349,7 @@ impl Notebook {
         };
         let page = self.public_dir().join(&entry.file);
         let targets = self.link_targets()?;
-        let media = Media::new(&self.root, &self.public_root);
+        let media = Media::new(&self.root, &self.public_root, scope, None);
         let successor = self.successor(&mut after, &entry.file, at, &targets, &media)?;
         let affected = linked::affected(record, path);
         let linking = self.linking_pages(&after, &targets, &affected, path, &media);

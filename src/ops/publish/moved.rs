@@ -7,6 +7,7 @@ use super::linked::{self, PublicPlaces};
 use super::media::Media;
 use super::{failed, files, site};
 use crate::error::Result;
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook, fsutil};
 
 impl Notebook {
@@ -18,9 +19,16 @@ impl Notebook {
     /// changes nothing, and so does a second call: a move a crash interrupted calls it
     /// again. Returns whether the note was public.
     ///
+    /// The pages copy only the attachments `scope` (the mover's) may read.
+    ///
     /// The page is written before the record names it and the old page removed after,
     /// so a crash in between leaves a page no entry names, which the repair removes.
-    pub(crate) fn moved_public(&self, from: &NotePath, to: &NotePath) -> Result<bool> {
+    pub(crate) fn moved_public(
+        &self,
+        from: &NotePath,
+        to: &NotePath,
+        scope: &Scope,
+    ) -> Result<bool> {
         self.with_record(|record| {
             let Some(old) = record.get(from.as_str()).cloned() else {
                 return Ok(false);
@@ -39,7 +47,7 @@ impl Notebook {
             let targets = self.link_targets()?;
             // A note published later under the same name keeps the page.
             let owns_page = after.owner_of(&file).is_some_and(|e| e.path == entry.path);
-            let media = Media::new(&self.root, &self.public_root);
+            let media = Media::new(&self.root, &self.public_root, scope, Some(to));
             let places = PublicPlaces::new(&targets, &after, to, &media);
             let html = owns_page
                 .then(|| site::page(&note, &entry, self.config().base_url.as_deref(), &places));

@@ -14,6 +14,7 @@ use super::record::{self, Record};
 use super::{RECORD_LOCK, failed, feed, files, note_is_gone, site};
 use crate::error::Result;
 use crate::ops::Notebook;
+use crate::ops::tokens::Scope;
 
 /// What a repair found out of step and put right; all empty when everything agreed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -72,7 +73,9 @@ impl Notebook {
             // made are rendered again.
             let now = Utc::now();
             let targets = self.link_targets()?;
-            let media = Media::new(&self.root, &self.public_root);
+            // The owner's own repair: every attachment may be copied.
+            let everything = Scope::full();
+            let media = Media::new(&self.root, &self.public_root, &everything, None);
             let present = media::all_media(dir).map_err(failed)?;
             let names: BTreeSet<String> = record.entries().map(|e| e.file.clone()).collect();
             let mut pages = Vec::new();

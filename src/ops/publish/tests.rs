@@ -22,12 +22,12 @@ fn toggle_round_trip_and_the_record_states() {
     let (_root, nb) = notebook();
     assert!(nb.public_pages().unwrap().is_none(), "no record yet");
     let path = write(&nb, "a/n.md", "# N\n\ntext\n");
-    let on = nb.toggle_public(&path).unwrap();
+    let on = nb.toggle_public(&path, &Scope::full()).unwrap();
     assert_eq!(on.result.status, Visibility::Public);
     assert_eq!(on.effect, PageEffect::Written);
     assert!(on.page.ends_with("n.html") && on.page.is_file());
     assert_eq!(nb.public_list().unwrap().notes[0].path, "a/n.md");
-    let off = nb.toggle_public(&path).unwrap();
+    let off = nb.toggle_public(&path, &Scope::full()).unwrap();
     assert_eq!(off.result.status, Visibility::Private);
     assert_eq!(off.effect, PageEffect::Removed);
     assert!(!off.page.exists());
@@ -42,10 +42,19 @@ fn toggle_round_trip_and_the_record_states() {
 fn unpublish_and_toggle_refusals() {
     let (_root, nb) = notebook();
     let path = write(&nb, "n.md", "x\n");
-    assert!(matches!(nb.unpublish(&path), Err(Error::NotPublic(_))));
+    assert!(matches!(
+        nb.unpublish(&path, &Scope::full()),
+        Err(Error::NotPublic(_))
+    ));
     let missing = NotePath::parse("missing.md").unwrap();
-    assert!(matches!(nb.toggle_public(&missing), Err(Error::NotFound)));
-    assert!(matches!(nb.publish(&missing), Err(Error::NotFound)));
+    assert!(matches!(
+        nb.toggle_public(&missing, &Scope::full()),
+        Err(Error::NotFound)
+    ));
+    assert!(matches!(
+        nb.publish(&missing, &Scope::full()),
+        Err(Error::NotFound)
+    ));
     assert!(!nb.public_dir().exists(), "a refusal writes nothing");
 }
 
@@ -53,17 +62,23 @@ fn unpublish_and_toggle_refusals() {
 fn an_entry_whose_note_vanished_can_still_be_unpublished() {
     let (_root, nb) = notebook();
     let path = write(&nb, "n.md", "x\n");
-    nb.publish(&path).unwrap();
+    nb.publish(&path, &Scope::full()).unwrap();
     std::fs::remove_file(nb.notes_dir().join("n.md")).unwrap();
-    assert!(matches!(nb.toggle_public(&path), Err(Error::NotFound)));
-    assert_eq!(nb.unpublish(&path).unwrap().effect, PageEffect::Removed);
+    assert!(matches!(
+        nb.toggle_public(&path, &Scope::full()),
+        Err(Error::NotFound)
+    ));
+    assert_eq!(
+        nb.unpublish(&path, &Scope::full()).unwrap().effect,
+        PageEffect::Removed
+    );
 }
 
 #[test]
 fn only_files_inside_the_public_dir_are_served() {
     let (root, nb) = notebook();
     let path = write(&nb, "n.md", "x\n");
-    nb.publish(&path).unwrap();
+    nb.publish(&path, &Scope::full()).unwrap();
     assert!(
         nb.public_file("")
             .unwrap()
@@ -138,12 +153,12 @@ fn no_temp_files(nb: &Notebook) {
 fn a_publication_that_fails_after_its_page_was_written_is_undone() {
     let (_root, nb) = notebook();
     let kept = write(&nb, "kept.md", "# Kept\n");
-    nb.publish(&kept).unwrap();
+    nb.publish(&kept, &Scope::full()).unwrap();
     let path = write(&nb, "n.md", "# N\n");
     let before = state(&nb);
     block(&nb, feed::FILE);
     assert!(matches!(
-        nb.toggle_public(&path),
+        nb.toggle_public(&path, &Scope::full()),
         Err(Error::PublishFailed(_))
     ));
     assert!(!nb.public_dir().join("n.html").exists(), "page taken back");
@@ -156,7 +171,10 @@ fn a_publication_that_fails_after_its_page_was_written_is_undone() {
     unblock(&nb, feed::FILE);
     assert!(nb.repair_public().unwrap().feed_rebuilt);
     assert_eq!(
-        nb.toggle_public(&path).unwrap().result.status,
+        nb.toggle_public(&path, &Scope::full())
+            .unwrap()
+            .result
+            .status,
         Visibility::Public
     );
 }
@@ -167,7 +185,7 @@ fn the_first_publication_failing_leaves_no_record() {
     let path = write(&nb, "n.md", "# N\n");
     std::fs::create_dir_all(nb.public_dir()).unwrap();
     block(&nb, site::INDEX_FILE);
-    assert!(nb.publish(&path).is_err());
+    assert!(nb.publish(&path, &Scope::full()).is_err());
     assert_eq!(record_text(&nb), None);
     assert!(!nb.public_dir().join("n.html").exists());
     assert!(nb.public_pages().unwrap().is_none());
@@ -178,11 +196,11 @@ fn a_page_taken_over_from_another_note_is_given_back_when_the_change_fails() {
     let (_root, nb) = notebook();
     let first = write(&nb, "x/n.md", "# From x\n");
     let second = write(&nb, "y/n.md", "# From y\n");
-    nb.publish(&first).unwrap();
+    nb.publish(&first, &Scope::full()).unwrap();
     let page = public_bytes(&nb, "n.html").unwrap();
     let before = state(&nb);
     block(&nb, site::INDEX_FILE);
-    assert!(nb.publish(&second).is_err());
+    assert!(nb.publish(&second, &Scope::full()).is_err());
     assert_eq!(public_bytes(&nb, "n.html").unwrap(), page, "x's page back");
     assert_eq!(state(&nb)[0], before[0]);
     assert!(
@@ -195,12 +213,15 @@ fn a_page_taken_over_from_another_note_is_given_back_when_the_change_fails() {
 fn an_unpublication_whose_page_cannot_go_keeps_the_note_public() {
     let (_root, nb) = notebook();
     let path = write(&nb, "n.md", "# N\n");
-    nb.publish(&path).unwrap();
+    nb.publish(&path, &Scope::full()).unwrap();
     // The page name taken by a folder: removing it as a file fails after the record
     // was saved without the entry; the entry must come back.
     block(&nb, "n.html");
     let before = state(&nb);
-    assert!(matches!(nb.unpublish(&path), Err(Error::PublishFailed(_))));
+    assert!(matches!(
+        nb.unpublish(&path, &Scope::full()),
+        Err(Error::PublishFailed(_))
+    ));
     assert!(matches!(
         nb.delete(&path, &Precondition::None),
         Err(Error::DeleteFailed(_))
@@ -215,11 +236,11 @@ fn an_unpublication_whose_page_cannot_go_keeps_the_note_public() {
 fn an_unpublication_failing_at_the_index_keeps_page_and_entry() {
     let (_root, nb) = notebook();
     let path = write(&nb, "n.md", "# N\n");
-    nb.publish(&path).unwrap();
+    nb.publish(&path, &Scope::full()).unwrap();
     let page = public_bytes(&nb, "n.html").unwrap();
     block(&nb, site::INDEX_FILE);
     let record = record_text(&nb);
-    assert!(nb.toggle_public(&path).is_err());
+    assert!(nb.toggle_public(&path, &Scope::full()).is_err());
     assert_eq!(public_bytes(&nb, "n.html").unwrap(), page);
     assert_eq!(record_text(&nb), record);
 }
@@ -244,7 +265,7 @@ fn repair_puts_every_kind_of_drift_right_and_then_finds_nothing() {
     let b = write(&nb, "b.md", "# B\n");
     let gone = write(&nb, "gone.md", "# Gone\n");
     for path in [&a, &b, &gone] {
-        nb.publish(path).unwrap();
+        nb.publish(path, &Scope::full()).unwrap();
     }
     assert!(nb.repair_public().unwrap().is_clean(), "all agreed");
     let dir = nb.public_dir().to_path_buf();
@@ -296,10 +317,10 @@ fn repair_gives_a_shared_page_left_mid_change_back_to_its_owner() {
     let (_root, nb) = notebook();
     let x = write(&nb, "x/n.md", "# From x\n");
     let y = write(&nb, "y/n.md", "# From y\n");
-    nb.publish(&y).unwrap();
-    nb.publish(&x).unwrap();
+    nb.publish(&y, &Scope::full()).unwrap();
+    nb.publish(&x, &Scope::full()).unwrap();
     let x_page = public_bytes(&nb, "n.html").unwrap();
-    nb.unpublish(&x).unwrap();
+    nb.unpublish(&x, &Scope::full()).unwrap();
     let y_page = public_bytes(&nb, "n.html").unwrap();
     assert_ne!(x_page, y_page);
     // As a crash leaves a publication of x over y's page: page written, record not.
@@ -333,7 +354,7 @@ fn repair_leaves_a_public_dir_without_record_alone_and_never_resets_a_record() {
 fn only_regular_files_are_served_and_a_fifo_does_not_block() {
     let (_root, nb) = notebook();
     let path = write(&nb, "n.md", "x\n");
-    nb.publish(&path).unwrap();
+    nb.publish(&path, &Scope::full()).unwrap();
     let fifo = nb.public_dir().join("fifo.html");
     rustix::fs::mknodat(
         rustix::fs::CWD,
@@ -356,7 +377,7 @@ fn only_regular_files_are_served_and_a_fifo_does_not_block() {
 fn repair_renders_again_the_pages_an_older_version_made_without_the_policy() {
     let (_root, nb) = notebook();
     let a = write(&nb, "a.md", "# A\n\nText\n");
-    nb.publish(&a).unwrap();
+    nb.publish(&a, &Scope::full()).unwrap();
     let page = nb.public_dir().join("a.html");
     let fresh = std::fs::read_to_string(&page).unwrap();
     let policy = format!(
@@ -380,15 +401,18 @@ fn a_publication_failing_at_a_linking_page_puts_every_page_back() {
     let (_root, nb) = notebook();
     let a = write(&nb, "a.md", "See [[n]].\n");
     let b = write(&nb, "b.md", "And [[n|here]].\n");
-    nb.publish(&a).unwrap();
-    nb.publish(&b).unwrap();
+    nb.publish(&a, &Scope::full()).unwrap();
+    nb.publish(&b, &Scope::full()).unwrap();
     let a_page = public_bytes(&nb, "a.html").unwrap();
     assert!(text_of_page(&nb, "a.html").contains("<p>See n.</p>"));
     let n = write(&nb, "n.md", "# N\n");
     let before = state(&nb);
     // a's page is rewritten first (path order), then b's fails.
     block(&nb, "b.html");
-    assert!(matches!(nb.publish(&n), Err(Error::PublishFailed(_))));
+    assert!(matches!(
+        nb.publish(&n, &Scope::full()),
+        Err(Error::PublishFailed(_))
+    ));
     assert_eq!(
         public_bytes(&nb, "a.html").unwrap(),
         a_page,
@@ -399,7 +423,7 @@ fn a_publication_failing_at_a_linking_page_puts_every_page_back() {
     assert!(!nb.notes_dir().join(record::PENDING_FILE).exists());
     no_temp_files(&nb);
     unblock(&nb, "b.html");
-    nb.publish(&n).unwrap();
+    nb.publish(&n, &Scope::full()).unwrap();
     assert!(text_of_page(&nb, "a.html").contains(r#"<p>See <a href="n.html">n</a>.</p>"#));
     assert!(text_of_page(&nb, "b.html").contains(r#"<a href="n.html">here</a>"#));
 }
@@ -409,11 +433,11 @@ fn repair_renders_again_a_linking_page_left_mid_change() {
     let (_root, nb) = notebook();
     let a = write(&nb, "a.md", "See [[n]].\n");
     let n = write(&nb, "n.md", "# N\n");
-    nb.publish(&a).unwrap();
-    nb.publish(&n).unwrap();
+    nb.publish(&a, &Scope::full()).unwrap();
+    nb.publish(&n, &Scope::full()).unwrap();
     let linked = public_bytes(&nb, "a.html").unwrap();
     assert!(text_of_page(&nb, "a.html").contains(r#"<a href="n.html">n</a>"#));
-    nb.unpublish(&n).unwrap();
+    nb.unpublish(&n, &Scope::full()).unwrap();
     let plain = public_bytes(&nb, "a.html").unwrap();
     assert!(!text_of_page(&nb, "a.html").contains("n.html"));
     // As a crash in the middle of the unpublication leaves it: the record saved, the

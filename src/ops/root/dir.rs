@@ -18,13 +18,16 @@ pub(crate) struct RootDir {
     /// Cleared when the kernel has no `openat2`: every open then walks.
     #[cfg(target_os = "linux")]
     kernel_walk: std::sync::atomic::AtomicBool,
+    /// The paths lately found free of symlinks (`landing`).
+    #[cfg(target_os = "linux")]
+    plain_paths: super::landing::PlainPaths,
 }
 
 /// The open notes dir.
 #[cfg(target_os = "linux")]
 #[derive(Debug)]
-struct OpenRoot {
-    fd: std::os::fd::OwnedFd,
+pub(super) struct OpenRoot {
+    pub(super) fd: std::os::fd::OwnedFd,
     id: FolderId,
     /// The absolute paths the dir is known by, for absolute symlinks pointing inside.
     names: Vec<PathBuf>,
@@ -41,7 +44,7 @@ const ROOT_RECHECK_MS: u64 = 1000;
 /// How often an `openat2` interrupted by a concurrent rename is tried again before the
 /// component walk takes over.
 #[cfg(target_os = "linux")]
-const KERNEL_RETRIES: usize = 3;
+pub(super) const KERNEL_RETRIES: usize = 3;
 
 impl RootDir {
     pub(crate) fn new(path: PathBuf) -> Self {
@@ -53,12 +56,25 @@ impl RootDir {
             confirmed: std::sync::atomic::AtomicU64::new(0),
             #[cfg(target_os = "linux")]
             kernel_walk: std::sync::atomic::AtomicBool::new(true),
+            #[cfg(target_os = "linux")]
+            plain_paths: Default::default(),
         }
     }
 
     #[cfg(not(target_os = "linux"))]
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether opens may ask the kernel (`openat2`) rather than walk name by name.
+    #[cfg(target_os = "linux")]
+    pub(super) fn kernel_walks(&self) -> bool {
+        self.kernel_walk.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(super) fn plain_paths(&self) -> &super::landing::PlainPaths {
+        &self.plain_paths
     }
 }
 
@@ -67,7 +83,7 @@ impl RootDir {
     /// The handle of the dir the notes dir's path names, opened on first use and
     /// opened again when the path names another dir (a folder moved aside and replaced
     /// by a fresh clone), noticed within a second.
-    fn handle(&self) -> rustix::io::Result<std::sync::Arc<OpenRoot>> {
+    pub(super) fn handle(&self) -> rustix::io::Result<std::sync::Arc<OpenRoot>> {
         use rustix::fs::{Mode, OFlags};
         use std::sync::PoisonError;
         use std::sync::atomic::Ordering;

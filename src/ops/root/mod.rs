@@ -3,11 +3,13 @@
 //! `.notes/`): nothing is checked by path and then used by path.
 
 mod dir;
+mod landing;
 mod open;
 mod rename;
 #[cfg(target_os = "linux")]
 mod walk;
 
 pub(crate) use dir::RootDir;
+pub(crate) use landing::Landing;
 pub(crate) use open::{open_error, path_error};
 pub(crate) use open::{resolve, resolve_rel};

@@ -17,6 +17,7 @@ use tantivy::{DocAddress, Term};
 use super::{IndexSource, NotesIndex, columns};
 use crate::error::{Error, Result};
 use crate::ops::links::{self, Folder, Resolver};
+use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 /// The links of one note, with the API's field names.
@@ -75,9 +76,15 @@ pub(crate) struct ResolverCache(Mutex<Option<(u64, Arc<Resolver>)>>);
 
 impl Notebook {
     /// The links of note `path`: its own (resolved) and those of the notes linking to
-    /// it. `source` is asked to apply the writes made so far first. `NotFound` when the
-    /// note does not exist.
-    pub(crate) fn links(&self, source: &impl IndexSource, path: &NotePath) -> Result<NoteLinks> {
+    /// it, as the caller's `scope` may see them (`NoteLinks::keep_within`). `source` is
+    /// asked to apply the writes made so far first. `NotFound` when the note does not
+    /// exist.
+    pub(crate) fn links(
+        &self,
+        source: &impl IndexSource,
+        path: &NotePath,
+        scope: &Scope,
+    ) -> Result<NoteLinks> {
         source.settle();
         let note = self.read(path)?;
         let index = source.current()?;
@@ -126,11 +133,16 @@ impl Notebook {
                 }
             }));
         }
-        Ok(NoteLinks {
+        let mut links = NoteLinks {
             path: path.to_string(),
             outgoing,
             incoming,
-        })
+        };
+        if scope.prefix().is_some() {
+            let reader = self.reader(scope)?;
+            links.keep_within(|p| reader.holds(p));
+        }
+        Ok(links)
     }
 }
 
@@ -273,7 +285,7 @@ mod tests {
         let (_dir, book, updater) = setup();
         let source = Ready(updater.index().clone());
         let bread = NotePath::parse("kitchen/bread.md").unwrap();
-        let links = book.links(&source, &bread).unwrap();
+        let links = book.links(&source, &bread, &Scope::full()).unwrap();
         assert_eq!(links.path, "kitchen/bread.md");
         assert_eq!(
             links.outgoing,
@@ -323,7 +335,11 @@ mod tests {
         updater.catch_up(&mut |_, _| {}).unwrap();
         let source = Ready(updater.index().clone());
         let links = book
-            .links(&source, &NotePath::parse("soup.md").unwrap())
+            .links(
+                &source,
+                &NotePath::parse("soup.md").unwrap(),
+                &Scope::full(),
+            )
             .unwrap();
         let quoted: Vec<(u32, &str)> = links
             .incoming
@@ -355,12 +371,12 @@ mod tests {
         let (dir, book, mut updater) = setup();
         let source = Ready(updater.index().clone());
         let soup = NotePath::parse("soup.md").unwrap();
-        let before = book.links(&source, &soup).unwrap();
+        let before = book.links(&source, &soup, &Scope::full()).unwrap();
         assert_eq!(before.incoming.len(), 2, "{before:?}");
         write(dir.path(), "unrelated.md", "nothing now\n");
         write(dir.path(), "new.md", "\n\n[[Soup]]\n");
         updater.catch_up(&mut |_, _| {}).unwrap();
-        let after = book.links(&source, &soup).unwrap();
+        let after = book.links(&source, &soup, &Scope::full()).unwrap();
         let from: Vec<(&str, u32)> = after
             .incoming
             .iter()
@@ -374,7 +390,11 @@ mod tests {
         let (_dir, book, updater) = setup();
         let source = Ready(updater.index().clone());
         let err = book
-            .links(&source, &NotePath::parse("nope.md").unwrap())
+            .links(
+                &source,
+                &NotePath::parse("nope.md").unwrap(),
+                &Scope::full(),
+            )
             .unwrap_err();
         assert!(matches!(err, Error::NotFound), "{err:?}");
     }

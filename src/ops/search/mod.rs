@@ -24,7 +24,7 @@ use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
-    PhraseQuery, Query as IndexQuery, TermQuery,
+    PhraseQuery, Query as IndexQuery, RangeQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
@@ -37,6 +37,7 @@ use self::snippet::Snippets;
 use super::Notebook;
 use super::path::INTERNAL_DIR;
 use super::root::RootDir;
+use super::tokens::{Reader, Scope};
 use super::{NotePath, store};
 use crate::error::{Error, Result};
 
@@ -201,8 +202,20 @@ impl NotesIndex {
     /// damage). `notes_dir` is checked so that a note deleted a moment ago, and not yet
     /// removed from the index, is never returned.
     pub fn search(&self, notes_dir: &Path, query: &Query, limit: Limit) -> Result<SearchResults> {
+        self.search_within(notes_dir, query, limit, &Reader::default())
+    }
+
+    /// `search`, among what `reader` sees only: the total counts those results too.
+    pub(crate) fn search_within(
+        &self,
+        notes_dir: &Path,
+        query: &Query,
+        limit: Limit,
+        reader: &Reader,
+    ) -> Result<SearchResults> {
         let limit = limit.get();
-        let plan = self.plan(query);
+        let mut plan = self.plan(query);
+        plan.query = self.within(plan.query, query.is_for_files(), reader);
         let searcher = self.reader.searcher();
         // A few more than asked for, in case some were deleted since the last commit.
         let collector = (TopDocs::with_limit(limit + 8).order_by_score(), Count);
@@ -303,6 +316,48 @@ impl NotesIndex {
             highlight,
             prefix,
         }
+    }
+
+    /// `query` limited to what `reader` sees: the documents whose key (a note's path,
+    /// or an attachment's for a `file:` query) is in its folder, less its hidden notes.
+    /// Ranking is unchanged (the filter scores nothing).
+    fn within(
+        &self,
+        query: Box<dyn IndexQuery>,
+        files: bool,
+        reader: &Reader,
+    ) -> Box<dyn IndexQuery> {
+        use std::ops::Bound;
+        let Some(folder) = reader.folder() else {
+            return query;
+        };
+        let key = if files {
+            self.fields.file
+        } else {
+            self.fields.path
+        };
+        // Every path `folder/…`: from `folder/` up to `folder0` (`0` follows `/`).
+        let inside = RangeQuery::new(
+            Bound::Included(Term::from_field_text(key, &format!("{folder}/"))),
+            Bound::Excluded(Term::from_field_text(key, &format!("{folder}0"))),
+        );
+        let mut parts: Vec<(Occur, Box<dyn IndexQuery>)> = vec![
+            (Occur::Must, query),
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(Box::new(inside), 0.0)),
+            ),
+        ];
+        if !files {
+            parts.extend(reader.hidden().iter().map(|hidden| {
+                let term = Term::from_field_text(key, hidden);
+                (
+                    Occur::MustNot,
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as _,
+                )
+            }));
+        }
+        Box::new(BooleanQuery::new(parts))
     }
 
     /// The fields a query's words are looked for in, with their weights: a note's
@@ -594,7 +649,8 @@ pub(crate) trait IndexSource {
 }
 
 impl Notebook {
-    /// Runs a query: the one search of the CLI, the API and the web interface. A
+    /// Runs a query: the one search of the CLI, the API, the web interface and MCP,
+    /// among the notes the caller's `scope` may read (results and total alike). A
     /// damaged index (an error saying so, or a panic while reading it) goes back to
     /// `source`, and the index it answers with is asked once more.
     pub(crate) fn search(
@@ -602,12 +658,14 @@ impl Notebook {
         source: &impl IndexSource,
         query: &Query,
         limit: Limit,
+        scope: &Scope,
     ) -> Result<SearchResults> {
+        let reader = self.reader(scope)?;
         let index = source.current()?;
         let dir = self.notes_dir();
-        match read_guarded(&index, dir, query, limit) {
+        match read_guarded(&index, dir, query, limit, &reader) {
             Err(Error::IndexBroken(why)) => {
-                read_guarded(&source.damaged(&index, why)?, dir, query, limit)
+                read_guarded(&source.damaged(&index, why)?, dir, query, limit, &reader)
             }
             other => other,
         }
@@ -620,9 +678,12 @@ fn read_guarded(
     notes_dir: &Path,
     query: &Query,
     limit: Limit,
+    reader: &Reader,
 ) -> Result<SearchResults> {
-    catch_unwind(AssertUnwindSafe(|| index.search(notes_dir, query, limit)))
-        .unwrap_or_else(|_| Err(Error::IndexBroken("a search panicked reading it".into())))
+    catch_unwind(AssertUnwindSafe(|| {
+        index.search_within(notes_dir, query, limit, reader)
+    }))
+    .unwrap_or_else(|_| Err(Error::IndexBroken("a search panicked reading it".into())))
 }
 
 #[cfg(test)]
@@ -683,7 +744,7 @@ mod tests {
         let book = notebook(notes.path());
         let query = Query::parse("echidna").unwrap();
         let found = book
-            .search(&source, &query, Limit::new(1).unwrap())
+            .search(&source, &query, Limit::new(1).unwrap(), &Scope::full())
             .unwrap();
         assert_eq!(found.query, "echidna");
         assert_eq!(found.total, 2);
@@ -697,7 +758,9 @@ mod tests {
         assert_eq!(found.results[0].highlighted_title, "a");
         // A note deleted since it was indexed is never returned.
         std::fs::remove_file(notes.path().join("a.md")).unwrap();
-        let found = book.search(&source, &query, Limit::DEFAULT).unwrap();
+        let found = book
+            .search(&source, &query, Limit::DEFAULT, &Scope::full())
+            .unwrap();
         assert_eq!(found.total, 1);
         assert_eq!(found.results[0].path, "b.md");
         assert_eq!(source.damaged.get(), 0);
@@ -735,7 +798,9 @@ mod tests {
         };
         let total = |words: &str| {
             let query = Query::parse(words).unwrap();
-            book.search(&source, &query, Limit::DEFAULT).unwrap().total
+            book.search(&source, &query, Limit::DEFAULT, &Scope::full())
+                .unwrap()
+                .total
         };
         assert_eq!((total("manual"), total("guide")), (0, 1));
         // The document an older version wrote: the Markdown as body, a stamp without
@@ -792,7 +857,9 @@ mod tests {
         };
         let found = |words: &str| {
             let query = Query::parse(words).unwrap();
-            let results = book.search(&source, &query, Limit::DEFAULT).unwrap();
+            let results = book
+                .search(&source, &query, Limit::DEFAULT, &Scope::full())
+                .unwrap();
             results
                 .results
                 .iter()
@@ -818,7 +885,7 @@ mod tests {
         };
         let query = Query::parse("x").unwrap();
         let err = notebook(notes.path())
-            .search(&source, &query, Limit::DEFAULT)
+            .search(&source, &query, Limit::DEFAULT, &Scope::full())
             .unwrap_err();
         assert!(matches!(err, Error::IndexRebuilding), "{err:?}");
         assert_eq!(source.damaged.get(), 0);

@@ -120,6 +120,7 @@ impl Notebook {
         }
         let walked = self.walk(false)?;
         let (snapshot, settled) = self.scan(walked.files, state.snapshot.as_ref());
+        let snapshot = snapshot.with_linked(linked_paths(&walked.links));
         // A list made while a file is unsettled could outlive a change the
         // fingerprint does not show.
         state.fingerprint = settled.then_some(fingerprint);
@@ -164,7 +165,7 @@ impl Notebook {
             .collect();
         // A symlinked note whose file changed, under whatever name it was reported.
         for (path, id) in &watched.links {
-            let now = note_file(self.notes_dir(), path).map(|f| f.id);
+            let now = note_file(self.notes_dir(), path).map(|(f, _)| f.id);
             if now.is_none() || now != *id {
                 paths.push(path.clone());
             }
@@ -175,15 +176,23 @@ impl Notebook {
         paths.sort();
         paths.dedup();
         let mut updates = Vec::with_capacity(paths.len());
+        let mut linked: Vec<String> = snapshot.linked().to_vec();
         for path in paths {
             let file = note_file(self.notes_dir(), &path);
-            let now = file.and_then(|file| self.entry_of(&file, None));
+            linked.retain(|p| p != path.as_str());
+            if file.as_ref().is_some_and(|(_, is_link)| *is_link) {
+                linked.push(path.to_string());
+            }
+            let now = file.and_then(|(file, _)| self.entry_of(&file, None));
             if let Some(link) = watched.links.iter_mut().find(|(p, _)| *p == path) {
                 link.1 = now.as_ref().and_then(|(_, id)| *id);
             }
             updates.push((path.to_string(), now));
         }
-        let snapshot = state.snapshot.take().map(|s| s.patched(updates));
+        let snapshot = state
+            .snapshot
+            .take()
+            .map(|s| s.patched(updates).with_linked(linked));
         state.snapshot = snapshot.clone();
         snapshot.ok_or_else(|| Error::ListFailed(std::io::Error::other("no list")))
     }
@@ -195,6 +204,7 @@ impl Notebook {
         let walked = self.walk(true)?;
         let links = walked.links;
         let (snapshot, _) = self.scan(walked.files, state.snapshot.as_ref());
+        let snapshot = snapshot.with_linked(linked_paths(&links));
         match walked.watch {
             Some(Ok(watch)) => {
                 state.watch = Some(Watched {
@@ -418,14 +428,20 @@ fn visit_tree(root: &Path, mut visit: impl FnMut(Tree)) -> Result<()> {
 }
 
 /// The note file at `path` when it is one the list shows (a regular file, or a
-/// symlink to one inside the root), found by its name.
+/// symlink to one inside the root), found by its name; and whether that name is a
+/// symlink.
 #[cfg(target_os = "linux")]
-fn note_file(root: &Path, path: &NotePath) -> Option<NoteFile> {
+fn note_file(root: &Path, path: &NotePath) -> Option<(NoteFile, bool)> {
     let linked = fs::symlink_metadata(root.join(path.as_str()))
         .ok()?
         .file_type()
         .is_symlink();
-    found(root, path.clone(), linked)
+    Some((found(root, path.clone(), linked)?, linked))
+}
+
+/// The paths of the symlinked notes a walk found.
+fn linked_paths(links: &[(NotePath, Option<FileId>)]) -> Vec<String> {
+    links.iter().map(|(path, _)| path.to_string()).collect()
 }
 
 fn found(root: &Path, path: NotePath, linked: bool) -> Option<NoteFile> {

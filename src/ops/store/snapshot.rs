@@ -23,6 +23,9 @@ pub(crate) struct ListSnapshot {
     /// first asked for (`ops::links`).
     pub(crate) links: Arc<LinkCache>,
     order: Arc<OnceLock<ListOrder>>,
+    /// The listed notes whose own name is a symlink, sorted: a token limited to a
+    /// folder sees one only when it leads into that folder (`ops::tokens::reach`).
+    linked: Arc<Vec<String>>,
 }
 
 /// A note's list entry and the identity of its file when it had settled.
@@ -48,7 +51,21 @@ impl ListSnapshot {
             rendered: Arc::default(),
             links: Arc::default(),
             order: Arc::default(),
+            linked: Arc::default(),
         }
+    }
+
+    /// This list, knowing which of its notes are symlinks.
+    pub(crate) fn with_linked(mut self, mut linked: Vec<String>) -> Self {
+        linked.sort();
+        linked.dedup();
+        self.linked = Arc::new(linked);
+        self
+    }
+
+    /// The listed notes whose own name is a symlink, sorted.
+    pub(crate) fn linked(&self) -> &[String] {
+        &self.linked
     }
 
     /// The entry kept for `path` when its file still has the identity `id`.
@@ -73,6 +90,7 @@ impl ListSnapshot {
     /// note's entry now, `None` a note that is gone. The entries are moved, not
     /// copied, when no one else holds this list.
     pub(crate) fn patched(self, changed: Vec<(String, Option<Listed>)>) -> Self {
+        let linked = self.linked.clone();
         let notes = Arc::unwrap_or_clone(self.list).notes;
         let ids = Arc::unwrap_or_clone(self.ids);
         let mut out_notes = Vec::with_capacity(notes.len() + changed.len());
@@ -95,13 +113,15 @@ impl ListSnapshot {
             out_notes.push(note);
             out_ids.push(id);
         }
-        ListSnapshot::new(
+        let mut patched = ListSnapshot::new(
             NoteList {
                 total: out_notes.len(),
                 notes: out_notes,
             },
             out_ids,
-        )
+        );
+        patched.linked = linked;
+        patched
     }
 }
 

@@ -6,9 +6,11 @@
 //! closed (a server then refuses every request that needs a token), and only
 //! `notes token off` opens it again.
 
+mod reach;
 mod record;
 mod scope;
 
+pub(crate) use reach::{Reader, readable};
 pub(crate) use record::{Hash, hash as hash_secret, to_hex};
 pub use record::{Keyring, TokenInfo};
 pub use scope::{Prefix, Scope, Scoped};

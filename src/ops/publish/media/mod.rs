@@ -10,7 +10,7 @@
 //! change or the repair removes; never a page whose media is missing.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -18,7 +18,8 @@ use sha2::{Digest, Sha256};
 
 use super::files;
 use crate::ops::root::RootDir;
-use crate::ops::{FilePath, Notebook};
+use crate::ops::tokens::{Scope, readable};
+use crate::ops::{FilePath, NotePath, Notebook};
 
 /// The public dir's sub-folder of media.
 pub(crate) const MEDIA_DIR: &str = "media";
@@ -32,12 +33,23 @@ const EXT_CHARS: usize = 10;
 
 /// The attachments of the pages rendered by one change: each read once, copied into
 /// `media/` when no file of that name is there yet, and named for the pages.
+///
+/// The change is made for a caller whose `scope` may not reach every attachment: one
+/// it may not read is never copied. On the page of the note it publishes (`own`) such
+/// an attachment is its link's text, as a missing one is; on the other pages the change
+/// renders again (those linking to the note) it keeps a copy already public, and only
+/// that, so a page someone else published loses nothing.
 pub(crate) struct Media<'a> {
     notes: &'a RootDir,
     public: &'a RootDir,
+    scope: &'a Scope,
+    own: Option<&'a NotePath>,
     /// The media name of each attachment asked for; `None` when it cannot be read
     /// (missing, not a regular file, outside the notes dir).
     named: RefCell<HashMap<String, Option<String>>>,
+    /// The attachments out of the caller's reach, and those of them already public.
+    refused: RefCell<HashSet<String>>,
+    kept: RefCell<HashMap<String, Option<String>>>,
     /// Media files this change wrote: removed again when no page ends up naming them.
     created: RefCell<BTreeSet<String>>,
     /// The first failure to write a media file: the change fails with it.
@@ -45,20 +57,36 @@ pub(crate) struct Media<'a> {
 }
 
 impl<'a> Media<'a> {
-    pub(crate) fn new(notes: &'a RootDir, public: &'a RootDir) -> Self {
+    pub(crate) fn new(
+        notes: &'a RootDir,
+        public: &'a RootDir,
+        scope: &'a Scope,
+        own: Option<&'a NotePath>,
+    ) -> Self {
         Media {
             notes,
             public,
+            scope,
+            own,
             named: RefCell::default(),
+            refused: RefCell::default(),
+            kept: RefCell::default(),
             created: RefCell::default(),
             failure: RefCell::default(),
         }
     }
 
-    /// The relative URL of attachment `path` on a page of the public dir
-    /// (`media/<hash>-<name>.<ext>`), the file copied there first; `None` when the
-    /// attachment cannot be read or copied (the page shows the link's text).
-    pub(crate) fn href(&self, path: &FilePath) -> Option<String> {
+    /// The relative URL of attachment `path` on the page of note `page` in the public
+    /// dir (`media/<hash>-<name>.<ext>`), the file copied there first; `None` when the
+    /// attachment cannot be read or copied, or the caller may not read it (the page
+    /// shows the link's text).
+    pub(crate) fn href(&self, path: &FilePath, page: &NotePath) -> Option<String> {
+        if !self.reaches(path) {
+            if self.own == Some(page) {
+                return None;
+            }
+            return self.kept(path).map(|name| format!("{MEDIA_DIR}/{name}"));
+        }
         if let Some(known) = self.named.borrow().get(path.as_str()) {
             return known.as_ref().map(|name| format!("{MEDIA_DIR}/{name}"));
         }
@@ -69,12 +97,47 @@ impl<'a> Media<'a> {
         name.map(|name| format!("{MEDIA_DIR}/{name}"))
     }
 
-    /// Reads the attachment beneath the notes dir and writes its copy; the copy's name.
-    fn copy(&self, path: &FilePath) -> Option<String> {
+    /// Whether the caller may read attachment `path` (asked once per path).
+    fn reaches(&self, path: &FilePath) -> bool {
+        if self.refused.borrow().contains(path.as_str()) {
+            return false;
+        }
+        if self.named.borrow().contains_key(path.as_str()) {
+            return true;
+        }
+        let reaches = readable(self.notes, self.scope, path.as_str());
+        if !reaches {
+            self.refused.borrow_mut().insert(path.as_str().to_string());
+        }
+        reaches
+    }
+
+    /// The name of the public copy of an attachment the caller may not read, when
+    /// that copy is there already; nothing is written.
+    fn kept(&self, path: &FilePath) -> Option<String> {
+        if let Some(known) = self.kept.borrow().get(path.as_str()) {
+            return known.clone();
+        }
+        let name = self.read(path).and_then(|(name, bytes)| {
+            media_present(self.public, &name, bytes.len()).then_some(name)
+        });
+        self.kept
+            .borrow_mut()
+            .insert(path.as_str().to_string(), name.clone());
+        name
+    }
+
+    /// The attachment's bytes, read beneath the notes dir, and its media name.
+    fn read(&self, path: &FilePath) -> Option<(String, Vec<u8>)> {
         let (mut file, meta) = self.notes.open_attachment(path).ok()?;
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         file.read_to_end(&mut bytes).ok()?;
-        let name = media_name(path.file_name(), &bytes);
+        Some((media_name(path.file_name(), &bytes), bytes))
+    }
+
+    /// Reads the attachment beneath the notes dir and writes its copy; the copy's name.
+    fn copy(&self, path: &FilePath) -> Option<String> {
+        let (name, bytes) = self.read(path)?;
         match write_media(self.public, &name, &bytes) {
             Ok(true) => {
                 self.created.borrow_mut().insert(name.clone());
@@ -254,20 +317,42 @@ impl Notebook {
     }
 }
 
+/// Whether `media/NAME` beneath the public dir is a regular file of `len` bytes: a
+/// copy of that content (the name is its hash).
+#[cfg(target_os = "linux")]
+fn media_present(public: &RootDir, name: &str, len: usize) -> bool {
+    use rustix::fs::OFlags;
+    public
+        .open_beneath(MEDIA_DIR, OFlags::PATH | OFlags::DIRECTORY, false)
+        .is_ok_and(|dir| present_at(&dir, name, len))
+}
+
+/// Whether `NAME` in the folder `dir` is a regular file of `len` bytes.
+#[cfg(target_os = "linux")]
+fn present_at(dir: &std::os::fd::OwnedFd, name: &str, len: usize) -> bool {
+    use rustix::fs::{AtFlags, FileType};
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
+        FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile
+            && u64::try_from(stat.st_size).ok() == u64::try_from(len).ok()
+    })
+}
+
+/// Whether `media/NAME` in the public dir is a regular file of `len` bytes.
+#[cfg(not(target_os = "linux"))]
+fn media_present(public: &RootDir, name: &str, len: usize) -> bool {
+    std::fs::symlink_metadata(public.path().join(MEDIA_DIR).join(name))
+        .is_ok_and(|m| m.is_file() && m.len() == len as u64)
+}
+
 /// Writes `bytes` as `media/NAME` beneath the public dir (the folder made when
 /// missing), atomically and durably; says whether it wrote. A regular file of that
 /// name and length is the same content (the name is its hash) and stays as it is.
 #[cfg(target_os = "linux")]
 fn write_media(public: &RootDir, name: &str, bytes: &[u8]) -> io::Result<bool> {
     use crate::ops::fsutil::{self, WrittenAt};
-    use rustix::fs::{AtFlags, FileType, OFlags};
+    use rustix::fs::OFlags;
     let dir = public.open_beneath(MEDIA_DIR, OFlags::RDONLY, true)?;
-    let present = |dir: &std::os::fd::OwnedFd| {
-        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| {
-            FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile
-                && u64::try_from(stat.st_size).ok() == u64::try_from(bytes.len()).ok()
-        })
-    };
+    let present = |dir: &std::os::fd::OwnedFd| present_at(dir, name, bytes.len());
     if present(&dir) {
         return Ok(false);
     }
@@ -290,8 +375,7 @@ fn write_media(public: &RootDir, name: &str, bytes: &[u8]) -> io::Result<bool> {
     let dir = public.path().join(MEDIA_DIR);
     std::fs::create_dir_all(&dir)?;
     let file = dir.join(name);
-    if std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-    {
+    if media_present(public, name, bytes.len()) {
         return Ok(false);
     }
     crate::ops::fsutil::write_atomic(&file, bytes)?;

@@ -55,11 +55,51 @@ mod publishing {
     }
 
     #[test]
+    fn a_folder_scope_copies_nothing_it_may_not_read_and_keeps_others_pages() {
+        use crate::ops::tokens::Prefix;
+        let (_root, nb) = temp_notebook();
+        let work = Scope::new(false, Some(Prefix::parse("work").unwrap()));
+        std::fs::create_dir_all(nb.notes_dir().join("private")).unwrap();
+        std::fs::write(nb.notes_dir().join("private/s.png"), b"secret image").unwrap();
+        std::fs::write(nb.notes_dir().join("private/o.png"), b"owner image").unwrap();
+        // The owner's public page shows its own image and links to a work note.
+        let owners = write_note(
+            &nb,
+            "private/page.md",
+            "# Owner\n\n![o](o.png) [pub](../work/pub.md)\n",
+        );
+        nb.publish(&owners, &Scope::full()).unwrap();
+        let owner_copy = media_name("o.png", b"owner image");
+        assert_eq!(media_files(&nb), BTreeSet::from([owner_copy.clone()]));
+        // A work token publishes a note naming both private images: neither is copied,
+        // and its page shows their text; the owner's page, rendered again for its link,
+        // keeps the copy it had.
+        let mine = write_note(
+            &nb,
+            "work/pub.md",
+            "# Pub\n\n![s](../private/s.png) ![o](../private/o.png)\n",
+        );
+        nb.publish(&mine, &work).unwrap();
+        assert_eq!(media_files(&nb), BTreeSet::from([owner_copy.clone()]));
+        let page = std::fs::read_to_string(nb.public_dir().join("pub.html")).unwrap();
+        assert!(names_in(&page).is_empty(), "{page}");
+        let page = std::fs::read_to_string(nb.public_dir().join("page.html")).unwrap();
+        assert!(page.contains("pub.html"), "{page}");
+        assert_eq!(names_in(&page), BTreeSet::from([owner_copy]));
+        // Nor through a path outside the folder.
+        let outside = NotePath::parse("private/page.md").unwrap();
+        assert!(matches!(
+            nb.publish(&outside, &work),
+            Err(Error::OutsideScope)
+        ));
+    }
+
+    #[test]
     fn a_failed_publication_leaves_no_copy_behind() {
         let (_root, nb) = temp_notebook();
         let kept = write_note(&nb, "kept.md", "# Kept\n\n![k](k.png)\n");
         std::fs::write(nb.notes_dir().join("k.png"), b"kept image").unwrap();
-        nb.publish(&kept).unwrap();
+        nb.publish(&kept, &Scope::full()).unwrap();
         let kept_copy = media_name("k.png", b"kept image");
         assert_eq!(media_files(&nb), BTreeSet::from([kept_copy.clone()]));
         let n = write_note(&nb, "n.md", "# N\n\n![n](n.png) ![k](k.png)\n");
@@ -68,7 +108,10 @@ mod publishing {
         let feed = nb.public_dir().join(crate::ops::publish::feed::FILE);
         std::fs::remove_file(&feed).unwrap();
         std::fs::create_dir_all(feed.join("in-the-way")).unwrap();
-        assert!(matches!(nb.publish(&n), Err(Error::PublishFailed(_))));
+        assert!(matches!(
+            nb.publish(&n, &Scope::full()),
+            Err(Error::PublishFailed(_))
+        ));
         assert_eq!(
             media_files(&nb),
             BTreeSet::from([kept_copy]),
@@ -92,7 +135,7 @@ mod publishing {
         let elsewhere = root.path().join("elsewhere.png");
         std::fs::write(&elsewhere, b"not to be touched").unwrap();
         std::os::unix::fs::symlink(&elsewhere, dir.join(&b)).unwrap();
-        nb.publish(&n).unwrap();
+        nb.publish(&n, &Scope::full()).unwrap();
         assert_eq!(std::fs::read(dir.join(&a)).unwrap(), b"all of a");
         assert!(std::fs::symlink_metadata(dir.join(&b)).unwrap().is_file());
         assert_eq!(std::fs::read(dir.join(&b)).unwrap(), b"all of b");
@@ -108,7 +151,10 @@ mod publishing {
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::create_dir_all(nb.public_dir()).unwrap();
         std::os::unix::fs::symlink(&outside, nb.public_dir().join(MEDIA_DIR)).unwrap();
-        assert!(matches!(nb.publish(&n), Err(Error::PublishFailed(_))));
+        assert!(matches!(
+            nb.publish(&n, &Scope::full()),
+            Err(Error::PublishFailed(_))
+        ));
         assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
         assert!(!nb.public_dir().join("n.html").exists());
     }
