@@ -3,6 +3,7 @@
 
 mod support;
 
+mod bounded_output;
 mod cli_docs;
 mod cli_files;
 mod cli_history;
