@@ -2,12 +2,22 @@
 //! page's `LinkPlaces` where it goes (the question, `LinkForm`, and the answer, `Place`,
 //! are defined here), and becomes a link, a link styled as missing, plain text or an
 //! embed card. The markup made here carries only our classes and an `href`
-//! that passed the scheme check; every text in it is escaped.
+//! that passed the scheme check; every text in it is escaped. A page shows at most
+//! `MAX_EMBEDS` embeds (cards and images), each card's title cut to `TITLE_CHARS`:
+//! past them an embed is a plain link, so what a page weighs follows its text's length.
+
+use std::borrow::Cow;
 
 use pulldown_cmark::{CowStr, Event, LinkType, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
-use super::safe_url;
+use super::sanitize::safe_url;
+
+/// Embeds (note cards and images) one page shows; the ones after are plain links.
+pub(crate) const MAX_EMBEDS: usize = 100;
+
+/// Characters of a title an embed card shows, `…` included.
+pub(crate) const TITLE_CHARS: usize = 200;
 
 /// How a link is written in a note, as the page asks where it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +36,8 @@ pub(crate) enum LinkForm {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Place {
     /// A note that may be linked to from this page: the link goes to `href`; an embed
-    /// shows `title` in its card.
+    /// shows `title` in its card (cut to `TITLE_CHARS`; a page answers it for an
+    /// embed only, see [`card_title`]).
     Note { href: String, title: String },
     /// No note this page may link to (missing, or private on a public page): with
     /// `href`, a link of class `missing` (to where the note can be made); without, the
@@ -71,6 +82,21 @@ pub(crate) fn wiki_label(dest: &str) -> String {
     }
 }
 
+/// The title an embed card of a note titled `title` shows: at most `TITLE_CHARS`
+/// characters, a longer one cut with `…`.
+pub(crate) fn card_title(title: &str) -> Cow<'_, str> {
+    match title.char_indices().nth(TITLE_CHARS) {
+        None => Cow::Borrowed(title),
+        Some(_) => {
+            let end = title
+                .char_indices()
+                .nth(TITLE_CHARS - 1)
+                .map_or(title.len(), |(at, _)| at);
+            Cow::Owned(format!("{}…", title[..end].trim_end()))
+        }
+    }
+}
+
 /// Links open in the text being rendered, and the page's answers.
 pub(super) struct NoteLinks<'p> {
     places: &'p dyn LinkPlaces,
@@ -79,6 +105,8 @@ pub(super) struct NoteLinks<'p> {
     /// Above 0 while inside a link whose own text is replaced: the events inside are
     /// dropped, nested links and images counted so the right end is found.
     skipping: usize,
+    /// Embeds shown so far on the page.
+    embeds: usize,
 }
 
 /// How a link or image open in the text ends.
@@ -95,7 +123,22 @@ impl<'p> NoteLinks<'p> {
             places,
             open: Vec::new(),
             skipping: 0,
+            embeds: 0,
         }
+    }
+
+    /// A piece of the text ends: every link in it has ended (the parser closes them at
+    /// the end of their block); nothing is carried to the next.
+    pub(super) fn end_piece(&mut self) {
+        self.open.clear();
+        self.skipping = 0;
+    }
+
+    /// Whether one more embed may be shown, counting it.
+    fn embed(&mut self) -> bool {
+        let shown = self.embeds < MAX_EMBEDS;
+        self.embeds += usize::from(shown);
+        shown
     }
 
     /// Adds what `event` becomes to `out`: the author's events go through `safe` (the
@@ -148,7 +191,7 @@ impl<'p> NoteLinks<'p> {
                         } else {
                             CowStr::Borrowed("")
                         };
-                        out.push(safe(link_to(href, title)));
+                        out.push(safe(link_to(CowStr::from(href), title)));
                         self.open.push(Close::AsIs);
                     }
                     Place::Missing { href } => self.missing(href, out),
@@ -176,7 +219,25 @@ impl<'p> NoteLinks<'p> {
                     _ => LinkForm::Image,
                 };
                 let label = bare_label(link_type, &dest_url);
-                match self.places.place(form, &dest_url) {
+                let place = self.places.place(form, &dest_url);
+                let image = match &place {
+                    Place::Note { .. } => true,
+                    Place::File { href } => form == LinkForm::Image || shows_as_image(href),
+                    Place::AsWritten => form == LinkForm::Image,
+                    Place::Missing { .. } => false,
+                };
+                if image && !self.embed() {
+                    // Past the page's embeds: a plain link, with the embed's text.
+                    let href = match place {
+                        Place::Note { href, .. } | Place::File { href } => CowStr::from(href),
+                        _ => dest_url,
+                    };
+                    out.push(safe(link_to(href, title)));
+                    self.open.push(Close::With(Some(Event::End(TagEnd::Link))));
+                    self.label(label, out);
+                    return;
+                }
+                match place {
                     Place::Note { href, title } => {
                         out.push(Event::Html(CowStr::from(card(&href, &title))));
                         self.open.push(Close::With(None));
@@ -186,7 +247,7 @@ impl<'p> NoteLinks<'p> {
                     }
                     // An image shows as one (a Markdown image, or an embed of an image
                     // file); another file embedded is a link to it.
-                    Place::File { href } if form == LinkForm::Image || shows_as_image(&href) => {
+                    Place::File { href } if image => {
                         let tag = Tag::Image {
                             link_type: LinkType::Inline,
                             dest_url: CowStr::from(href),
@@ -196,7 +257,7 @@ impl<'p> NoteLinks<'p> {
                         self.open_as_is(tag, out, &mut safe);
                     }
                     Place::File { href } => {
-                        out.push(safe(link_to(href, CowStr::Borrowed(""))));
+                        out.push(safe(link_to(CowStr::from(href), CowStr::Borrowed(""))));
                         self.open.push(Close::With(Some(Event::End(TagEnd::Link))));
                     }
                     Place::Missing { href } => self.missing(href, out),
@@ -273,10 +334,10 @@ fn shows_as_image(href: &str) -> bool {
 }
 
 /// The start of a plain link to `href` (its scheme is checked by the caller's `safe`).
-fn link_to<'a>(href: String, title: CowStr<'a>) -> Event<'a> {
+fn link_to<'a>(href: CowStr<'a>, title: CowStr<'a>) -> Event<'a> {
     Event::Start(Tag::Link {
         link_type: LinkType::Inline,
-        dest_url: CowStr::from(href),
+        dest_url: href,
         title,
         id: CowStr::Borrowed(""),
     })
@@ -294,7 +355,7 @@ fn card(href: &str, title: &str) -> String {
     let mut html = String::from(r#"<a class="embed" href=""#);
     push_href(&mut html, href.to_string());
     html.push_str(r#""><span class="embed-title">"#);
-    let _ = escape_html(&mut html, title);
+    let _ = escape_html(&mut html, &card_title(title));
     html.push_str("</span></a>");
     html
 }

@@ -279,18 +279,16 @@ async fn preview(form: PreviewForm, state: &Arc<State>) -> Reply {
     let targets = blocking(state, |s| s.notebook.link_targets())
         .await
         .map_err(failed)?;
-    let fragment = crate::render::to_html(
-        &body,
-        (!title.is_empty()).then_some(title),
-        &WebPlaces::new(&targets, &from),
-    );
-    let mut response = crate::http::support::reply::with_type(
-        StatusCode::OK,
-        fragment,
-        "text/html; charset=utf-8",
-    );
-    super::secure(response.headers_mut());
-    Ok(response)
+    let title = title.to_string();
+    Ok(super::streamed::page(
+        String::new(),
+        String::new(),
+        move |out| {
+            let places = WebPlaces::new(&targets, &from);
+            let title = (!title.is_empty()).then_some(title.as_str());
+            crate::render::write_html(&body, title, &places, out)
+        },
+    ))
 }
 
 /// Where a preview whose path is not valid yet reads its links from.

@@ -8,7 +8,7 @@ use super::{note_url, query_value};
 use crate::ops::NotePath;
 use crate::ops::links::{Destination, LinkTargets, fragment};
 use crate::ops::search::backlinks::Incoming;
-use crate::render::{LinkForm, LinkPlaces, Place};
+use crate::render::{LinkForm, LinkPlaces, Place, card_title};
 
 /// Where the links of a note shown in the interface go.
 pub(super) struct WebPlaces<'a> {
@@ -32,7 +32,7 @@ impl LinkPlaces for WebPlaces<'_> {
                 heading: Some(heading),
             } if path == *self.from => Place::Note {
                 href: fragment(Some(&heading)),
-                title: self.title_of(&path),
+                title: self.title_of(form, &path),
             },
             Destination::Note { path, heading } => Place::Note {
                 href: format!(
@@ -40,7 +40,7 @@ impl LinkPlaces for WebPlaces<'_> {
                     note_url("note", path.as_str()),
                     fragment(heading.as_deref())
                 ),
-                title: self.title_of(&path),
+                title: self.title_of(form, &path),
             },
             Destination::Missing { path } => Place::Missing {
                 href: Some(new_note_url(path.as_ref())),
@@ -60,11 +60,14 @@ impl LinkPlaces for WebPlaces<'_> {
 }
 
 impl WebPlaces<'_> {
-    fn title_of(&self, path: &NotePath) -> String {
-        self.targets
-            .title_of(path)
-            .unwrap_or(path.stem())
-            .to_string()
+    /// The title an embed's card shows (cut as cards cut it); nothing for a link,
+    /// which shows its own text.
+    fn title_of(&self, form: LinkForm, path: &NotePath) -> String {
+        if !matches!(form, LinkForm::Embed | LinkForm::Image) {
+            return String::new();
+        }
+        let title = self.targets.title_of(path).unwrap_or(path.stem());
+        card_title(title).into_owned()
     }
 }
 

@@ -13,6 +13,7 @@ mod links;
 mod login;
 mod moves;
 mod pages;
+mod streamed;
 mod views;
 
 use std::sync::Arc;

@@ -9,7 +9,7 @@ use warp::path::FullPath;
 
 use super::links::{Backlinks, WebPlaces};
 use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
-use super::{PageError, Reply, failed, html, path_after};
+use super::{PageError, Reply, failed, html, path_after, streamed};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::blocking;
@@ -239,8 +239,8 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
         let targets = s.notebook.link_targets()?;
         // The index answers backlinks; while it is rebuilt the note still shows.
         // A session limited to a folder never reaches the interface (the door).
-        let backlinks = match s.notebook.links(&s.search, &at, &Scope::full()) {
-            Ok(links) => Backlinks::Found(links.incoming),
+        let backlinks = match s.notebook.backlinks(&s.search, &at, &Scope::full()) {
+            Ok(incoming) => Backlinks::Found(incoming),
             Err(Error::IndexRebuilding) => Backlinks::Indexing,
             Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,
             Err(err) => return Err(err),
@@ -251,19 +251,24 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
     .map_err(failed)?;
     let page = public.as_ref().ok().and_then(Option::as_ref);
     let href = page.and_then(|p| public_href(&p.page));
-    Ok(html(
-        StatusCode::OK,
-        views::note(&NoteView {
-            note: &note,
-            public: href.as_deref(),
-            public_unknown: public.is_err(),
-            out_of_date_since: page.filter(|p| p.out_of_date()).map(|p| p.published_at),
-            notice: notice(params),
-            places: &WebPlaces::new(&targets, &path),
-            backlinks: &backlinks,
-            files: &files,
-        }),
-    ))
+    let markup = views::note(&NoteView {
+        note: &note,
+        public: href.as_deref(),
+        public_unknown: public.is_err(),
+        out_of_date_since: page.filter(|p| p.out_of_date()).map(|p| p.published_at),
+        notice: notice(params),
+        backlinks: &backlinks,
+        files: &files,
+    })
+    .into_string();
+    let (head, tail) = markup
+        .split_once(views::RENDERED_TEXT)
+        .map(|(head, tail)| (head.to_string(), tail.to_string()))
+        .unwrap_or_default();
+    Ok(streamed::page(head, tail, move |out| {
+        let places = WebPlaces::new(&targets, &path);
+        crate::render::write_html(&note.body, Some(&note.title), &places, out)
+    }))
 }
 
 async fn edit(path: NotePath, state: &Arc<State>) -> Reply {

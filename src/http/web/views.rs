@@ -54,8 +54,6 @@ pub(super) struct NoteView<'a> {
     /// date.
     pub out_of_date_since: Option<DateTime<Utc>>,
     pub notice: Option<&'static str>,
-    /// Where the note's links go.
-    pub places: &'a dyn crate::render::LinkPlaces,
     /// The notes linking to this one.
     pub backlinks: &'a super::links::Backlinks,
     /// The files the note references.
@@ -322,11 +320,14 @@ pub(super) fn index(page: &Listing) -> Markup {
     layout(&heading, Some(""), "home", content)
 }
 
-/// A note, rendered, with what can be done to it.
+/// Where a note page's rendered text goes: written as it is rendered, it is not in the
+/// page's markup. Author text in the page is escaped, so it cannot say this.
+pub(super) const RENDERED_TEXT: &str = "<notes-rendered-text/>";
+
+/// A note with what can be done to it; its rendered text is `RENDERED_TEXT`.
 pub(super) fn note(page: &NoteView) -> Markup {
     let note = page.note;
     let fields = note.front_matter.clone().unwrap_or_default();
-    let rendered = crate::render::to_html(&note.body, Some(&note.title), page.places);
     let folder = note.path.rsplit_once('/').map(|(dir, _)| dir);
     let content = html! {
         nav.crumbs {
@@ -400,7 +401,7 @@ pub(super) fn note(page: &NoteView) -> Markup {
                     }
                 }
             }
-            div.content { (PreEscaped(rendered)) }
+            div.content { (PreEscaped(RENDERED_TEXT)) }
         }
         (super::attachments::list(page.files))
         (super::links::backlinks(page.backlinks))

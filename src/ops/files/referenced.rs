@@ -1,8 +1,10 @@
 //! The attachments a note references: each link to a file and each image of its text,
 //! resolved as the note's page resolves it (`ops::links`), with the file found there.
 
+use std::collections::HashSet;
+
 use crate::error::{Error, Result};
-use crate::ops::links::{attachment_path, links_of};
+use crate::ops::links::{attachment_path, for_each_link};
 use crate::ops::store::text_of;
 use crate::ops::{FilePath, NotePath, Notebook};
 
@@ -38,15 +40,17 @@ impl Notebook {
         let raw = self.read_raw(path)?;
         let text = text_of(raw.bytes());
         let mut seen: Vec<Referenced> = Vec::new();
-        for link in links_of(&text).into_iter().filter(|l| !l.is_note()) {
+        // What `seen` holds, to find a file again without a scan of the list: a note
+        // naming many files would otherwise cost the square of their number.
+        let mut named: HashSet<Result<FilePath, String>> = HashSet::new();
+        for_each_link(&text, &mut |link| {
+            if link.is_note() {
+                return;
+            }
             let file = attachment_path(path, &link);
-            let already = seen.iter().any(|r| match (&r.path, &file) {
-                (Some(a), Some(b)) => a == b,
-                (None, None) => r.written == link.target,
-                _ => false,
-            });
-            if already {
-                continue;
+            let key = file.clone().ok_or_else(|| link.target.clone());
+            if !named.insert(key) {
+                return;
             }
             let found = match &file {
                 Some(file) => self.found(file),
@@ -57,7 +61,7 @@ impl Notebook {
                 path: file,
                 found,
             });
-        }
+        });
         Ok(seen)
     }
 

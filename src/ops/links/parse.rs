@@ -6,84 +6,102 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use percent_encoding::percent_decode_str;
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, LinkType, Tag, TagEnd};
 
 use super::source::{LineIndex, definition_dest, inline_dest};
 use super::{Link, LinkKind};
 use crate::ops::front_matter;
+use crate::render::Split;
 
 /// Every note link and attachment link of `text` (a whole note file), in the order they
 /// appear. External links (`https:`, `mailto:`…), absolute paths and same-page
 /// `#anchors` in Markdown syntax are not links between notes and are left out.
 pub(crate) fn links_of(text: &str) -> Vec<Link> {
-    links_in(text, body_start(text), &mut |_| {})
+    let mut links = Vec::new();
+    each_link(text, body_start(text), &mut |_| {}, &mut |link| {
+        links.push(link)
+    });
+    links
+}
+
+/// The links of `text` (a whole note file) handed to `found` one at a time, in order:
+/// `links_of` without the list.
+pub(crate) fn for_each_link(text: &str, found: &mut dyn FnMut(Link)) {
+    each_link(text, body_start(text), &mut |_| {}, found);
 }
 
 /// `links_of` for a caller that has parsed the front matter already (the body starts
 /// at byte `base` of `text`, as `body_start` finds it), and that wants every event of
 /// the body's parse as well (`each`; parsed with `render::options()`).
 pub(crate) fn links_in(text: &str, base: usize, each: &mut dyn FnMut(&Event)) -> Vec<Link> {
+    let mut links = Vec::new();
+    each_link(text, base, each, &mut |link| links.push(link));
+    links
+}
+
+/// The links of the body of `text` (from byte `base`) handed to `found` one at a time,
+/// in order, none kept: a caller that keeps a few of a note's links (its files) holds
+/// no list of all. The body is parsed a piece at a time, as the renderer parses it
+/// (`render::Split`).
+fn each_link(text: &str, base: usize, each: &mut dyn FnMut(&Event), found: &mut dyn FnMut(Link)) {
     let body = &text[base..];
     let lines = LineIndex::new(text);
-    let options = crate::render::options() | Options::ENABLE_WIKILINKS;
-    let mut events = Parser::new_ext(body, options).into_offset_iter();
-    let mut open: Vec<Open> = Vec::new();
-    let mut links = Vec::new();
-    while let Some((event, range)) = events.next() {
-        each(&event);
-        match event {
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                id,
-                ..
-            }) => open.push(Open::new(
-                false,
-                link_type,
-                dest_url.into(),
-                id.into(),
-                &range,
-            )),
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                id,
-                ..
-            }) => open.push(Open::new(
-                true,
-                link_type,
-                dest_url.into(),
-                id.into(),
-                &range,
-            )),
-            Event::End(TagEnd::Link | TagEnd::Image) => {
-                let Some(done) = open.pop() else { continue };
-                if let Some(parent) = open.last_mut() {
-                    parent.inner_end = parent.inner_end.max(range.end);
-                    parent.label.push_str(&done.label);
+    let split = Split::new(body);
+    for piece in split.pieces() {
+        let mut events = piece.events(&split);
+        let mut open: Vec<Open> = Vec::new();
+        while let Some((event, range)) = events.next() {
+            each(&event);
+            match event {
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    id,
+                    ..
+                }) => open.push(Open::new(
+                    false,
+                    link_type,
+                    dest_url.into(),
+                    id.into(),
+                    &range,
+                )),
+                Event::Start(Tag::Image {
+                    link_type,
+                    dest_url,
+                    id,
+                    ..
+                }) => open.push(Open::new(
+                    true,
+                    link_type,
+                    dest_url.into(),
+                    id.into(),
+                    &range,
+                )),
+                Event::End(TagEnd::Link | TagEnd::Image) => {
+                    let Some(done) = open.pop() else { continue };
+                    if let Some(parent) = open.last_mut() {
+                        parent.inner_end = parent.inner_end.max(range.end);
+                        parent.label.push_str(&done.label);
+                    }
+                    if let Some(link) = done.finish(body, base, &lines, |id| events.definition(id))
+                    {
+                        found(link);
+                    }
                 }
-                let definition = |id: &str| {
-                    let defs = events.reference_definitions();
-                    defs.get(id).map(|def| def.span.clone())
-                };
-                if let Some(link) = done.finish(body, base, &lines, definition) {
-                    links.push(link);
+                Event::Text(text) | Event::Code(text) => {
+                    if let Some(top) = open.last_mut() {
+                        top.label.push_str(&text);
+                        top.inner_end = top.inner_end.max(range.end);
+                    }
                 }
-            }
-            Event::Text(text) | Event::Code(text) => {
-                if let Some(top) = open.last_mut() {
-                    top.label.push_str(&text);
-                    top.inner_end = top.inner_end.max(range.end);
-                }
-            }
-            _ => {
-                if let Some(top) = open.last_mut() {
-                    top.inner_end = top.inner_end.max(range.end);
+                _ => {
+                    if let Some(top) = open.last_mut() {
+                        top.inner_end = top.inner_end.max(range.end);
+                    }
                 }
             }
         }
     }
-    links
 }
 
 /// Where the body starts: after the front matter block when the note has one that
@@ -141,16 +159,18 @@ impl Open {
                 let dest = inline_dest(body, self.inner_end, self.range.end)?;
                 self.markdown(body, base, line, dest)
             }
-            LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => {
+            // `…Unknown`: defined in another piece of a long text (`render::Split`).
+            LinkType::Reference
+            | LinkType::Collapsed
+            | LinkType::Shortcut
+            | LinkType::ReferenceUnknown
+            | LinkType::CollapsedUnknown
+            | LinkType::ShortcutUnknown => {
                 let span = definition(&self.id)?;
                 let dest = definition_dest(body, span)?;
                 self.markdown(body, base, line, dest)
             }
-            LinkType::ReferenceUnknown
-            | LinkType::CollapsedUnknown
-            | LinkType::ShortcutUnknown
-            | LinkType::Autolink
-            | LinkType::Email => None,
+            LinkType::Autolink | LinkType::Email => None,
         }
     }
 

@@ -8,10 +8,10 @@ use super::media::Media;
 use super::record::{Entry, Record};
 use super::{failed, files, site};
 use crate::error::Result;
-use crate::ops::links::{Destination, LinkTargets, fragment, links_of};
+use crate::ops::links::{Destination, LinkTargets, for_each_link, fragment};
 use crate::ops::store::text_of;
 use crate::ops::{NotePath, Notebook};
-use crate::render::{LinkForm, LinkPlaces, Place};
+use crate::render::{LinkForm, LinkPlaces, Place, card_title};
 
 /// Where the links of one public page go, with the record as it will be.
 pub(crate) struct PublicPlaces<'a> {
@@ -47,7 +47,12 @@ impl LinkPlaces for PublicPlaces<'_> {
                         site::href(&entry.file),
                         fragment(heading.as_deref())
                     ),
-                    title: entry.title.clone(),
+                    // Only an embed's card shows it, cut.
+                    title: if matches!(form, LinkForm::Embed | LinkForm::Image) {
+                        card_title(&entry.title).into_owned()
+                    } else {
+                        String::new()
+                    },
                 },
                 None => Place::Missing { href: None },
             },
@@ -114,11 +119,13 @@ impl Notebook {
             let Ok(raw) = self.read_raw(&from) else {
                 continue;
             };
-            let links_here = links_of(&text_of(raw.bytes())).iter().any(|link| {
-                targets
-                    .resolver()
-                    .resolve(&from, link)
-                    .is_some_and(|target| to.iter().any(|t| t == target.as_str()))
+            let mut links_here = false;
+            for_each_link(&text_of(raw.bytes()), &mut |link| {
+                links_here = links_here
+                    || targets
+                        .resolver()
+                        .resolve(&from, &link)
+                        .is_some_and(|target| to.iter().any(|t| t == target.as_str()));
             });
             if links_here {
                 let note = self.note_of_raw(&raw);

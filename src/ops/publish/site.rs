@@ -145,8 +145,9 @@ pub(crate) fn page(
 ) -> String {
     let fields = note.front_matter.clone().unwrap_or_default();
     // The renderer's output is the one markup not escaped here: it shows raw HTML in
-    // the note as text and keeps to its allow-list.
-    let content = PreEscaped(render::to_html(&note.body, Some(&note.title), places));
+    // the note as text and keeps to its allow-list. It is written once, straight into
+    // the page, where the template says `RENDERED_TEXT` (no escaped text can say it).
+    let content = PreEscaped(RENDERED_TEXT);
     let body = html! {
         body {
             "\n"
@@ -178,8 +179,20 @@ pub(crate) fn page(
             footer.site { a href=(INDEX_FILE) { "← All public notes" } } "\n"
         }
     };
-    document(&note.title, sharing_meta(note, entry, base_url), body)
+    let template = document(&note.title, sharing_meta(note, entry, base_url), body);
+    let (head, tail) = template
+        .split_once(RENDERED_TEXT)
+        .unwrap_or((&template, ""));
+    let mut page = String::with_capacity(template.len() + note.body.len() * 2);
+    page.push_str(head);
+    // Writing into a String cannot fail.
+    let _ = render::write_html(&note.body, Some(&note.title), places, &mut page);
+    page.push_str(tail);
+    page
 }
+
+/// Where a page's rendered text goes in its template.
+const RENDERED_TEXT: &str = "<notes-rendered-text/>";
 
 /// Description and Open Graph tags, so a shared link shows a title and a summary.
 fn sharing_meta(note: &Note, entry: &Entry, base_url: Option<&str>) -> Markup {

@@ -85,6 +85,28 @@ impl Notebook {
         path: &NotePath,
         scope: &Scope,
     ) -> Result<NoteLinks> {
+        self.links_with(source, path, scope, true)
+    }
+
+    /// The links of other notes to note `path` alone, as `scope` may see them (the web
+    /// page's "Linked from"): its own, which may be many, are not even listed.
+    pub(crate) fn backlinks(
+        &self,
+        source: &impl IndexSource,
+        path: &NotePath,
+        scope: &Scope,
+    ) -> Result<Vec<Incoming>> {
+        Ok(self.links_with(source, path, scope, false)?.incoming)
+    }
+
+    /// `links`, with the note's own links only when `outgoing`.
+    fn links_with(
+        &self,
+        source: &impl IndexSource,
+        path: &NotePath,
+        scope: &Scope,
+        outgoing: bool,
+    ) -> Result<NoteLinks> {
         source.settle();
         let note = self.read(path)?;
         let index = source.current()?;
@@ -100,26 +122,30 @@ impl Notebook {
             Err(Error::IndexBroken(why)) => attempt(&source.damaged(&index, why)?)?,
             other => other?,
         };
-        let outgoing = links::links_of(&note.content)
-            .into_iter()
-            .filter(links::Link::is_note)
-            .map(|link| Outgoing {
-                path: resolver.resolve(path, &link).map(|p| p.to_string()),
-                target: link.target,
-                line: link.line,
-            })
-            .collect();
+        let mut own = Vec::new();
+        if outgoing {
+            links::for_each_link(&note.content, &mut |link| {
+                if link.is_note() {
+                    own.push(Outgoing {
+                        path: resolver.resolve(path, &link).map(|p| p.to_string()),
+                        target: link.target,
+                        line: link.line,
+                    });
+                }
+            });
+        }
         let mut incoming = Vec::new();
         for from in candidates.iter().filter(|from| *from != path) {
             // Deleted or unreadable since it was indexed: it links to nothing now.
             let Ok(linking) = self.read(from) else {
                 continue;
             };
-            let lines: BTreeSet<u32> = links::links_of(&linking.content)
-                .iter()
-                .filter(|link| resolver.resolve(from, link).as_ref() == Some(path))
-                .map(|link| link.line)
-                .collect();
+            let mut lines = BTreeSet::new();
+            links::for_each_link(&linking.content, &mut |link| {
+                if resolver.resolve(from, &link).as_ref() == Some(path) {
+                    lines.insert(link.line);
+                }
+            });
             let texts: Vec<&str> = linking.content.lines().collect();
             incoming.extend(lines.into_iter().map(|line| {
                 Incoming {
@@ -135,7 +161,7 @@ impl Notebook {
         }
         let mut links = NoteLinks {
             path: path.to_string(),
-            outgoing,
+            outgoing: own,
             incoming,
         };
         if scope.prefix().is_some() {

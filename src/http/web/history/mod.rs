@@ -124,13 +124,18 @@ fn shown(
         "" => (to + 1 < versions.len()).then_some(to + 1),
         id => Some(find(versions, id)?),
     };
-    let old = from.map(text).transpose()?.unwrap_or_default();
-    let new = text(to)?;
-    Ok(Shown::Diff {
-        from,
-        to,
-        markup: diff::render(&old, &new),
-    })
+    let size = |at: usize| {
+        let kept = &versions[at];
+        if kept.has_text { kept.version.size } else { 0 }
+    };
+    let (old_size, new_size) = (from.map_or(0, size), size(to));
+    let markup = if diff::fits(old_size, new_size) {
+        let old = from.map(text).transpose()?.unwrap_or_default();
+        diff::render(&old, &text(to)?)
+    } else {
+        diff::too_large(old_size, new_size, None)
+    };
+    Ok(Shown::Diff { from, to, markup })
 }
 
 /// The version an id names: the whole id, or a prefix of at least four hex digits that

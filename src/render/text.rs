@@ -1,0 +1,190 @@
+//! The plain text of a note as a reader sees it: page descriptions and feed summaries,
+//! the quoted line of a backlink, and what the search index reads.
+
+use pulldown_cmark::{Event, LinkType, Tag, TagEnd};
+
+use super::links::wiki_label;
+use super::pieces::Split;
+
+/// The opening words of a note body as plain text, at most `max` characters (cut at a
+/// word, with `…`), for page descriptions and feed summaries. Headings, code blocks
+/// and raw HTML are left out; blocks (paragraphs, list items, table cells, quotes) are
+/// kept apart by a space, so list items never run together.
+pub(crate) fn summary(markdown: &str, max: usize) -> String {
+    cut_words(&reader_text(markdown, Reading::Summary, max), max)
+}
+
+/// A line of a note as a reader sees it (Markdown marks left out, a wikilink as its
+/// label, a heading or list item as its text), at most `max` characters cut at a word:
+/// what a list of the notes linking here quotes of each link's line.
+pub(crate) fn line_text(line: &str, max: usize) -> String {
+    cut_words(&reader_text(line, Reading::Page, max), max)
+}
+
+/// The words of `text` on one line, at most `max` characters, cut at a word with `…`.
+fn cut_words(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        let extra = usize::from(!out.is_empty());
+        if out.chars().count() + extra + word.chars().count() > max {
+            out.push('…');
+            return out;
+        }
+        if extra == 1 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The text a reader sees on a note's page, for the search index and its snippets:
+/// Markdown marks, link targets, footnote labels and task boxes are left out, an image
+/// is its alt text, raw HTML is the text the page shows for it. Each block (paragraph,
+/// heading, list item, table cell, code block) starts on a line of its own.
+pub fn visible_text(markdown: &str) -> String {
+    reader_text(markdown, Reading::Page, usize::MAX)
+        .trim()
+        .to_string()
+}
+
+/// What `reader_text` keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Everything the page shows.
+    Page,
+    /// The prose only: no headings, code blocks or raw HTML.
+    Summary,
+}
+
+/// The text of a body's events, blocks kept apart by line breaks; stops once it holds
+/// more than `max` characters.
+fn reader_text(markdown: &str, reading: Reading, max: usize) -> String {
+    let mut text = ReaderText::new(reading);
+    let mut chars = 0usize;
+    let split = Split::new(markdown);
+    for piece in split.pieces() {
+        for (event, _) in piece.events(&split) {
+            let before = text.text.len();
+            text.push(&event);
+            if max != usize::MAX {
+                chars += text.text[before..].chars().count();
+                if chars > max {
+                    return text.text;
+                }
+            }
+        }
+    }
+    text.text
+}
+
+/// `visible_text` fed the events of a parse made for something else as well (the
+/// indexer finds a note's links in the same parse): parsed with `options()`.
+pub(crate) struct VisibleText(ReaderText);
+
+impl VisibleText {
+    pub(crate) fn new() -> Self {
+        VisibleText(ReaderText::new(Reading::Page))
+    }
+
+    pub(crate) fn push(&mut self, event: &Event) {
+        self.0.push(event);
+    }
+
+    pub(crate) fn finish(self) -> String {
+        self.0.text.trim().to_string()
+    }
+}
+
+/// The reader's text of the events pushed so far.
+struct ReaderText {
+    text: String,
+    summary: bool,
+    /// Depth of the blocks left out (a summary's headings, code and HTML).
+    skip: usize,
+    /// Inside a wikilink without `|label`: its text (the target as written) reads as
+    /// the label a page shows for it.
+    bare_wiki: bool,
+}
+
+impl ReaderText {
+    fn new(reading: Reading) -> Self {
+        ReaderText {
+            text: String::new(),
+            summary: reading == Reading::Summary,
+            skip: 0,
+            bare_wiki: false,
+        }
+    }
+
+    fn push(&mut self, event: &Event) {
+        let summary = self.summary;
+        let text = &mut self.text;
+        match event {
+            Event::Start(
+                Tag::Link {
+                    link_type: LinkType::WikiLink { has_pothole: false },
+                    dest_url,
+                    ..
+                }
+                | Tag::Image {
+                    link_type: LinkType::WikiLink { has_pothole: false },
+                    dest_url,
+                    ..
+                },
+            ) if self.skip == 0 => {
+                text.push_str(&wiki_label(dest_url));
+                self.bare_wiki = true;
+            }
+            Event::End(TagEnd::Link | TagEnd::Image) => self.bare_wiki = false,
+            _ if self.bare_wiki => {}
+            Event::Start(Tag::Heading { .. } | Tag::CodeBlock(_) | Tag::HtmlBlock) if summary => {
+                self.skip += 1;
+                new_line(text);
+            }
+            Event::End(TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::HtmlBlock) if summary => {
+                self.skip = self.skip.saturating_sub(1);
+            }
+            _ if self.skip > 0 => {}
+            Event::Text(t) | Event::Code(t) => text.push_str(t),
+            Event::Html(t) | Event::InlineHtml(t) if !summary => text.push_str(t),
+            Event::SoftBreak => space(text),
+            Event::HardBreak | Event::Rule => new_line(text),
+            Event::Start(tag) if is_block(&tag.to_end()) => new_line(text),
+            Event::End(tag) if is_block(tag) => new_line(text),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a tag is a block (its text stands apart from what comes before and after)
+/// rather than inline markup (emphasis, links, images).
+fn is_block(tag: &TagEnd) -> bool {
+    !matches!(
+        tag,
+        TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::Link
+            | TagEnd::Image
+    )
+}
+
+/// Ends the current line, unless the text is empty or already ends with a break.
+fn new_line(text: &mut String) {
+    if text.ends_with(' ') {
+        text.pop();
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+}
+
+/// A space, unless the text is empty or already ends with whitespace.
+fn space(text: &mut String) {
+    if !text.is_empty() && !text.ends_with(char::is_whitespace) {
+        text.push(' ');
+    }
+}
