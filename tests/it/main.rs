@@ -19,6 +19,7 @@ mod files;
 mod files_cache;
 mod guard;
 mod history;
+mod history_git;
 mod history_prune;
 mod history_settle;
 mod hostile;

@@ -6,6 +6,7 @@
 mod compare;
 mod index;
 mod kept;
+mod layout;
 mod pack;
 mod packfile;
 mod prune;
