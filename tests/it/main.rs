@@ -21,6 +21,7 @@ mod guard;
 mod history;
 mod history_git;
 mod history_prune;
+mod history_restore;
 mod history_settle;
 mod hostile;
 mod links;

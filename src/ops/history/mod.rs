@@ -221,21 +221,21 @@ impl Notebook {
     /// digits that names one version); `VersionNotFound` when the note has no such
     /// version or that version removed it.
     pub(crate) fn version(&self, path: &NotePath, id: &str) -> Result<Vec<u8>> {
+        self.version_text(path, id, false)
+    }
+
+    /// The text of version `id`, or when that version removed the note (a delete, the
+    /// old path of a move) and `before_removal`, the text it had just before.
+    fn version_text(&self, path: &NotePath, id: &str, before_removal: bool) -> Result<Vec<u8>> {
         let store = self.history_store()?;
         let blob = store
             .with_index(|index| {
                 let entries = index.notes.get(path.as_str())?;
-                let id = id.to_ascii_lowercase();
-                if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return None;
-                }
-                let mut found = entries
-                    .iter()
-                    .filter(|e| e.commit.to_string().starts_with(&id));
-                let first = found.next()?;
-                match found.next() {
-                    Some(other) if other.commit != first.commit => None,
-                    _ => first.blob,
+                let at = listed(entries, id)?;
+                if before_removal {
+                    entries[..=at].iter().rev().find_map(|e| e.blob)
+                } else {
+                    entries[at].blob
                 }
             })
             .map_err(failed)?
@@ -251,10 +251,11 @@ impl Notebook {
     }
 
     /// Writes version `id` of a note back as a new change, byte for byte; `created`
-    /// when the note had been deleted.
+    /// when the note had been deleted. Any listed version can be restored: one that
+    /// removed the note brings back the text it had before.
     pub(crate) fn restore(&self, path: &NotePath, id: &str) -> Result<PutOutcome> {
         path.check_writable()?;
-        let bytes = self.version(path, id)?;
+        let bytes = self.version_text(path, id, true)?;
         let text = String::from_utf8(bytes).map_err(|_| Error::VersionNotFound)?;
         self.write_recorded(path, &Precondition::None, Op::Restore, |_| Ok(text))
     }
@@ -291,6 +292,24 @@ impl Notebook {
             .map_err(failed)?;
         trashed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
         Ok(trashed.into_iter().map(|(_, t)| t).collect())
+    }
+}
+
+/// Where version `id` (the full id, or a prefix of at least 4 hex digits that names
+/// one version) is among a note's entries.
+fn listed(entries: &[index::Entry], id: &str) -> Option<usize> {
+    let id = id.to_ascii_lowercase();
+    if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut found = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.commit.to_string().starts_with(&id));
+    let (at, first) = found.next()?;
+    match found.next() {
+        Some((_, other)) if other.commit != first.commit => None,
+        _ => Some(at),
     }
 }
 
