@@ -333,6 +333,16 @@ impl Store {
             .map_err(err("cannot read a version"))?;
         Ok(blob.content().to_vec())
     }
+
+    /// The message of commit `id`.
+    pub(crate) fn message(&self, id: Oid) -> StoreResult<String> {
+        let inner = self.lock();
+        let commit = inner
+            .repo
+            .find_commit(id)
+            .map_err(err("cannot read a change"))?;
+        Ok(String::from_utf8_lossy(commit.message_bytes()).into_owned())
+    }
 }
 
 impl Drop for Store {
