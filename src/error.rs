@@ -95,6 +95,10 @@ pub enum Error {
     HistoryFailed(String),
     #[error("Version not found")]
     VersionNotFound,
+    /// A restore of a note that was moved and is there at its new path: restoring it
+    /// at its old one would make a second copy.
+    #[error("The note was moved and is now at {0}: restore it there")]
+    NoteMovedTo(String),
     /// A section edit whose heading path names no section; `candidates` are the
     /// note's heading paths.
     #[error("Heading not found: {}", heading_path(heading))]
@@ -193,6 +197,7 @@ impl Error {
             | FileDeleteFailed(_)
             | HistoryFailed(_)
             | VersionNotFound
+            | NoteMovedTo(_)
             | HeadingNotFound { .. }
             | HeadingAmbiguous { .. }
             | InvalidSectionEdit(_)

@@ -215,7 +215,7 @@ fn prune_keeps_the_last_days_every_latest_version_and_the_trash_until_its_time()
 
     // git reads the rewritten history: the first commit, then the three changes of the
     // last 30 days; packed, nothing loose, nothing broken.
-    let log = git(&ws, &["log", "--format=%s", "refs/notes/history"]);
+    let log = git(&ws, &["log", "--format=%s", "main"]);
     let subjects: Vec<&str> = log.lines().collect();
     assert_eq!(subjects.len(), 4, "{log}");
     assert_eq!(&subjects[..3], ["delete c.md", "put a.md", "put e.md"]);
@@ -224,7 +224,7 @@ fn prune_keeps_the_last_days_every_latest_version_and_the_trash_until_its_time()
         "{log}"
     );
     assert_eq!(
-        git(&ws, &["show", "refs/notes/history~3:d.md"]),
+        git(&ws, &["show", "main~3:d.md"]),
         made.d,
         "the first commit holds the notebook at the cut"
     );
@@ -264,12 +264,7 @@ fn prune_keeps_the_last_days_every_latest_version_and_the_trash_until_its_time()
     }
     assert!(trash_paths(&ws).is_empty());
     fsck(&ws);
-    assert_eq!(
-        git(&ws, &["log", "--format=%s", "refs/notes/history"])
-            .lines()
-            .count(),
-        1
-    );
+    assert_eq!(git(&ws, &["log", "--format=%s", "main"]).lines().count(), 1);
 
     // Without a retention, nothing is dropped; the store is only packed.
     put_at(&ws, 0, "a.md", "---\ntitle: A\n---\nfour\n");

@@ -9,13 +9,7 @@ use crate::support::{Workspace, eventually};
 /// The subjects `git log` reads from the store's ref; empty while there is no ref.
 fn subjects(store: &str) -> Vec<String> {
     let out = Command::new("git")
-        .args([
-            "--git-dir",
-            store,
-            "log",
-            "--format=%s",
-            "refs/notes/history",
-        ])
+        .args(["--git-dir", store, "log", "--format=%s", "main"])
         .output()
         .expect("run git");
     String::from_utf8_lossy(&out.stdout)
@@ -59,7 +53,7 @@ fn git_reads_a_put_once_the_server_settled_it() {
     assert_eq!(counted(store, "count"), 0);
     assert!(counted(store, "packs") >= 1);
     let shown = Command::new("git")
-        .args(["--git-dir", store, "show", "refs/notes/history:f3/n.md"])
+        .args(["--git-dir", store, "show", "main:f3/n.md"])
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&shown.stdout), ws.read("f3/n.md"));

@@ -120,7 +120,9 @@ pub fn status(err: &Error) -> StatusCode {
             StatusCode::NOT_FOUND
         }
         HeadingNotFound { .. } => StatusCode::NOT_FOUND,
-        NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) => StatusCode::CONFLICT,
+        NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) | NoteMovedTo(_) => {
+            StatusCode::CONFLICT
+        }
         HeadingAmbiguous { .. } | FrontMatterUnreadable => StatusCode::CONFLICT,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED

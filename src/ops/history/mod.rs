@@ -6,6 +6,7 @@
 mod compare;
 mod index;
 mod kept;
+mod layout;
 mod pack;
 mod packfile;
 mod prune;
@@ -220,21 +221,21 @@ impl Notebook {
     /// digits that names one version); `VersionNotFound` when the note has no such
     /// version or that version removed it.
     pub(crate) fn version(&self, path: &NotePath, id: &str) -> Result<Vec<u8>> {
+        self.version_text(path, id, false)
+    }
+
+    /// The text of version `id`, or when that version removed the note (a delete, the
+    /// old path of a move) and `before_removal`, the text it had just before.
+    fn version_text(&self, path: &NotePath, id: &str, before_removal: bool) -> Result<Vec<u8>> {
         let store = self.history_store()?;
         let blob = store
             .with_index(|index| {
                 let entries = index.notes.get(path.as_str())?;
-                let id = id.to_ascii_lowercase();
-                if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return None;
-                }
-                let mut found = entries
-                    .iter()
-                    .filter(|e| e.commit.to_string().starts_with(&id));
-                let first = found.next()?;
-                match found.next() {
-                    Some(other) if other.commit != first.commit => None,
-                    _ => first.blob,
+                let at = listed(entries, id)?;
+                if before_removal {
+                    entries[..=at].iter().rev().find_map(|e| e.blob)
+                } else {
+                    entries[at].blob
                 }
             })
             .map_err(failed)?
@@ -250,10 +251,16 @@ impl Notebook {
     }
 
     /// Writes version `id` of a note back as a new change, byte for byte; `created`
-    /// when the note had been deleted.
+    /// when the note had been deleted. Any listed version can be restored: one that
+    /// removed the note brings back the text it had before.
+    /// A note moved away that is at its new path now is not restored at the old one
+    /// (that would make a second copy): the error names where it is.
     pub(crate) fn restore(&self, path: &NotePath, id: &str) -> Result<PutOutcome> {
         path.check_writable()?;
-        let bytes = self.version(path, id)?;
+        let bytes = self.version_text(path, id, true)?;
+        if let Some(now) = self.moved_to(path)? {
+            return Err(Error::NoteMovedTo(now));
+        }
         let text = String::from_utf8(bytes).map_err(|_| Error::VersionNotFound)?;
         self.write_recorded(path, &Precondition::None, Op::Restore, |_| Ok(text))
     }
@@ -272,7 +279,8 @@ impl Notebook {
                     .iter()
                     .filter_map(|(path, entries)| {
                         let last = entries.last()?;
-                        if last.blob.is_some() {
+                        // Only deleted notes: a move's old path is not in the trash.
+                        if last.blob.is_some() || &*last.op == Op::Move.as_str() {
                             return None;
                         }
                         let kept = entries.iter().rev().find(|e| e.blob.is_some())?;
@@ -288,8 +296,81 @@ impl Notebook {
                     .collect::<Vec<_>>()
             })
             .map_err(failed)?;
+        // And absent now: a note written again at its path outside the service (or
+        // before the history saw it) is not deleted.
+        trashed.retain(|(_, t)| !self.on_disk(&t.path));
         trashed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
         Ok(trashed.into_iter().map(|(_, t)| t).collect())
+    }
+}
+
+impl Notebook {
+    /// Whether something is at note path `path` on disk (a note, or anything else
+    /// holding its name).
+    fn on_disk(&self, path: &str) -> bool {
+        std::fs::symlink_metadata(self.notes_dir().join(path)).is_ok()
+    }
+
+    /// Where the note last at `path` is now, when its last change there moved it away
+    /// and it is still at the end of its moves (followed through each move's commit
+    /// message, `move FROM -> TO`); `None` when nothing is at `path`'s place elsewhere or
+    /// something is at `path` itself.
+    fn moved_to(&self, path: &NotePath) -> Result<Option<String>> {
+        if self.on_disk(path.as_str()) {
+            return Ok(None);
+        }
+        let store = self.history_store()?;
+        let mut at = path.to_string();
+        // Each step follows one move: bounded by the moves a history can hold in a row.
+        for _ in 0..MOVES_FOLLOWED {
+            let last = store
+                .with_index(|index| {
+                    let last = index.notes.get(&at)?.last()?;
+                    Some((
+                        last.commit,
+                        last.blob.is_none() && &*last.op == Op::Move.as_str(),
+                    ))
+                })
+                .map_err(failed)?;
+            let Some((commit, true)) = last else {
+                // The end of the moves: the note is there, unless deleted since.
+                let moved = at != path.as_str() && self.on_disk(&at);
+                return Ok(moved.then_some(at));
+            };
+            let message = store.message(commit).map_err(failed)?;
+            let first = message.lines().next().unwrap_or_default();
+            let Some(to) = first
+                .strip_prefix(Op::Move.as_str())
+                .and_then(|rest| rest.strip_prefix(' '))
+                .and_then(|rest| rest.strip_prefix(at.as_str()))
+                .and_then(|rest| rest.strip_prefix(" -> "))
+            else {
+                break;
+            };
+            at = to.to_string();
+        }
+        Ok(None)
+    }
+}
+
+/// How many moves in a row `moved_to` follows.
+const MOVES_FOLLOWED: usize = 1000;
+
+/// Where version `id` (the full id, or a prefix of at least 4 hex digits that names
+/// one version) is among a note's entries.
+fn listed(entries: &[index::Entry], id: &str) -> Option<usize> {
+    let id = id.to_ascii_lowercase();
+    if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut found = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.commit.to_string().starts_with(&id));
+    let (at, first) = found.next()?;
+    match found.next() {
+        Some((_, other)) if other.commit != first.commit => None,
+        _ => Some(at),
     }
 }
 

@@ -1,5 +1,5 @@
 //! The history store: a bare git repository, `.notes/history.git`, owned by the
-//! service. One commit per change on `refs/notes/history`, whose tree is the notebook's
+//! service. One commit per change on the branch `main` (`HEAD`), whose tree is the notebook's
 //! notes after the change; the message names the operation and the path. Changes are
 //! made durable by the write-ahead log (`wal`) and staged in memory until the next
 //! settle (`stage`: the ref on disk may lag the log by about a second), the per-note
@@ -13,12 +13,13 @@ use std::sync::Mutex;
 use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
 
 use super::index::{Entry, Index};
+use super::layout::settle_layout;
 use super::stage::{Staged, point_ref, replay};
 use super::wal;
 
-/// The private ref the commits are on (outside `refs/heads`, so no branch of a user's
-/// repository or tool ever shows it).
-pub(crate) const REF: &str = "refs/notes/history";
+/// The branch the commits are on, the one `HEAD` names: git reads the store as any
+/// repository (the store is a repository of its own; a user's is never opened).
+pub(crate) const REF: &str = "refs/heads/main";
 /// The lock file inside the repository that writers of the store take in turn.
 const LOCK_FILE: &str = "notes.lock";
 
@@ -98,6 +99,7 @@ impl Store {
             Err(e) => return Err(err("cannot open the store")(e)),
         };
         let _turn = lock_file(dir)?;
+        settle_layout(dir, &repo)?;
         if let Some(last) = replay(dir, &repo)? {
             point_ref(dir, &repo, last, "replayed from the log")?;
         }
@@ -330,6 +332,16 @@ impl Store {
             .find_blob(id)
             .map_err(err("cannot read a version"))?;
         Ok(blob.content().to_vec())
+    }
+
+    /// The message of commit `id`.
+    pub(crate) fn message(&self, id: Oid) -> StoreResult<String> {
+        let inner = self.lock();
+        let commit = inner
+            .repo
+            .find_commit(id)
+            .map_err(err("cannot read a change"))?;
+        Ok(String::from_utf8_lossy(commit.message_bytes()).into_owned())
     }
 }
 

@@ -158,8 +158,8 @@ fn the_log_makes_lost_objects_and_ref_whole_again() {
         .to_string();
     std::fs::create_dir_all(store.join("objects").join(&blob[..2])).unwrap();
     std::fs::write(store.join("objects").join(&blob[..2]).join(&blob[2..]), b"").unwrap();
-    std::fs::create_dir_all(store.join("refs/notes")).unwrap();
-    std::fs::write(store.join("refs/notes/history"), b"").unwrap();
+    std::fs::create_dir_all(store.join("refs/heads")).unwrap();
+    std::fs::write(store.join("refs/heads/main"), b"").unwrap();
     std::fs::remove_file(store.join("notes-index")).unwrap();
     let reopened = crate::ops::Notebook::new(config);
     let versions = reopened.history(&path).unwrap();
