@@ -302,6 +302,7 @@ fn a_symlink_into_another_folder_is_that_folder() {
     std::os::unix::fs::symlink("../private", ws.notes().join("work/shared")).unwrap();
     std::os::unix::fs::symlink("../private/salaries.csv", ws.notes().join("work/link.csv"))
         .unwrap();
+    std::os::unix::fs::symlink("../private/secret.md", ws.notes().join("work/leak.md")).unwrap();
     let server = ws.serve();
     let before = notes_files(&ws);
     let read = send(
@@ -350,6 +351,20 @@ fn a_symlink_into_another_folder_is_that_folder() {
         .map(|f| f["path"].as_str().unwrap())
         .collect();
     assert_eq!(listed, ["work/mine.csv"], "{files}");
+    // The note lists (and their pages) leave out notes that lead out of the folder.
+    for route in ["/api/v1/notes", "/api/v1/pages/notes"] {
+        let list = send(&server, "GET", route, &work, "");
+        assert_eq!(list.status, 200, "{}", list.body);
+        let list = list.json();
+        let paths: Vec<&str> = list["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["work/a.md"], "{route}: {list}");
+        assert_eq!(list["total"], 1, "{route}: {list}");
+    }
     let upload = send(
         &server,
         "PUT",

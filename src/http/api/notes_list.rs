@@ -24,12 +24,17 @@ const KEEP_BYTES: usize = 4 << 20;
 
 /// `GET /api/v1/notes`; a folder token (`scope`) sees its folder's notes only.
 pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Response, Rejection> {
-    let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
     if let Some(scope) = scope.filter(|s| s.narrows(".")) {
         // Made for this token: the shared JSON is everyone's.
-        let list = auth::lists::notes(&snapshot.list, &scope);
+        let list = blocking(&state, move |s| {
+            let snapshot = s.notebook.list_snapshot()?;
+            let reader = s.notebook.reader(&scope)?;
+            Ok::<_, crate::error::Error>(auth::lists::notes(&snapshot.list, &reader))
+        })
+        .await?;
         return Ok(reply::json(StatusCode::OK, &list));
     }
+    let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
     if let Some(json) = snapshot.rendered.get() {
         return Ok(reply::with_type(
             StatusCode::OK,

@@ -34,13 +34,16 @@ pub(super) async fn page(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let page = page_request(&raw)?;
-    let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
     if let Some(scope) = scope.filter(|s| s.narrows(".")) {
-        return Ok(page_reply(
-            &auth::lists::notes(&snapshot.list, &scope),
-            &page,
-        ));
+        let list = blocking(&state, move |s| {
+            let snapshot = s.notebook.list_snapshot()?;
+            let reader = s.notebook.reader(&scope)?;
+            Ok::<_, Error>(auth::lists::notes(&snapshot.list, &reader))
+        })
+        .await?;
+        return Ok(page_reply(&list, &page));
     }
+    let snapshot = blocking(&state, |s| s.notebook.list_snapshot()).await?;
     Ok(page_reply(&snapshot.list, &page))
 }
 

@@ -4,14 +4,15 @@
 //! total must count only what the token may read).
 
 use crate::ops::model::NoteList;
-use crate::ops::tokens::Scope;
+use crate::ops::tokens::{Reader, Scope};
 
-/// The notes inside the scope's folder; `total` counts them.
-pub(crate) fn notes(list: &NoteList, scope: &Scope) -> NoteList {
+/// The notes the reader sees (inside its folder, and not a link leading out of it);
+/// `total` counts them.
+pub(crate) fn notes(list: &NoteList, reader: &Reader) -> NoteList {
     let notes: Vec<_> = list
         .notes
         .iter()
-        .filter(|n| scope.allows_read(n.path.as_str()))
+        .filter(|n| reader.holds(n.path.as_str()))
         .cloned()
         .collect();
     NoteList {
