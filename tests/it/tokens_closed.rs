@@ -239,6 +239,8 @@ fn off_loopback_every_request_needs_a_token_in_force() {
     let again = create(&ws, "again");
     assert_eq!(get(&server, "/api/v1/notes", Some(&again)).status, 200);
     std::fs::remove_file(ws.notes().join(".notes/tokens.json")).unwrap();
+    // A hand edit counts within a tick of the coarse clock (at most 10 ms).
+    std::thread::sleep(Duration::from_millis(50));
     assert_refused(&ws, &server, EXPOSED);
     assert_eq!(get(&server, "/api/v1/notes", Some(&again)).status, 401);
     assert_eq!(server.log().matches(said).count(), 2, "{}", server.log());

@@ -87,7 +87,6 @@ impl Notebook {
     pub(crate) fn delete_file(&self, path: &FilePath, cond: &Precondition) -> Result<FileDeleted> {
         self.note_locks
             .with(path.as_str(), || self.delete_file_locked(path, cond))?;
-        self.root.remove_emptied_folders(path.parent());
         self.file_changed(path);
         self.files.forget(path.as_str());
         Ok(FileDeleted {

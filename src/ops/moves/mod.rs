@@ -138,7 +138,6 @@ impl Notebook {
             self.apply(&journal, Some(scope))?;
             Ok(journal)
         })?;
-        self.root.remove_emptied_folders(from.parent());
         self.changed(from);
         self.changed(to);
         let mut rewritten: Vec<String> = journal.rewrites.into_iter().map(|r| r.path).collect();

@@ -1,10 +1,8 @@
 //! The notes dir as an open folder (`RootDir`, a cache of its handle), and every open
 //! and rename of a note beneath it (`rename` also holds the service's own files in
-//! `.notes/`), and the removal of the folders a move or delete emptied (`empty`):
-//! nothing is checked by path and then used by path.
+//! `.notes/`): nothing is checked by path and then used by path.
 
 mod dir;
-mod empty;
 mod landing;
 mod open;
 mod rename;

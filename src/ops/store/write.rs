@@ -196,7 +196,6 @@ impl Notebook {
     ) -> Result<DeleteConfirmation> {
         self.note_locks
             .with(path.as_str(), || self.delete_locked(path, cond))?;
-        self.root.remove_emptied_folders(path.parent());
         self.changed(path);
         Ok(DeleteConfirmation {
             message: DELETED,
