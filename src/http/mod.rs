@@ -2,6 +2,7 @@
 
 mod api;
 pub(crate) mod auth;
+mod mcp;
 pub mod guard;
 mod public;
 pub mod server;

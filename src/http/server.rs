@@ -42,7 +42,7 @@ pub async fn serve(
 ) {
     let header_timeout = state.request_timeout;
     let service = warp::service(super::routes(state.clone()));
-    let mcp = crate::mcp::http::Endpoint::new(state.clone());
+    let mcp = super::mcp::Endpoint::new(state.clone());
     let mut shutdown = pin!(shutdown);
     // Every connection task holds a sender: the channel closes when the last one ends.
     let (open, mut drained) = tokio::sync::mpsc::channel::<()>(1);
@@ -154,7 +154,7 @@ pub async fn serve(
 /// (MCP requires every `Origin` checked).
 struct Door<S> {
     routes: S,
-    mcp: crate::mcp::http::Endpoint,
+    mcp: super::mcp::Endpoint,
     state: Arc<State>,
     conn: Arc<Conn>,
     host_seen: guard::HostMemo,
@@ -170,7 +170,7 @@ where
     type Future = Answer<S::Future>;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
-        let mcp = request.uri().path() == crate::mcp::http::PATH;
+        let mcp = request.uri().path() == super::mcp::PATH;
         let admitted = guard::admit(
             &self.state.hosts,
             &self.host_seen,

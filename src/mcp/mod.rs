@@ -4,7 +4,6 @@
 //! session may reach is its `McpAccess`.
 
 mod access;
-pub(crate) mod http;
 mod render;
 mod resources;
 mod tools;
