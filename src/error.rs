@@ -30,7 +30,7 @@ pub enum Error {
     #[error("Failed to delete note")]
     DeleteFailed(#[source] std::io::Error),
     #[error("Failed to generate HTML")]
-    PublishFailed(String),
+    PublishFailed(#[source] Cause),
     #[error("Failed to read the public record {}: {reason}", path.display())]
     PublicRecordUnreadable { path: PathBuf, reason: String },
     #[error("Note is not public: {0}")]
@@ -49,7 +49,7 @@ pub enum Error {
     #[error("Invalid limit: {0:?} (use a whole number from 1 to 1000)")]
     InvalidPageLimit(String),
     #[error("Search index failure: {0}")]
-    Index(String),
+    Index(#[source] Cause),
     /// Another process (a running `notes serve`) holds the index's writer and keeps the
     /// index up to date: a command reads it as it is, or stops.
     #[error(
@@ -92,7 +92,7 @@ pub enum Error {
     /// The history store could not record a change (so the change was not made), or
     /// could not be read.
     #[error("Failed to record the note's history")]
-    HistoryFailed(String),
+    HistoryFailed(#[source] Cause),
     #[error("Version not found")]
     VersionNotFound,
     /// A restore of a note that was moved and is there at its new path: restoring it
@@ -152,84 +152,86 @@ fn heading_path(path: &[String]) -> String {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-impl Error {
-    /// The process exit code of this failure when a command ends with it: 1, an
-    /// operation that failed, for every variant (2, a usage error, is clap's alone).
-    /// Listed one by one so a new variant is a decision, not a default.
-    pub fn exit_code(&self) -> u8 {
-        use Error::*;
-        match self {
-            InvalidPath
-            | NotMarkdown
-            | InvalidQuery(_)
-            | InvalidLimit(_)
-            | InvalidPageLimit(_)
-            | FrontMatterTooLarge(_)
-            | FrontMatterTooDeep(_)
-            | FrontMatterAliases(_)
-            | MoveOntoItself
-            | MoveDestinationExists(_)
-            | MoveFailed(_)
-            | NotFound
-            | NotesDirMissing(_)
-            | NotPublic(_)
-            | PreconditionFailed
-            | AlreadyExists
-            | IndexRebuilding
-            | ListFailed(_)
-            | AccessFailed(_)
-            | ReadFailed(_)
-            | CreateDirFailed(_)
-            | WriteFailed(_)
-            | FrontMatterFailed(_)
-            | DeleteFailed(_)
-            | PublishFailed(_)
-            | PublicRecordUnreadable { .. }
-            | Index(_)
-            | IndexOwned
-            | IndexBroken(_)
-            | FileIsNote
-            | FileNotFound
-            | FileChanged
-            | FileExists
-            | FileReadFailed(_)
-            | FileWriteFailed(_)
-            | FileDeleteFailed(_)
-            | HistoryFailed(_)
-            | VersionNotFound
-            | NoteMovedTo(_)
-            | HeadingNotFound { .. }
-            | HeadingAmbiguous { .. }
-            | InvalidSectionEdit(_)
-            | FrontMatterUnreadable
-            | TokensUnreadable(_)
-            | TokensWriteFailed(_)
-            | TokenExists(_)
-            | TokenNotFound(_)
-            | InvalidTokenName(_)
-            | OutsideScope
-            | MoveOutsideScope => 1,
+/// What stopped an operation below a domain failure: what was being done, and the
+/// error that stopped it, kept as the failure's source (shown by `detailed`).
+#[derive(Debug)]
+pub struct Cause {
+    what: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Cause {
+    /// `what` was being done when `source` stopped it.
+    pub fn new(
+        what: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Cause {
+            what: what.into(),
+            source: Some(Box::new(source)),
         }
+    }
+
+    /// `source` stopped it, and says all there is to say.
+    pub fn of(source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Cause::new("", source)
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.source {
+            Some(source) if self.what.is_empty() => write!(f, "{source}"),
+            Some(source) => write!(f, "{}: {source}", self.what),
+            None => f.write_str(&self.what),
+        }
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<String> for Cause {
+    fn from(what: String) -> Self {
+        Cause { what, source: None }
+    }
+}
+
+impl From<&str> for Cause {
+    fn from(what: &str) -> Self {
+        Cause::from(what.to_string())
+    }
+}
+
+impl Error {
+    /// The process exit code of a command that ends with this failure: 1 for every
+    /// domain failure (0 success, 1 failure, 2 a usage error, which is clap's; the README says so per command).
+    pub fn exit_code(&self) -> u8 {
+        1
     }
 
     /// The message with its underlying cause, for logs and the CLI (the HTTP body shows
     /// only the spec'd message).
     pub(crate) fn detailed(&self) -> String {
         let mut out = self.to_string();
+        if let Error::FrontMatterFailed(why) = self {
+            out.push_str(": ");
+            out.push_str(why);
+        }
         let mut source = std::error::Error::source(self);
         while let Some(cause) = source {
-            out.push_str(": ");
-            out.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        match self {
-            Error::FrontMatterFailed(why)
-            | Error::PublishFailed(why)
-            | Error::HistoryFailed(why) => {
+            // A cause the text already ends with (a `Cause` in the message) is not repeated.
+            let text = cause.to_string();
+            if !out.ends_with(&text) {
                 out.push_str(": ");
-                out.push_str(why);
+                out.push_str(&text);
             }
-            _ => {}
+            source = cause.source();
         }
         out
     }

@@ -2,8 +2,8 @@
 
 mod api;
 pub(crate) mod auth;
-mod mcp;
 pub mod guard;
+mod mcp;
 mod public;
 pub mod server;
 pub(crate) mod support;

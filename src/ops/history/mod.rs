@@ -116,7 +116,7 @@ fn now() -> i64 {
 }
 
 fn failed(why: String) -> Error {
-    Error::HistoryFailed(why)
+    Error::HistoryFailed(why.into())
 }
 
 fn rfc3339(secs: i64) -> String {

@@ -10,7 +10,7 @@ use git2::{ObjectType, Oid};
 use super::store::Change;
 use super::wal::Sync;
 use super::{Op, Slot};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use crate::ops::store::cache::{FileId, hash_of};
 use crate::ops::{NotePath, Notebook};
 
@@ -62,7 +62,7 @@ impl Notebook {
                 let settled = outcome.and_then(|pending| match pending {
                     Some(pending) => pending
                         .settle(device)
-                        .map_err(|e| Error::HistoryFailed(format!("cannot sync the log: {e}"))),
+                        .map_err(|e| Error::HistoryFailed(Cause::new("cannot sync the log", e))),
                     None => Ok(()),
                 });
                 settled.map_err(|e| {

@@ -35,7 +35,7 @@ use super::fsutil;
 use super::links::LinkTargets;
 use super::tokens::Scope;
 use super::{NotePath, Notebook};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// The lock key of the record (never a note path: those end in `.md`).
 const RECORD_LOCK: &str = record::FILE;
@@ -96,7 +96,7 @@ pub(crate) struct PublicPage {
 }
 
 fn failed(e: io::Error) -> Error {
-    Error::PublishFailed(e.to_string())
+    Error::PublishFailed(Cause::of(e))
 }
 
 impl Notebook {
@@ -198,7 +198,7 @@ impl Notebook {
     fn save_record(&self, record: &Record) -> Result<()> {
         record
             .save(&Record::path(self.notes_dir()))
-            .map_err(|e| Error::PublishFailed(format!("cannot write the public record: {e}")))
+            .map_err(|e| Error::PublishFailed(Cause::new("cannot write the public record", e)))
     }
 
     /// The files a change may rewrite: the record, the page, the index, the feed and
@@ -236,7 +236,7 @@ impl Notebook {
         }
         let outcome = steps().map_err(|e| match e {
             Error::PublishFailed(_) => e,
-            other => Error::PublishFailed(other.detailed()),
+            other => Error::PublishFailed(Cause::of(other)),
         });
         let outcome = match outcome {
             Ok(()) => Ok(()),
@@ -244,10 +244,13 @@ impl Notebook {
                 Ok(()) => Err(err),
                 // The marker stays: the next repair puts the page right.
                 Err(undo) => {
-                    return Err(Error::PublishFailed(format!(
-                        "{}; putting the files back failed too: {undo}",
-                        err.detailed()
-                    )));
+                    return Err(Error::PublishFailed(
+                        format!(
+                            "{}; putting the files back failed too: {undo}",
+                            err.detailed()
+                        )
+                        .into(),
+                    ));
                 }
             },
         };
@@ -397,7 +400,7 @@ impl Notebook {
                 Err(e) if note_is_gone(&e) => {
                     record.remove(&owner.path, at);
                 }
-                Err(e) => return Err(Error::PublishFailed(e.detailed())),
+                Err(e) => return Err(Error::PublishFailed(Cause::of(e))),
             }
         }
         Ok(None)

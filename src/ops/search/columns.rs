@@ -6,14 +6,14 @@ use tantivy::columnar::StrColumn;
 use tantivy::{Searcher, TantivyError};
 
 use super::heal;
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// `what: e`, as damage (the index is rebuilt) or as another failure of the index.
 pub(crate) fn classified(what: &str, e: &TantivyError) -> Error {
     if heal::is_damage(e) {
         Error::IndexBroken(format!("{what}: {e}"))
     } else {
-        Error::Index(format!("{what}: {e}"))
+        Error::Index(Cause::new(what, e.clone()))
     }
 }
 

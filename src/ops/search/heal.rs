@@ -11,7 +11,7 @@ use tantivy::directory::error::{LockError, OpenReadError};
 use tantivy::directory::{Directory, INDEX_WRITER_LOCK};
 
 use super::{index_dir, mmap_directory};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use crate::ops::path::INTERNAL_DIR;
 
 /// Prefix of the name a damaged index is moved to, followed by the Unix time.
@@ -20,11 +20,13 @@ const BROKEN_PREFIX: &str = "index.broken-";
 /// The error of a failed open or read of the index in `dir`: `IndexBroken` when its
 /// files are damaged, `Index` otherwise.
 pub(crate) fn read_error(what: &str, dir: &Path, e: &TantivyError) -> Error {
-    let message = format!("{what} the index {}: {e}", dir.display());
     if is_damage(e) {
-        Error::IndexBroken(message)
+        Error::IndexBroken(format!("{what} the index {}: {e}", dir.display()))
     } else {
-        Error::Index(message)
+        Error::Index(Cause::new(
+            format!("{what} the index {}", dir.display()),
+            e.clone(),
+        ))
     }
 }
 
@@ -69,9 +71,9 @@ pub(crate) fn move_aside(notes_dir: &Path) -> Result<Option<PathBuf>> {
         Ok(lock) => lock,
         Err(LockError::LockBusy) => return Err(Error::IndexRebuilding),
         Err(LockError::IoError(e)) => {
-            return Err(Error::Index(format!(
-                "cannot lock the index {}: {e}",
-                dir.display()
+            return Err(Error::Index(Cause::new(
+                format!("cannot lock the index {}", dir.display()),
+                e,
             )));
         }
     };
@@ -82,9 +84,9 @@ pub(crate) fn move_aside(notes_dir: &Path) -> Result<Option<PathBuf>> {
         .map_or(0, |d| d.as_secs());
     let target = internal.join(format!("{BROKEN_PREFIX}{seconds}"));
     std::fs::rename(&dir, &target).map_err(|e| {
-        Error::Index(format!(
-            "cannot move the damaged index {} aside: {e}",
-            dir.display()
+        Error::Index(Cause::new(
+            format!("cannot move the damaged index {} aside", dir.display()),
+            e,
         ))
     })?;
     Ok(Some(target))
@@ -96,9 +98,9 @@ fn remove_earlier(internal: &Path) -> Result<()> {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => {
-            return Err(Error::Index(format!(
-                "cannot list {}: {e}",
-                internal.display()
+            return Err(Error::Index(Cause::new(
+                format!("cannot list {}", internal.display()),
+                e,
             )));
         }
     };
@@ -111,7 +113,9 @@ fn remove_earlier(internal: &Path) -> Result<()> {
             } else {
                 std::fs::remove_file(&path)
             };
-            removed.map_err(|e| Error::Index(format!("cannot remove {}: {e}", path.display())))?;
+            removed.map_err(|e| {
+                Error::Index(Cause::new(format!("cannot remove {}", path.display()), e))
+            })?;
         }
     }
     Ok(())

@@ -39,7 +39,7 @@ use super::path::INTERNAL_DIR;
 use super::root::RootDir;
 use super::tokens::{Reader, Scope};
 use super::{NotePath, store};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// Results per query when the caller does not say.
 pub(crate) const DEFAULT_LIMIT: usize = 20;
@@ -626,11 +626,16 @@ pub(crate) fn mmap_directory(dir: &Path) -> Result<tantivy::directory::MmapDirec
     let opened = MmapDirectory::open_with_madvice(dir, tantivy::directory::Advice::Random);
     #[cfg(not(unix))]
     let opened = MmapDirectory::open(dir);
-    opened.map_err(|e| Error::Index(format!("cannot open the index in {}: {e}", dir.display())))
+    opened.map_err(|e| {
+        Error::Index(Cause::new(
+            format!("cannot open the index in {}", dir.display()),
+            e,
+        ))
+    })
 }
 
 pub(crate) fn index_error(what: &str, dir: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Index(format!("{what} the index {}: {e}", dir.display()))
+    Error::Index(format!("{what} the index {}: {e}", dir.display()).into())
 }
 
 /// Where a search finds its index, and what becomes of an index found damaged: the

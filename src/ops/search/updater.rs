@@ -16,7 +16,7 @@ use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 use super::columns::{self, classified};
 use super::gauge::{Gauge, Held};
 use super::{NotesIndex, index_dir, schema};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 use crate::ops::files::{self, AttachmentFile};
 use crate::ops::root::{self, RootDir};
 use crate::ops::store::cache::{FileId, hash_of};
@@ -211,7 +211,7 @@ impl IndexUpdater {
                     let _ = ahead.send(batch);
                     walked
                 })
-                .map_err(|e| Error::Index(format!("cannot start the walk of the notes: {e}")))?;
+                .map_err(|e| Error::Index(Cause::new("cannot start the walk of the notes", e)))?;
             // A rebuild (`notes reindex`) runs on its own and commits once, at its
             // end: a commit waits for the indexing threads to empty their queue (the
             // reading stalls) and ends a segment per thread, which the merges then
