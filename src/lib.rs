@@ -16,6 +16,7 @@ mod mcp;
 mod memory;
 pub mod ops;
 mod render;
+mod test_hooks;
 
 use std::process::ExitCode;
 

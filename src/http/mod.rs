@@ -96,7 +96,7 @@ fn page_for_browser(page: bool, response: Response) -> Response {
 /// Whether `addr` can only be reached from this machine. [`TEST_OFF_LOOPBACK`] makes
 /// every address count as reachable from elsewhere.
 pub fn is_loopback(addr: &SocketAddr) -> bool {
-    addr.ip().is_loopback() && std::env::var_os(TEST_OFF_LOOPBACK).is_none()
+    addr.ip().is_loopback() && crate::test_hooks::var(TEST_OFF_LOOPBACK).is_none()
 }
 
 /// The environment variable that makes `serve` treat its loopback address as one other

@@ -56,7 +56,7 @@ impl Default for Limits {
 impl Limits {
     /// The defaults, shortened by [`TEST_LIMITS`] when it is set.
     pub(crate) fn from_env() -> Self {
-        let set = std::env::var(TEST_LIMITS).ok();
+        let set = crate::test_hooks::var(TEST_LIMITS);
         Self::shortened(set.as_deref())
     }
 

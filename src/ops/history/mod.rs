@@ -111,7 +111,7 @@ pub(crate) const TEST_NOW: &str = "NOTES_TEST_HISTORY_NOW";
 /// Seconds since the epoch, from the history's clock.
 fn now() -> i64 {
     static SET: std::sync::LazyLock<Option<i64>> =
-        std::sync::LazyLock::new(|| std::env::var(TEST_NOW).ok().and_then(|s| s.parse().ok()));
+        std::sync::LazyLock::new(|| crate::test_hooks::var(TEST_NOW).and_then(|s| s.parse().ok()));
     SET.unwrap_or_else(|| chrono::Utc::now().timestamp())
 }
 

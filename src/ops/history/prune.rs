@@ -32,7 +32,7 @@ pub(super) struct Cut {
 }
 
 fn crash_after(step: &str) {
-    if std::env::var_os(CRASH_AFTER).is_some_and(|s| s == step) {
+    if crate::test_hooks::var(CRASH_AFTER).is_some_and(|s| s == step) {
         std::process::abort();
     }
 }

@@ -73,8 +73,7 @@ impl Notebook {
         let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
         let replaced = self.history.replaced.clone();
         let main = self.history.store.clone();
-        let pack_after = std::env::var(TEST_PACK_AFTER)
-            .ok()
+        let pack_after = crate::test_hooks::var(TEST_PACK_AFTER)
             .and_then(|s| s.parse().ok())
             .unwrap_or(PACK_AFTER);
         let spawned = std::thread::Builder::new()

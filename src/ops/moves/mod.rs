@@ -364,7 +364,7 @@ fn rewrite_of(path: &NotePath, old: &[u8], text: String) -> Rewrite {
 /// Stops the process dead after `step` of a `live` move when the tests ask for it
 /// (`CRASH_AFTER`).
 fn crash_after(live: bool, step: &str) {
-    if live && std::env::var_os(CRASH_AFTER).is_some_and(|s| s == step) {
+    if live && crate::test_hooks::var(CRASH_AFTER).is_some_and(|s| s == step) {
         std::process::abort();
     }
 }

@@ -67,8 +67,7 @@ impl TreeWatch {
         use std::os::unix::fs::MetadataExt;
         let inotify = Inotify::init()?;
         let meta = std::fs::metadata(root)?;
-        let max_events = std::env::var(MAX_EVENTS_VAR)
-            .ok()
+        let max_events = crate::test_hooks::var(MAX_EVENTS_VAR)
             .and_then(|v| v.parse().ok())
             .unwrap_or(MAX_EVENTS);
         let mut watch = TreeWatch {
