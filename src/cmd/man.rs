@@ -1,14 +1,15 @@
-//! `notes man`: write the man pages, one per command, in the layout of git's and
-//! ripgrep's pages: NAME, SYNOPSIS with value placeholders, DESCRIPTION, OPTIONS,
-//! EXAMPLES, ENVIRONMENT, EXIT STATUS, FILES, SEE ALSO (and QUERY SYNTAX for search).
+//! `notes man`: write the man pages, one per command: clap_mangen's NAME, SYNOPSIS,
+//! DESCRIPTION and OPTIONS, then EXAMPLES, ENVIRONMENT, EXIT STATUS, FILES, SEE ALSO
+//! (and QUERY SYNTAX for search) through the `roff` builder.
 //! `--install` writes them where `man` looks for a user's own pages.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Arg, ArgAction, Command, CommandFactory};
+use clap::{Command, CommandFactory};
+use clap_mangen::Man;
+use clap_mangen::roff::{Roff, bold, roman};
 
 use crate::cli::{Cli, ManArgs};
 
@@ -63,142 +64,6 @@ fn shown(cmd: &Command) -> bool {
     !cmd.is_hide_set() && cmd.get_name() != "help"
 }
 
-/// Text for roff: backslashes and hyphens escaped, no line starting with a control
-/// character.
-fn esc(text: &str) -> String {
-    let text = text.replace('\\', "\\e").replace('-', "\\-");
-    text.lines()
-        .map(|line| {
-            if line.starts_with('.') || line.starts_with('\'') {
-                format!("\\&{line}")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn bold(text: &str) -> String {
-    format!("\\fB{}\\fR", esc(text))
-}
-
-fn italic(text: &str) -> String {
-    format!("\\fI{}\\fR", esc(text))
-}
-
-fn is_builtin(arg: &Arg) -> bool {
-    matches!(arg.get_id().as_str(), "help" | "version")
-}
-
-/// `<DIR>` for an option taking a value, nothing for a flag.
-fn placeholder(arg: &Arg) -> Option<String> {
-    if !arg.get_action().takes_values() {
-        return None;
-    }
-    let name = arg
-        .get_value_names()
-        .and_then(|names| names.first())
-        .map_or_else(|| arg.get_id().as_str().to_uppercase(), ToString::to_string);
-    let many = matches!(arg.get_action(), ArgAction::Append)
-        || arg.get_num_args().is_some_and(|n| n.max_values() > 1);
-    Some(format!("<{name}>{}", if many { "..." } else { "" }))
-}
-
-/// An argument as the synopsis shows it: `[-n|--limit <LIMIT>]`, `<NOTE>`.
-fn synopsis_item(arg: &Arg) -> String {
-    let mut item = if arg.is_positional() {
-        italic(&placeholder(arg).unwrap_or_default())
-    } else {
-        let mut names = Vec::new();
-        if let Some(short) = arg.get_short() {
-            names.push(bold(&format!("-{short}")));
-        }
-        if let Some(long) = arg.get_long() {
-            names.push(bold(&format!("--{long}")));
-        }
-        let mut item = names.join("|");
-        if let Some(value) = placeholder(arg) {
-            item = format!("{item} {}", italic(&value));
-        }
-        item
-    };
-    if !arg.is_required_set() {
-        item = format!("[{item}]");
-    }
-    item
-}
-
-/// One `.TP` entry of an options list.
-fn option_entry(arg: &Arg) -> String {
-    let mut head = Vec::new();
-    if let Some(short) = arg.get_short() {
-        head.push(bold(&format!("-{short}")));
-    }
-    if let Some(long) = arg.get_long() {
-        head.push(bold(&format!("--{long}")));
-    }
-    let mut head = head.join(", ");
-    if let Some(value) = placeholder(arg) {
-        if arg.is_positional() {
-            head = italic(&value);
-        } else {
-            head = format!("{head} {}", italic(&value));
-        }
-    }
-    let help = arg
-        .get_long_help()
-        .or_else(|| arg.get_help())
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    let mut notes = Vec::new();
-    let values: Vec<String> = arg
-        .get_possible_values()
-        .iter()
-        .filter(|v| !v.is_hide_set())
-        .map(|v| v.get_name().to_string())
-        .collect();
-    if !values.is_empty() && !arg.is_hide_possible_values_set() {
-        notes.push(format!("possible values: {}", values.join(", ")));
-    }
-    let defaults: Vec<String> = arg
-        .get_default_values()
-        .iter()
-        .map(|v| v.to_string_lossy().into_owned())
-        .collect();
-    if !defaults.is_empty() && !arg.is_hide_default_value_set() && arg.get_action().takes_values() {
-        notes.push(format!("default: {}", defaults.join(",")));
-    }
-    if let Some(env) = arg.get_env().filter(|_| !arg.is_hide_env_set()) {
-        notes.push(format!("env: {}", env.to_string_lossy()));
-    }
-    let mut body = help.trim_end().to_string();
-    if !notes.is_empty() {
-        let _ = write!(body, " [{}]", notes.join("] ["));
-    }
-    format!(".TP\n{head}\n{}\n", esc(&body))
-}
-
-fn section(out: &mut String, title: &str) {
-    let _ = writeln!(out, ".SH {title}");
-}
-
-fn paragraphs(out: &mut String, text: &str) {
-    for (i, para) in text.split("\n\n").enumerate() {
-        if i > 0 {
-            out.push_str(".PP\n");
-        }
-        out.push_str(&esc(para.trim()));
-        out.push('\n');
-    }
-}
-
-fn definitions(out: &mut String, items: &[(&str, &str)]) {
-    for (term, text) in items {
-        let _ = writeln!(out, ".TP\n{}\n{}", bold(term), esc(text));
-    }
-}
-
 /// The first clause of the one-line help: the NAME line.
 fn summary(cmd: &Command) -> String {
     let about = cmd.get_about().map(ToString::to_string).unwrap_or_default();
@@ -206,116 +71,129 @@ fn summary(cmd: &Command) -> String {
     about[..end].trim().to_string()
 }
 
+/// One page: clap_mangen's NAME, SYNOPSIS, DESCRIPTION, OPTIONS (arguments and global
+/// options under their own headings) and SUBCOMMANDS, then the sections clap does not
+/// know, built with `roff`.
 fn page(cmd: &Command, parent: Option<&Command>) -> String {
-    let name = cmd.get_name();
+    let name = cmd.get_name().to_string();
     let full = match parent {
         Some(_) => format!("notes-{name}"),
         None => "notes".to_string(),
     };
-    let version = env!("CARGO_PKG_VERSION");
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        ".TH {} 1 \"\" \"notes {version}\" \"notes manual\"",
-        esc(&full.to_uppercase())
-    );
-    section(&mut out, "NAME");
-    let _ = writeln!(out, "{} \\- {}", esc(&full), esc(&summary(cmd)));
-
-    let own: Vec<&Arg> = cmd
-        .get_arguments()
-        .filter(|a| !a.is_hide_set() && (parent.is_none() || !a.is_global_set()))
-        .collect();
-    let globals: Vec<&Arg> = match parent {
-        Some(_) => cmd
-            .get_arguments()
-            .filter(|a| !a.is_hide_set() && a.is_global_set())
-            .collect(),
-        None => Vec::new(),
+    let examples = cmd.get_after_long_help().map(ToString::to_string);
+    let env = environment(cmd);
+    let shown_cmd = cmd
+        .clone()
+        .display_name(full.clone())
+        .bin_name(match parent {
+            Some(_) => format!("notes {name}"),
+            None => "notes".to_string(),
+        })
+        .about(summary(cmd))
+        .long_about(description(if parent.is_some() { &name } else { "" }))
+        .after_help(None::<&str>)
+        .after_long_help(None::<&str>)
+        .mut_args(|arg| {
+            if matches!(arg.get_id().as_str(), "help" | "version") {
+                arg.hide(true)
+            } else if arg.is_positional() {
+                arg.help_heading("Arguments")
+            } else if arg.is_global_set() && parent.is_some() {
+                arg.help_heading("Global options")
+            } else {
+                arg
+            }
+        });
+    let man = Man::new(shown_cmd)
+        .title(full.to_uppercase())
+        .section("1")
+        // No date (the pages are generated, and compared with the committed ones); a
+        // quoted blank, because an empty field would shift the source into its place.
+        .date(" ")
+        .source(format!("notes {}", env!("CARGO_PKG_VERSION")))
+        .manual("notes manual");
+    let mut out = Vec::new();
+    let rendered = (|| -> std::io::Result<()> {
+        man.render_title(&mut out)?;
+        man.render_name_section(&mut out)?;
+        man.render_synopsis_section(&mut out)?;
+        man.render_description_section(&mut out)?;
+        man.render_options_section(&mut out)?;
+        if parent.is_none() {
+            man.render_subcommands_section(&mut out)?;
+        }
+        Ok(())
+    })();
+    let mut text = match rendered {
+        Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+        Err(e) => format!(".\\\" {e}\n"),
     };
-
-    section(&mut out, "SYNOPSIS");
-    let mut synopsis = vec![bold("notes")];
-    if parent.is_some() {
-        synopsis.push(format!("[{}]", italic("GLOBAL OPTIONS")));
-        synopsis.push(bold(name));
-    }
-    let (positionals, options): (Vec<&Arg>, Vec<&Arg>) =
-        own.iter().partition(|a| a.is_positional());
-    synopsis.extend(
-        options
-            .iter()
-            .filter(|a| !is_builtin(a))
-            .map(|a| synopsis_item(a)),
-    );
-    synopsis.extend(positionals.iter().map(|a| synopsis_item(a)));
-    if parent.is_none() {
-        synopsis.push(italic("COMMAND"));
-    }
-    let _ = writeln!(out, "{}", synopsis.join(" "));
-
-    section(&mut out, "DESCRIPTION");
-    paragraphs(
-        &mut out,
-        description(if parent.is_some() { name } else { "" }),
-    );
-
-    if !positionals.is_empty() {
-        section(&mut out, "ARGUMENTS");
-        for arg in &positionals {
-            out.push_str(&option_entry(arg));
-        }
-    }
-    section(&mut out, "OPTIONS");
-    for arg in &options {
-        out.push_str(&option_entry(arg));
-    }
-    if !globals.is_empty() {
-        section(&mut out, "GLOBAL OPTIONS");
-        out.push_str("These go before or after the command name.\n");
-        for arg in &globals {
-            out.push_str(&option_entry(arg));
-        }
-    }
-
-    if parent.is_none() {
-        section(&mut out, "SUBCOMMANDS");
-        for sub in cmd.get_subcommands().filter(|s| shown(s)) {
-            let _ = writeln!(
-                out,
-                ".TP\n{}\n{} See {}(1).",
-                bold(sub.get_name()),
-                esc(&sub.get_about().map(ToString::to_string).unwrap_or_default()),
-                bold(&format!("notes-{}", sub.get_name()))
-            );
-        }
-    }
-
+    let mut roff = Roff::new();
     if name == "search" {
-        section(&mut out, "QUERY SYNTAX");
-        out.push_str("A query is a list of terms; a note matches when it matches every term.\n");
-        definitions(&mut out, QUERY_SYNTAX);
-        out.push_str(
-            ".PP\nTitle, tags and body are searched; matches in the title rank highest, then \
-             tags, then body. Case and accents are folded: \\fBete\\fR finds \\fBÉté\\fR.\n",
-        );
+        roff.control("SH", ["QUERY SYNTAX"]);
+        roff.text([roman(
+            "A query is a list of terms; a note matches when it matches every term.",
+        )]);
+        definitions(&mut roff, QUERY_SYNTAX);
+        roff.control("PP", []);
+        roff.text([
+            roman(
+                "Title, tags and body are searched; matches in the title rank highest, then \
+                 tags, then body. Case and accents are folded: ",
+            ),
+            bold("ete"),
+            roman(" finds "),
+            bold("Été"),
+            roman("."),
+        ]);
     }
-
-    if let Some(examples) = cmd.get_after_long_help() {
-        let text = examples.to_string();
-        let text = text.strip_prefix("EXAMPLES:\n").unwrap_or(&text);
-        section(&mut out, "EXAMPLES");
-        out.push_str(".RS 4\n.nf\n");
-        for line in text.lines() {
-            let _ = writeln!(out, "{}", esc(line.trim_start()));
+    if let Some(examples) = examples {
+        let examples = examples.strip_prefix("EXAMPLES:\n").unwrap_or(&examples);
+        roff.control("SH", ["EXAMPLES"]);
+        roff.control("RS", ["4"]).control("nf", []);
+        for line in examples.lines() {
+            roff.text([roman(line.trim_start())]);
         }
-        out.push_str(".fi\n.RE\n");
+        roff.control("fi", []).control("RE", []);
     }
+    roff.control("SH", ["ENVIRONMENT"]);
+    for (var, what) in &env {
+        roff.control("TP", [])
+            .text([bold(var.as_str())])
+            .text([roman(what.as_str())]);
+    }
+    roff.control("PP", [])
+        .text([roman("A command line option wins over its variable.")]);
+    roff.control("SH", ["EXIT STATUS"]);
+    definitions(&mut roff, EXIT_STATUS);
+    roff.control("SH", ["FILES"]);
+    definitions(&mut roff, FILES);
+    roff.control("SH", ["SEE ALSO"]);
+    let see: Vec<String> = match parent {
+        Some(root) => std::iter::once("notes(1)".to_string())
+            .chain(
+                root.get_subcommands()
+                    .filter(|s| shown(s) && s.get_name() != name)
+                    .filter(|s| related(&name, s.get_name()))
+                    .map(|s| format!("notes-{}(1)", s.get_name())),
+            )
+            .collect(),
+        None => cmd
+            .get_subcommands()
+            .filter(|s| shown(s))
+            .map(|s| format!("notes-{}(1)", s.get_name()))
+            .collect(),
+    };
+    roff.text([roman(see.join(", "))]);
+    text.push_str(&roff.to_roff());
+    text
+}
 
-    section(&mut out, "ENVIRONMENT");
-    let mut env: Vec<(String, String)> = own
-        .iter()
-        .chain(globals.iter())
+/// The variables a command reads: each option's own, then `NO_COLOR`.
+fn environment(cmd: &Command) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = cmd
+        .get_arguments()
+        .filter(|arg| !arg.is_hide_set())
         .filter_map(|arg| {
             let var = arg.get_env()?.to_string_lossy().into_owned();
             let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
@@ -333,35 +211,16 @@ fn page(cmd: &Command, parent: Option<&Command>) -> String {
         "NO_COLOR".to_string(),
         "When set and not empty, no colour; without it, colour only on a terminal.".to_string(),
     ));
-    for (var, text) in &env {
-        definitions(&mut out, &[(var, text)]);
+    env
+}
+
+/// Terms and their definitions, one `.TP` each.
+fn definitions(roff: &mut Roff, items: &[(&str, &str)]) {
+    for (term, text) in items {
+        roff.control("TP", [])
+            .text([bold(*term)])
+            .text([roman(*text)]);
     }
-    out.push_str(".PP\nA command line option wins over its variable.\n");
-
-    section(&mut out, "EXIT STATUS");
-    definitions(&mut out, EXIT_STATUS);
-
-    section(&mut out, "FILES");
-    definitions(&mut out, FILES);
-
-    section(&mut out, "SEE ALSO");
-    let see: Vec<String> = match parent {
-        Some(root) => std::iter::once("notes(1)".to_string())
-            .chain(
-                root.get_subcommands()
-                    .filter(|s| shown(s) && s.get_name() != name)
-                    .filter(|s| related(name, s.get_name()))
-                    .map(|s| format!("notes-{}(1)", s.get_name())),
-            )
-            .collect(),
-        None => cmd
-            .get_subcommands()
-            .filter(|s| shown(s))
-            .map(|s| format!("notes-{}(1)", s.get_name()))
-            .collect(),
-    };
-    let _ = writeln!(out, "{}", esc(&see.join(", ")));
-    out
 }
 
 /// Pages that refer to each other in SEE ALSO.

@@ -133,20 +133,20 @@ fn man_pages_have_the_sections_of_a_real_man_page() {
     };
     let root = render_man("notes.1");
     assert!(
-        root.contains("notes [--notes-dir <DIR>] [--public-dir <DIR>]"),
+        root.contains("notes [--notes-dir] [--public-dir]"),
         "{root}"
     );
     let search = render_man("notes-search.1");
     assert!(
-        search.contains("notes [GLOBAL OPTIONS] search [-n|--limit <LIMIT>] [--json] <QUERY>..."),
+        search.contains("notes search [-n|--limit]") && search.contains("<QUERY>"),
         "{search}"
     );
     let expected = [
         "NAME",
         "SYNOPSIS",
         "DESCRIPTION",
-        "ARGUMENTS",
         "OPTIONS",
+        "ARGUMENTS",
         "GLOBAL OPTIONS",
         "QUERY SYNTAX",
         "EXAMPLES",

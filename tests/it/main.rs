@@ -3,6 +3,7 @@
 
 mod support;
 
+mod architecture;
 mod bounded_output;
 mod cli_docs;
 mod cli_escapes;
