@@ -22,27 +22,21 @@ pub(crate) fn iso_utc(at: DateTime<Utc>) -> String {
 /// system call or a time-stamp counter: for work done on every request (how long a
 /// cache may be trusted, since when a connection is idle), where a few milliseconds
 /// do not matter. Only differences of two readings mean anything.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[cfg(target_os = "linux")]
 pub(crate) fn coarse_millis() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the struct it is given.
-    if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut now) } != 0 {
-        return fallback_millis();
-    }
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicCoarse);
     let secs = u64::try_from(now.tv_sec).unwrap_or(0);
     let nanos = u64::try_from(now.tv_nsec).unwrap_or(0);
     secs.saturating_mul(1000).saturating_add(nanos / 1_000_000)
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(not(target_os = "linux"))]
 pub(crate) fn coarse_millis() -> u64 {
     fallback_millis()
 }
 
 /// Milliseconds since the first reading, from the standard clock.
+#[cfg(not(target_os = "linux"))]
 fn fallback_millis() -> u64 {
     static START: std::sync::LazyLock<std::time::Instant> =
         std::sync::LazyLock::new(std::time::Instant::now);
