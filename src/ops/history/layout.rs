@@ -4,7 +4,8 @@
 
 use git2::{ErrorCode, Repository};
 
-use super::store::{REF, StoreResult, err};
+use super::error::{HResult, err};
+use super::store::REF;
 
 /// The ref the history lived on before it was a branch (outside `refs/heads`, so git
 /// saw an empty repository).
@@ -14,7 +15,7 @@ const OLD_REF: &str = "refs/notes/history";
 /// store's lock held). Crash-safe at every step: the branch is created (libgit2 writes
 /// a lock file and renames it) before the old ref goes, and when both exist the
 /// branch is the one kept (it was made from the old ref, or has moved on since).
-pub(super) fn settle_layout(dir: &std::path::Path, repo: &Repository) -> StoreResult<()> {
+pub(super) fn settle_layout(dir: &std::path::Path, repo: &Repository) -> HResult<()> {
     match repo.find_reference(OLD_REF) {
         Ok(mut old) => {
             let branch = repo.refname_to_id(REF);

@@ -1,9 +1,8 @@
-//! The store's write-ahead log, `wal` inside the bare repository: every object of a
-//! change (blob, trees, commit) written as one record and synced once, so a change is
-//! durable after one `fdatasync` while the repository's loose objects and ref are
-//! written without syncs. At open, the records are replayed (an object that is missing
-//! or unreadable is written again, the ref set to the last commit); once the log is
-//! large, everything is synced and the log emptied (a checkpoint).
+//! The store's write-ahead log, `wal` inside the bare repository: each change (its
+//! time, message, and every note's path and new text) written as one record and synced
+//! once, so a change is durable before it is acknowledged, with no git work on the way;
+//! the committer (`commit`) makes the commits from the records. Once the log is large
+//! and every record committed, everything is synced and the log emptied.
 //!
 //! The file is written in place: it is zero-filled ahead of the records (and that
 //! growth synced, once per `GROW_BYTES`), so a record's `fdatasync` writes data blocks
@@ -64,13 +63,6 @@ impl Pending {
     }
 }
 
-/// What `Log::read_new` found.
-pub(crate) struct Fresh {
-    /// The log was emptied (or replaced) since the handle last looked.
-    pub(crate) emptied: bool,
-    pub(crate) records: Vec<Vec<Object>>,
-}
-
 fn older_format() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, "the log is in an older format")
 }
@@ -97,8 +89,7 @@ pub(crate) struct Log {
 }
 
 impl Log {
-    /// Opens the log (made in the current format when missing or empty). Its records
-    /// are all new to the handle: the first `read_new` returns them.
+    /// Opens the log (made in the current format when missing or empty).
     pub(crate) fn open(repo: &Path) -> io::Result<Log> {
         let file = OpenOptions::new()
             .read(true)
@@ -108,7 +99,7 @@ impl Log {
             .open(repo.join(FILE))?;
         let meta = file.metadata()?;
         if meta.len() == 0 {
-            start(&file, 1)?;
+            start(&file, first_epoch())?;
             File::open(repo)?.sync_all()?;
         }
         let log = Log {
@@ -124,13 +115,12 @@ impl Log {
         Ok(log)
     }
 
-    /// The records appended since the handle last looked (by this handle or another,
-    /// in this process or another), oldest first, and whether the log was emptied or
-    /// replaced since (then the records are all it holds now). It needs no lock: a
-    /// record still being written ends the reading (its checksum does not match yet),
-    /// and the epoch read again after the records tells that no emptying raced it (an
-    /// emptied log is written again from its start, over records of the old epoch).
-    pub(crate) fn read_new(&mut self) -> io::Result<Fresh> {
+    /// Finds where the records end now (another handle, in this process or another,
+    /// may have appended or emptied the log since this one looked). A record still
+    /// being written ends the reading (its checksum does not match yet), and the epoch
+    /// read again after the records tells that no emptying raced it (an emptied log is
+    /// written again from its start, over records of the old epoch).
+    fn read_new(&mut self) -> io::Result<()> {
         let same = std::fs::metadata(&self.path)
             .is_ok_and(|named| (named.dev(), named.ino()) == self.identity);
         if !same {
@@ -144,11 +134,8 @@ impl Log {
         loop {
             let size = self.file.metadata()?.len();
             let epoch = epoch_of(&self.file)?.ok_or_else(older_format)?;
-            let emptied = epoch != self.epoch;
-            let mut end = if emptied { HEADER } else { self.end };
-            let mut records = Vec::new();
-            while let Some((objects, next)) = record_at(&self.file, epoch, end, size)? {
-                records.push(objects);
+            let mut end = if epoch != self.epoch { HEADER } else { self.end };
+            while let Some((_, next)) = record_at(&self.file, epoch, end, size)? {
                 end = next;
             }
             if epoch_of(&self.file)? != Some(epoch) {
@@ -157,7 +144,7 @@ impl Log {
             self.epoch = epoch;
             self.end = end;
             self.size = size;
-            return Ok(Fresh { emptied, records });
+            return Ok(());
         }
     }
 
@@ -168,8 +155,8 @@ impl Log {
         objects: &[Object],
         sync: Sync,
     ) -> io::Result<(u64, Option<Pending>)> {
-        // Appended after every record there is (the store's lock is held: no other
-        // writer can append meanwhile); the caller has read them already.
+        // Appended after every record there is (the append lock is held: no other
+        // writer can append meanwhile).
         self.read_new()?;
         let mut payload = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() + 5).sum());
         for object in objects {
@@ -211,6 +198,8 @@ impl Log {
 
 /// Writes `len` bytes at `at` to the disk and waits for them, without a cache flush
 /// or any metadata (the log's blocks are allocated and synced ahead of its records).
+/// Kept for speed: a PUT's record then costs no `fdatasync` (a disk cache flush) of
+/// its own, the note's folder sync covers it; rustix has no wrapper for the call.
 #[cfg(target_os = "linux")]
 fn write_out(file: &File, at: u64, len: u64) -> io::Result<()> {
     use std::os::fd::AsRawFd;
@@ -233,6 +222,50 @@ fn write_out(file: &File, at: u64, len: u64) -> io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn write_out(_file: &File, _at: u64, _len: u64) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
+}
+
+/// The epoch of a new log: the clock's nanoseconds, so a log made again (removed by
+/// hand) never reuses the epoch of the one a commit's position names.
+fn first_epoch() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+}
+
+/// Where a record ends: the log's epoch and the byte after the record. A commit's
+/// message names the position of the record it was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub(crate) epoch: u64,
+    pub(crate) end: u64,
+}
+
+/// The records after `after` (all of them when it is `None` or of another epoch:
+/// the log was emptied since, once everything it held was committed), each with its
+/// position; and the log's length.
+pub(crate) fn records_after(
+    repo: &Path,
+    after: Option<Position>,
+) -> io::Result<(Vec<(Position, Vec<Object>)>, u64)> {
+    let file = match File::open(repo.join(FILE)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let size = file.metadata()?.len();
+    let Some(epoch) = epoch_of(&file)? else {
+        return Ok((Vec::new(), size));
+    };
+    let mut at = match after {
+        Some(pos) if pos.epoch == epoch => pos.end,
+        _ => HEADER,
+    };
+    let mut records = Vec::new();
+    while let Some((objects, next)) = record_at(&file, epoch, at, size)? {
+        records.push((Position { epoch, end: next }, objects));
+        at = next;
+    }
+    Ok((records, at))
 }
 
 /// Writes the header of an empty log at `epoch`, durably.
@@ -374,7 +407,7 @@ pub(crate) fn clear(repo: &Path) -> io::Result<()> {
         Some(epoch) => start(&file, epoch.wrapping_add(1)),
         None => {
             file.set_len(0)?;
-            start(&file, 1)?;
+            start(&file, first_epoch())?;
             file.sync_all()
         }
     }
