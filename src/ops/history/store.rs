@@ -101,6 +101,12 @@ impl Store {
             let _turn = lock_file(dir, COMMIT_LOCK)?;
             settle_layout(dir, &repo)?;
             migrate_log(dir, &repo)?;
+            // The index file is there from the start (the committer appends to it).
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join(super::index::FILE))
+                .map_err(io_err("cannot create the history index"))?;
         }
         let store = Store {
             dir: dir.to_path_buf(),
