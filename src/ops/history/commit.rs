@@ -212,7 +212,11 @@ fn session(shared: &Shared, dir: &Path) -> HResult<bool> {
         let target = {
             let mut state = shared.lock();
             while !(state.stop || state.asked > state.batches || state.due()) {
-                let wait = if state.first.is_some() { IDLE / 4 } else { LONGEST };
+                let wait = if state.first.is_some() {
+                    IDLE / 4
+                } else {
+                    LONGEST
+                };
                 state = shared
                     .wake
                     .wait_timeout(state, wait)
@@ -372,7 +376,10 @@ fn position(repo: &Repository, tip: Option<Oid>) -> HResult<Option<wal::Position
 
 /// The log position a commit message names.
 pub(super) fn trailer(message: &str) -> Option<wal::Position> {
-    let line = message.lines().rev().find_map(|l| l.strip_prefix(TRAILER))?;
+    let line = message
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(TRAILER))?;
     let (epoch, end) = line.trim().split_once(':')?;
     Some(wal::Position {
         epoch: epoch.parse().ok()?,
@@ -395,8 +402,8 @@ fn with_trailer(message: &str, at: wal::Position) -> String {
 /// go where `repo` writes them: memory for the committer, loose files for a prune.
 pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
     let parent = tip(repo, dir)?;
-    let (records, log_bytes) = wal::records_after(dir, position(repo, parent)?)
-        .map_err(io_err("cannot read the log"))?;
+    let (records, log_bytes) =
+        wal::records_after(dir, position(repo, parent)?).map_err(io_err("cannot read the log"))?;
     let mut made = Made {
         parent,
         tip: parent,
@@ -442,8 +449,10 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
             .create_updated(repo, &base)
             .map_err(err("cannot write a tree"))?;
         let tree = repo.find_tree(tree_id).map_err(err("cannot read a tree"))?;
-        made.objects
-            .extend(trees_along(&tree, record.changes.iter().map(|c| c.0.as_str())));
+        made.objects.extend(trees_along(
+            &tree,
+            record.changes.iter().map(|c| c.0.as_str()),
+        ));
         let signature = Signature::new("notes", "notes@localhost", &Time::new(record.at, 0))
             .map_err(err("cannot sign the commit"))?;
         let parents: Vec<&git2::Commit> = parent.iter().collect();

@@ -171,7 +171,10 @@ pub(crate) fn append_after(
     file.seek(SeekFrom::Start(from))?;
     let mut bytes = Vec::with_capacity((len - from) as usize);
     io::Read::read_to_end(&mut file, &mut bytes)?;
-    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
+    let whole = bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
     let last = bytes[..whole.saturating_sub(1)]
         .iter()
         .rposition(|&b| b == b'\n')

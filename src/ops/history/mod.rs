@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 pub(crate) use self::compare::Compared;
-pub(crate) use self::kept::KeptVersion;
 use self::error::HistoryError;
+pub(crate) use self::kept::KeptVersion;
 use self::store::{Change, Store};
 use crate::error::{Error, Result};
 use crate::ops::model::{Note, Precondition, PutOutcome};

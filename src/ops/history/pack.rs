@@ -84,7 +84,9 @@ pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<()> {
         for ext in ["pack", "idx"] {
             let file = format!("{name}.{ext}");
             std::fs::hard_link(pack_dir(dir).join(&file), aside_packs.join(&file))
-                .or_else(|_| std::fs::copy(pack_dir(dir).join(&file), aside_packs.join(&file)).map(drop))
+                .or_else(|_| {
+                    std::fs::copy(pack_dir(dir).join(&file), aside_packs.join(&file)).map(drop)
+                })
                 .map_err(io_err("cannot merge the packs"))?;
         }
     }
@@ -151,7 +153,11 @@ fn write_pack(repo: &Repository, tip: Oid) -> HResult<String> {
     builder
         .write(&dir, 0)
         .map_err(err("cannot write the pack"))?;
-    let name = builder.name().ok().flatten().map(|name| format!("pack-{name}"));
+    let name = builder
+        .name()
+        .ok()
+        .flatten()
+        .map(|name| format!("pack-{name}"));
     name.ok_or_else(|| err("cannot name the pack")(git2::Error::from_str("no name")))
 }
 

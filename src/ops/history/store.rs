@@ -420,7 +420,9 @@ fn migrate_log(dir: &Path, repo: &Repository) -> HResult<()> {
         wal::Log::open(dir),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData
     );
-    let older = records.iter().any(|r| r.first().is_some_and(|o| o.kind != b'h'));
+    let older = records
+        .iter()
+        .any(|r| r.first().is_some_and(|o| o.kind != b'h'));
     if !older && !old_format {
         return Ok(());
     }
@@ -454,11 +456,14 @@ pub(super) fn write_readable(
     kind: ObjectType,
     bytes: &[u8],
 ) -> HResult<Oid> {
-    let id = odb.write(kind, bytes).map_err(err("cannot write an object"))?;
+    let id = odb
+        .write(kind, bytes)
+        .map_err(err("cannot write an object"))?;
     if odb.read_header(id).is_err() {
         let hex = id.to_string();
         let _ = std::fs::remove_file(dir.join("objects").join(&hex[..2]).join(&hex[2..]));
-        odb.write(kind, bytes).map_err(err("cannot write an object"))?;
+        odb.write(kind, bytes)
+            .map_err(err("cannot write an object"))?;
     }
     Ok(id)
 }
@@ -478,11 +483,10 @@ pub(super) fn sync_store(dir: &Path) -> HResult<()> {
     #[cfg(target_os = "linux")]
     {
         let store = File::open(dir).map_err(io_err("cannot sync the store"))?;
-        rustix::fs::syncfs(&store)
-            .map_err(|e| HistoryError::Io {
-                what: "cannot sync the store",
-                source: e.into(),
-            })?;
+        rustix::fs::syncfs(&store).map_err(|e| HistoryError::Io {
+            what: "cannot sync the store",
+            source: e.into(),
+        })?;
     }
     #[cfg(not(target_os = "linux"))]
     for entry in walkdir::WalkDir::new(dir) {

@@ -134,7 +134,11 @@ impl Log {
         loop {
             let size = self.file.metadata()?.len();
             let epoch = epoch_of(&self.file)?.ok_or_else(older_format)?;
-            let mut end = if epoch != self.epoch { HEADER } else { self.end };
+            let mut end = if epoch != self.epoch {
+                HEADER
+            } else {
+                self.end
+            };
             while let Some((_, next)) = record_at(&self.file, epoch, end, size)? {
                 end = next;
             }
@@ -240,13 +244,16 @@ pub(crate) struct Position {
     pub(crate) end: u64,
 }
 
+/// A record and where it ends.
+pub(crate) type Positioned = (Position, Vec<Object>);
+
 /// The records after `after` (all of them when it is `None` or of another epoch:
 /// the log was emptied since, once everything it held was committed), each with its
 /// position; and the log's length.
 pub(crate) fn records_after(
     repo: &Path,
     after: Option<Position>,
-) -> io::Result<(Vec<(Position, Vec<Object>)>, u64)> {
+) -> io::Result<(Vec<Positioned>, u64)> {
     let file = match File::open(repo.join(FILE)) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
