@@ -367,4 +367,6 @@ fn listed(entries: &[index::Entry], id: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
+mod store_tests;
+#[cfg(test)]
 mod tests;
