@@ -4,7 +4,9 @@
 //! through `index`), the recording of each change (`record`), and the lookups and the
 //! restore the API and the commands offer (here).
 
+mod change;
 mod commit;
+mod committer;
 mod compare;
 mod error;
 mod index;
@@ -13,6 +15,7 @@ mod layout;
 mod pack;
 mod prune;
 mod record;
+mod repo;
 mod store;
 mod upkeep;
 mod wal;
@@ -22,10 +25,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+use self::change::Change;
 pub(crate) use self::compare::Compared;
 use self::error::HistoryError;
 pub(crate) use self::kept::KeptVersion;
-use self::store::{Change, Store};
+use self::store::Store;
 use crate::error::{Error, Result};
 use crate::ops::model::{Note, Precondition, PutOutcome};
 use crate::ops::path::INTERNAL_DIR;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use git2::{Odb, Oid, Repository};
 
 use super::error::{HResult, err, io_err};
-use super::store::{COMMIT_LOCK, Store, lock_file, sync_store, tip};
+use super::repo::{sync_store, tip};
 
 /// How many small packs (every pack but the largest) are merged into one.
 pub(super) const MERGE_PAST: usize = 16;
@@ -118,24 +118,19 @@ pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<()> {
     Ok(())
 }
 
-impl Store {
-    /// Packs the store: one pack of everything the history reaches, then the loose
-    /// objects and every other pack removed (the commit lock held throughout: the
-    /// changes are logged meanwhile, committed after); whether there was a history.
-    pub(super) fn pack(&self) -> HResult<bool> {
-        self.committer.flush_all()?;
-        let _turn = lock_file(&self.dir, COMMIT_LOCK)?;
-        let repo = Repository::open_bare(&self.dir).map_err(err("cannot open the store"))?;
-        let Some(tip) = tip(&repo, &self.dir)? else {
-            return Ok(false);
-        };
-        let name = write_pack(&repo, tip)?;
-        sync_store(&self.dir)?;
-        remove_loose(&self.dir);
-        remove_packs(&self.dir, |other| other != name);
-        self.committer.replaced_packs();
-        Ok(true)
-    }
+/// Packs the store: one pack of everything the history reaches, then the loose
+/// objects and every other pack removed (the commit lock held throughout: the changes
+/// are logged meanwhile, committed after); whether there was a history.
+pub(super) fn pack_all(dir: &Path) -> HResult<bool> {
+    let repo = Repository::open_bare(dir).map_err(err("cannot open the store"))?;
+    let Some(tip) = tip(&repo, dir)? else {
+        return Ok(false);
+    };
+    let name = write_pack(&repo, tip)?;
+    sync_store(dir)?;
+    remove_loose(dir);
+    remove_packs(dir, |other| other != name);
+    Ok(true)
 }
 
 /// Writes one pack of the objects `tip` reaches in the pack folder; its name.

@@ -9,14 +9,11 @@ use std::collections::{HashMap, HashSet};
 
 use git2::{Oid, Signature, Time};
 
-use super::commit::{commit_records, trailer};
+use super::commit::{base_message, commit_records, trailer};
 use super::error::{HResult, err};
 use super::index::Entry;
-use super::rfc3339;
-use super::store::{COMMIT_LOCK, REF, Store, lock_file, point_ref, sync_store, tip};
-
-/// The first word of a pruned history's first commit.
-const BASE_TITLE: &str = "pruned";
+use super::repo::{COMMIT_LOCK, REF, lock_file, point_ref, sync_store, tip};
+use super::store::Store;
 
 /// The environment variable that makes a prune stop dead (as a crash would) after one
 /// of its steps: `commits` (the new chain written), `synced` (and the log emptied) or
@@ -207,40 +204,4 @@ impl Store {
         }
         Ok(cut)
     }
-}
-
-/// The first commit's message: the cut, then one line per note kept from before it
-/// (when its version was made, by what, its path), so the index rebuilt from the
-/// commits still tells when each of those versions was made.
-fn base_message(cutoff: i64, base: &[(String, Entry)]) -> String {
-    let mut message = format!(
-        "{BASE_TITLE} versions replaced before {}\n\n",
-        rfc3339(cutoff)
-    );
-    for (path, entry) in base {
-        let path = serde_json::to_string(path).unwrap_or_default();
-        message.push_str(&format!("{}\t{}\t{path}\n", entry.at, entry.op));
-    }
-    message
-}
-
-/// The time and operation of each note's version in a pruned history's first commit,
-/// read from its message (empty for any other commit).
-pub(super) fn base_versions(message: &str) -> HashMap<String, (i64, String)> {
-    let mut lines = message.lines();
-    if lines
-        .next()
-        .is_none_or(|l| l.split_whitespace().next() != Some(BASE_TITLE))
-    {
-        return HashMap::new();
-    }
-    lines
-        .filter_map(|line| {
-            let mut fields = line.splitn(3, '\t');
-            let at = fields.next()?.parse().ok()?;
-            let op = fields.next()?.to_string();
-            let path: String = serde_json::from_str(fields.next()?).ok()?;
-            Some((path, (at, op)))
-        })
-        .collect()
 }

@@ -11,27 +11,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use git2::{ObjectType, Oid, Repository};
+use git2::{Oid, Repository};
 
-use super::commit::Committer;
-use super::error::{HResult, HistoryError, err, io_err};
+use super::change::{Change, encode};
+use super::commit::base_versions;
+use super::committer::Committer;
+use super::error::{HResult, err, io_err};
 use super::index::{Entry, Index};
-use super::layout::settle_layout;
+use super::layout::{migrate_log, settle_layout};
+use super::repo::{APPEND_LOCK, COMMIT_LOCK, lock_file, open_lock, tip, tip_of};
 use super::wal;
-
-/// The branch the commits are on, the one `HEAD` names: git reads the store as any
-/// repository (the store is a repository of its own; a user's is never opened).
-pub(crate) const REF: &str = "refs/heads/main";
-/// The lock file writers of the log take in turn (a moment per change).
-const APPEND_LOCK: &str = "notes.lock";
-/// The lock file the committers, packs and prunes take in turn (processes' included).
-pub(super) const COMMIT_LOCK: &str = "commit.lock";
-
-/// One note's new state in a change: its text, or `None` when the change removes it.
-pub(crate) struct Change {
-    pub(crate) path: String,
-    pub(crate) text: Option<Vec<u8>>,
-}
 
 /// The open store.
 pub(crate) struct Store {
@@ -55,31 +44,6 @@ pub(super) struct Reader {
     pub(super) index: Index,
     /// The committer's count of pack replacements this handle has read.
     packs: u64,
-}
-
-/// A store lock file, held while the value lives.
-pub(super) struct Turn(File);
-
-impl Drop for Turn {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
-    }
-}
-
-/// Takes the store's lock file `name`.
-pub(super) fn lock_file(dir: &Path, name: &str) -> HResult<Turn> {
-    let file = open_lock(dir, name)?;
-    file.lock().map_err(io_err("cannot lock the store"))?;
-    Ok(Turn(file))
-}
-
-fn open_lock(dir: &Path, name: &str) -> HResult<File> {
-    File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(name))
-        .map_err(io_err("cannot open the store's lock"))
 }
 
 impl Store {
@@ -285,27 +249,6 @@ impl Reader {
     }
 }
 
-/// The commit the ref names; `None` before the first. A ref file a crash left empty
-/// or torn is removed (the log's records are committed again).
-pub(super) fn tip(repo: &Repository, dir: &Path) -> HResult<Option<Oid>> {
-    match repo.refname_to_id(REF) {
-        Ok(id) => Ok(Some(id)),
-        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
-        Err(_) => {
-            let _ = std::fs::remove_file(dir.join(REF));
-            tip_of(repo)
-        }
-    }
-}
-
-fn tip_of(repo: &Repository) -> HResult<Option<Oid>> {
-    match repo.refname_to_id(REF) {
-        Ok(id) => Ok(Some(id)),
-        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
-        Err(e) => Err(err("cannot read the store's ref")(e)),
-    }
-}
-
 /// The entries of commit `id`: the notes its tree changed from its first parent's.
 fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Entry)>> {
     let commit = repo.find_commit(id).map_err(err("cannot read a commit"))?;
@@ -327,7 +270,7 @@ fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Entry)>> {
     // The first commit of a pruned history holds every note's text at the cut; its
     // message says when each of those versions was made, and by what.
     let kept = if commit.parent_count() == 0 {
-        super::prune::base_versions(commit.message().unwrap_or(""))
+        base_versions(commit.message().unwrap_or(""))
     } else {
         Default::default()
     };
@@ -363,140 +306,16 @@ fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Entry)>> {
     Ok(entries)
 }
 
-/// A change as the log holds it: `h` its time and message, then per note `p` its
-/// path, followed by `x` its text unless the change removes it.
-pub(super) struct Record {
-    pub(super) at: i64,
-    pub(super) message: String,
-    pub(super) changes: Vec<(String, Option<Vec<u8>>)>,
-}
-
-fn encode(at: i64, message: &str, changes: &[Change]) -> Vec<wal::Object> {
-    let mut objects = vec![wal::Object {
-        kind: b'h',
-        bytes: format!("{at}\n{message}").into_bytes(),
-    }];
-    for change in changes {
-        objects.push(wal::Object {
-            kind: b'p',
-            bytes: change.path.as_bytes().to_vec(),
-        });
-        if let Some(text) = &change.text {
-            objects.push(wal::Object {
-                kind: b'x',
-                bytes: text.clone(),
-            });
+impl Store {
+    /// Packs the store (`pack::pack_all`) once every change is committed; whether there
+    /// was a history to pack.
+    pub(super) fn pack(&self) -> HResult<bool> {
+        self.committer.flush_all()?;
+        let _turn = lock_file(&self.dir, COMMIT_LOCK)?;
+        let packed = super::pack::pack_all(&self.dir)?;
+        if packed {
+            self.committer.replaced_packs();
         }
+        Ok(packed)
     }
-    objects
-}
-
-/// The change of a record; `None` for a record of the older log (git objects).
-pub(super) fn decode(objects: Vec<wal::Object>) -> Option<Record> {
-    let mut objects = objects.into_iter().peekable();
-    let head = objects.next().filter(|o| o.kind == b'h')?;
-    let head = String::from_utf8(head.bytes).ok()?;
-    let (at, message) = head.split_once('\n')?;
-    let mut changes = Vec::new();
-    while let Some(object) = objects.next() {
-        let path = String::from_utf8(object.bytes).ok()?;
-        let text = objects.next_if(|o| o.kind == b'x').map(|o| o.bytes);
-        changes.push((path, text));
-    }
-    Some(Record {
-        at: at.parse().ok()?,
-        message: message.to_string(),
-        changes,
-    })
-}
-
-/// Moves a log the older version of the store left (git objects, not changes) into
-/// the repository (the commit lock held): its objects written where the repository
-/// cannot read them, the ref pointed at its last commit, everything synced and the
-/// log emptied. A log of another older format is emptied the same way.
-fn migrate_log(dir: &Path, repo: &Repository) -> HResult<()> {
-    let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
-    let old_format = matches!(
-        wal::Log::open(dir),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData
-    );
-    let older = records
-        .iter()
-        .any(|r| r.first().is_some_and(|o| o.kind != b'h'));
-    if !older && !old_format {
-        return Ok(());
-    }
-    let odb = repo.odb().map_err(err("cannot open the objects"))?;
-    let mut last = None;
-    for object in records.iter().flatten() {
-        let kind = match object.kind {
-            b'b' => ObjectType::Blob,
-            b't' => ObjectType::Tree,
-            b'c' => ObjectType::Commit,
-            _ => continue,
-        };
-        let id = write_readable(dir, &odb, kind, &object.bytes)?;
-        if kind == ObjectType::Commit {
-            last = Some(id);
-        }
-    }
-    drop(odb);
-    if let Some(last) = last {
-        point_ref(dir, repo, last, "replayed from the log")?;
-    }
-    sync_store(dir)?;
-    wal::clear(dir).map_err(io_err("cannot empty the log"))
-}
-
-/// Writes an object, and again when the repository holds it unreadable (a loose file a
-/// crash left torn: removed first); its id.
-pub(super) fn write_readable(
-    dir: &Path,
-    odb: &git2::Odb<'_>,
-    kind: ObjectType,
-    bytes: &[u8],
-) -> HResult<Oid> {
-    let id = odb
-        .write(kind, bytes)
-        .map_err(err("cannot write an object"))?;
-    if odb.read_header(id).is_err() {
-        let hex = id.to_string();
-        let _ = std::fs::remove_file(dir.join("objects").join(&hex[..2]).join(&hex[2..]));
-        odb.write(kind, bytes)
-            .map_err(err("cannot write an object"))?;
-    }
-    Ok(id)
-}
-
-/// Points the ref at `tip`, unless it is there already.
-pub(super) fn point_ref(dir: &Path, repo: &Repository, tip: Oid, why: &str) -> HResult<()> {
-    if self::tip(repo, dir)? == Some(tip) {
-        return Ok(());
-    }
-    repo.reference(REF, tip, true, why)
-        .map(drop)
-        .map_err(err("cannot move the store's ref"))
-}
-
-/// Makes every file of the store durable.
-pub(super) fn sync_store(dir: &Path) -> HResult<()> {
-    #[cfg(target_os = "linux")]
-    {
-        let store = File::open(dir).map_err(io_err("cannot sync the store"))?;
-        rustix::fs::syncfs(&store).map_err(|e| HistoryError::Io {
-            what: "cannot sync the store",
-            source: e.into(),
-        })?;
-    }
-    #[cfg(not(target_os = "linux"))]
-    for entry in walkdir::WalkDir::new(dir) {
-        let entry = entry.map_err(|e| HistoryError::Io {
-            what: "cannot sync the store",
-            source: e.into(),
-        })?;
-        File::open(entry.path())
-            .and_then(|f| f.sync_all())
-            .map_err(io_err("cannot sync the store"))?;
-    }
-    Ok(())
 }

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use git2::{Oid, Repository};
 
+use super::change::Change;
 use super::pack::MERGE_PAST;
-use super::store::{Change, REF, Store};
+use super::repo::REF;
+use super::store::Store;
 use super::wal::Sync;
 
 fn open(dir: &Path) -> Store {

@@ -138,7 +138,7 @@ fn pack_due(replaced: u64, pack_after: u64, since: Duration, held: impl FnOnce()
 
 /// Whether the store has a commit (its ref, loose or packed by a `git gc`).
 fn has_history(dir: &Path) -> bool {
-    dir.join(super::store::REF).exists() || dir.join("packed-refs").exists()
+    dir.join(super::repo::REF).exists() || dir.join("packed-refs").exists()
 }
 
 /// Prunes (when `keep_days` is given), then packs.
