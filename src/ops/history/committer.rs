@@ -298,8 +298,7 @@ impl Memory<'_> {
             empty_log(dir, self.repo)?;
         }
         if pack::small_packs(dir) > pack::MERGE_PAST {
-            pack::merge_small(self.repo, dir)?;
-            return Ok(true);
+            return pack::merge_small(self.repo, dir);
         }
         Ok(false)
     }

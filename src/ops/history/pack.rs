@@ -1,7 +1,7 @@
 //! Packing the store, with libgit2's pack builder (deltas and zlib) and indexer: each
 //! batch of commits as a small pack (`write_synced`), the small packs merged into one
-//! once they are many (`merge_small`), and a full pack of everything the history
-//! reaches (`Store::pack`), after which the loose objects, the older packs and what a
+//! once they are many (`merge_small`, by git's geometric rule), and a full pack of everything the history
+//! reaches (`pack_all`), after which the loose objects, the older packs and what a
 //! prune left unreachable go. A pack is synced before anything it replaces is removed:
 //! a crash leaves every object readable.
 
@@ -20,8 +20,8 @@ fn pack_dir(store: &Path) -> PathBuf {
     store.join("objects").join("pack")
 }
 
-/// The store's packs, by name (`pack-…`), largest first.
-fn packs(dir: &Path) -> Vec<String> {
+/// The store's packs, with their size, smallest first.
+fn packs(dir: &Path) -> Vec<(u64, String)> {
     let Ok(files) = std::fs::read_dir(pack_dir(dir)) else {
         return Vec::new();
     };
@@ -35,8 +35,8 @@ fn packs(dir: &Path) -> Vec<String> {
             Some((size, stem))
         })
         .collect();
-    packs.sort_by(|a, b| b.cmp(a));
-    packs.into_iter().map(|(_, name)| name).collect()
+    packs.sort();
+    packs
 }
 
 /// How many packs the store has besides its largest.
@@ -71,11 +71,32 @@ pub(super) fn write_synced(dir: &Path, pack: &[u8]) -> HResult<Option<String>> {
     Ok(Some(format!("pack-{name}")))
 }
 
-/// Merges every pack but the largest into one (the commit lock held): their objects
+/// The packs to merge, by git's geometric rule (`git repack --geometric=2`): the
+/// smallest, as long as each is less than twice all the smaller ones together, so
+/// the packs left grow by at least a factor of two each and a pack is merged again
+/// only a few times.
+fn geometric(packs: Vec<(u64, String)>) -> Vec<String> {
+    let mut merged = Vec::new();
+    let mut together = 0u64;
+    for (size, name) in packs {
+        if !merged.is_empty() && size >= together.saturating_mul(2) {
+            break;
+        }
+        together += size;
+        merged.push(name);
+    }
+    merged
+}
+
+/// Merges the small packs into one (`geometric`; the commit lock held): their objects
 /// listed through an object database of those packs alone (linked into a folder of
 /// their own), packed anew (versions of a note become deltas), synced, then removed.
-pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<()> {
-    let small: Vec<String> = packs(dir).into_iter().skip(1).collect();
+/// Whether packs were merged.
+pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<bool> {
+    let small = geometric(packs(dir));
+    if small.len() < 2 {
+        return Ok(false);
+    }
     let aside = dir.join("objects").join("merging");
     let _ = std::fs::remove_dir_all(&aside);
     let aside_packs = aside.join("pack");
@@ -115,7 +136,7 @@ pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<()> {
     remove_packs(dir, |name| {
         small.iter().any(|s| s == name) && merged.as_deref() != Some(name)
     });
-    Ok(())
+    Ok(true)
 }
 
 /// Packs the store: one pack of everything the history reaches, then the loose
