@@ -1,5 +1,7 @@
 //! The clap tree's own checks.
 
+use std::net::{Ipv4Addr, SocketAddr};
+
 use super::*;
 use clap::CommandFactory;
 

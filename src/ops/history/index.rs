@@ -147,6 +147,54 @@ impl Index {
     }
 }
 
+/// How much of the file's end `append_after` reads.
+const TAIL: u64 = 64 << 10;
+
+/// Appends the lines of commits made on top of `parent` to the file when its last
+/// line is `parent`'s (else the lookups complete the index from the commits): the
+/// committer's write, which holds no index in memory. A line a crash left torn goes.
+pub(crate) fn append_after(
+    repo: &Path,
+    parent: Option<Oid>,
+    entries: &[(String, Entry)],
+) -> io::Result<()> {
+    let path = repo.join(FILE);
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .write(true)
+        .truncate(false)
+        .open(&path)?;
+    // The tail only: a line is about 150 bytes, the file megabytes.
+    let len = file.metadata()?.len();
+    let from = len.saturating_sub(TAIL);
+    file.seek(SeekFrom::Start(from))?;
+    let mut bytes = Vec::with_capacity((len - from) as usize);
+    io::Read::read_to_end(&mut file, &mut bytes)?;
+    let whole = bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
+    let last = bytes[..whole.saturating_sub(1)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |at| at + 1);
+    let last_commit = parse_line(&bytes[last..whole]).map(|(_, entry)| entry.commit);
+    if last_commit != parent {
+        return Ok(());
+    }
+    let whole = from + whole as u64;
+    if whole < len {
+        file.set_len(whole)?;
+    }
+    file.seek(SeekFrom::Start(whole))?;
+    let mut text = String::new();
+    for (path, entry) in entries {
+        text.push_str(&line_of(path, entry));
+    }
+    file.write_all(text.as_bytes())
+}
+
 #[cfg(unix)]
 fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;

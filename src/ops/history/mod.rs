@@ -1,17 +1,21 @@
 //! Every note's past versions: the store (`store`, a bare git repository at
-//! `.notes/history.git`, made durable by its log `wal`, looked up through `index`), the
-//! recording of each change before it is acknowledged (`record`), and the lookups and
-//! the restore the API and the commands offer (here).
+//! `.notes/history.git`; a change made durable by its log `wal` before it is
+//! acknowledged, committed by the background `commit`ter, packed by `pack`, looked up
+//! through `index`), the recording of each change (`record`), and the lookups and the
+//! restore the API and the commands offer (here).
 
+mod change;
+mod commit;
+mod committer;
 mod compare;
+mod error;
 mod index;
 mod kept;
 mod layout;
 mod pack;
-mod packfile;
 mod prune;
 mod record;
-mod stage;
+mod repo;
 mod store;
 mod upkeep;
 mod wal;
@@ -21,10 +25,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+use self::change::Change;
 pub(crate) use self::compare::Compared;
+use self::error::HistoryError;
 pub(crate) use self::kept::KeptVersion;
-use self::store::{Change, Store};
-use crate::error::{Error, Result};
+use self::store::Store;
+use crate::error::{Cause, Error, Result};
 use crate::ops::model::{Note, Precondition, PutOutcome};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{NotePath, Notebook};
@@ -91,16 +97,13 @@ pub(crate) struct Trash {
 #[derive(Default)]
 pub(crate) struct Slot {
     off: AtomicBool,
-    /// Shared with the server's upkeep, which settles its staged changes.
+    /// Shared with the server's upkeep, which packs and prunes it.
     store: std::sync::Arc<OnceLock<Store>>,
     /// Held while the store is opened: two first uses at once must not both create it.
     opening: std::sync::Mutex<()>,
     /// Versions recorded since the upkeep last packed the store that replace an
-    /// earlier version of their note (`Recorded::replaced`; `upkeep`).
+    /// earlier version of their note (`upkeep`).
     replaced: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    /// The server's upkeep thread, woken by each change it has to settle (it sleeps
-    /// while nothing is staged).
-    upkeep: OnceLock<std::thread::Thread>,
 }
 
 /// The environment variable that sets the history's clock (seconds since the epoch):
@@ -115,8 +118,8 @@ fn now() -> i64 {
     SET.unwrap_or_else(|| chrono::Utc::now().timestamp())
 }
 
-fn failed(why: String) -> Error {
-    Error::HistoryFailed(why.into())
+fn failed(why: HistoryError) -> Error {
+    Error::HistoryFailed(Cause::of(why))
 }
 
 fn rfc3339(secs: i64) -> String {
@@ -154,12 +157,12 @@ impl Notebook {
             return Ok(store);
         }
         let dir = self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR);
-        let store = Store::open(&dir).map_err(failed)?;
+        let store = Store::open(&dir, self.history.replaced.clone()).map_err(failed)?;
         Ok(self.history.store.get_or_init(|| store))
     }
 
-    /// Settles the changes the store holds in memory (the ref on disk catches up with
-    /// the log): at a graceful shutdown, so git reads every change at once.
+    /// Commits every change the log holds: at a graceful shutdown, so git reads every
+    /// change at once.
     pub(crate) fn settle_history(&self) -> Result<()> {
         match self.history.store.get() {
             Some(store) => store.settle().map_err(failed),
@@ -185,17 +188,10 @@ impl Notebook {
         if !self.history_on() {
             return Ok(None);
         }
-        let recorded = self
-            .history_store()?
-            .record(op.as_str(), &message, changes, sync)
-            .map_err(failed)?;
-        self.history
-            .replaced
-            .fetch_add(recorded.replaced as u64, Ordering::Relaxed);
-        if let Some(upkeep) = self.history.upkeep.get() {
-            upkeep.unpark();
-        }
-        Ok(recorded.pending)
+        debug_assert!(message.starts_with(op.as_str()));
+        self.history_store()?
+            .record(&message, changes, sync)
+            .map_err(failed)
     }
 
     /// The versions of a note, newest first; `NotFound` when it has none.
@@ -374,5 +370,7 @@ fn listed(entries: &[index::Entry], id: &str) -> Option<usize> {
     }
 }
 
+#[cfg(test)]
+mod store_tests;
 #[cfg(test)]
 mod tests;

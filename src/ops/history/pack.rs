@@ -1,94 +1,166 @@
-//! Packing the store: every object the history reaches goes into one pack (libgit2's
-//! pack builder, deltas and zlib), then the loose objects and the older packs go, and
-//! with them what a prune left unreachable. The pack is built without the store's
-//! lock, from the ref as it was; only the removals (and a small pack of the commits
-//! made meanwhile) hold it, so a write waits a moment, not a whole pack. A pack is
-//! synced before anything it replaces is removed: a crash leaves every object readable.
+//! Packing the store, with libgit2's pack builder (deltas and zlib) and indexer: each
+//! batch of commits as a small pack (`write_synced`), the small packs merged into one
+//! once they are many (`merge_small`, by git's geometric rule), and a full pack of everything the history
+//! reaches (`pack_all`), after which the loose objects, the older packs and what a
+//! prune left unreachable go. A pack is synced before anything it replaces is removed:
+//! a crash leaves every object readable.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use git2::{Oid, Repository};
+use git2::{Odb, Oid, Repository};
 
-use super::store::{Store, StoreResult, err, io_err};
+use super::error::{HResult, err, io_err};
+use super::repo::{sync_store, tip};
 
-impl Store {
-    /// Merges the store's small packs when they are too many (`packfile::merge`), and
-    /// reads the pack folder anew; how many packs were merged.
-    pub(crate) fn merge_packs(&self) -> StoreResult<usize> {
-        let _turn = self.turn()?;
-        let merged = super::packfile::merge(&self.dir)?;
-        if merged > 0 {
-            self.lock().reopen(&self.dir)?;
-        }
-        Ok(merged)
-    }
+/// How many small packs (every pack but the largest) are merged into one.
+pub(super) const MERGE_PAST: usize = 16;
 
-    /// Reads the pack folder anew (see `Inner::reopen`), after another handle packed.
-    pub(crate) fn reopen(&self) -> StoreResult<()> {
-        let _turn = self.turn()?;
-        self.lock().reopen(&self.dir)
-    }
-
-    /// Packs the store; whether there was a history to pack.
-    pub(super) fn pack(&self) -> StoreResult<bool> {
-        // Settled first: the pack is built from the disk, by a handle of its own.
-        let snapshot = {
-            let _turn = self.turn()?;
-            let mut inner = self.lock();
-            inner.settle(&self.dir)?;
-            inner.tip()?
-        };
-        let Some(snapshot) = snapshot else {
-            return Ok(false);
-        };
-        // A handle of its own: the lookups of this store go on meanwhile.
-        let repo = Repository::open_bare(&self.dir).map_err(err("cannot open the store"))?;
-        let mut names = vec![write_pack(&repo, snapshot, None)?];
-        sync(&self.dir)?;
-
-        let _turn = self.turn()?;
-        let mut inner = self.lock();
-        inner.settle(&self.dir)?;
-        let tip = inner.tip()?;
-        let moved_on = match tip {
-            Some(tip) if tip == snapshot => false,
-            Some(tip)
-                if repo
-                    .graph_descendant_of(tip, snapshot)
-                    .map_err(err("cannot walk the history"))? =>
-            {
-                true
-            }
-            // Pruned meanwhile: this pack holds the old history; the next pack will do.
-            _ => {
-                remove_pack(&self.dir, &names[0]);
-                return Ok(false);
-            }
-        };
-        if let (true, Some(tip)) = (moved_on, tip) {
-            names.push(write_pack(&repo, tip, Some(snapshot))?);
-        }
-        // Durable: the packs, and (with the log emptied) every loose object and ref.
-        inner.checkpoint(&self.dir)?;
-        // Every object the ref reaches is in the new packs, and no one writes while the
-        // lock is held: every loose object and every other pack is redundant.
-        remove_loose(&self.dir);
-        remove_other_packs(&self.dir, &names);
-        Ok(true)
-    }
+fn pack_dir(store: &Path) -> PathBuf {
+    store.join("objects").join("pack")
 }
 
-/// Writes one pack of the objects `tip` reaches (and `since` does not), in the store's
-/// pack folder; the pack's name.
-fn write_pack(repo: &Repository, tip: Oid, since: Option<Oid>) -> StoreResult<String> {
+/// The store's packs, with their size, smallest first.
+fn packs(dir: &Path) -> Vec<(u64, String)> {
+    let Ok(files) = std::fs::read_dir(pack_dir(dir)) else {
+        return Vec::new();
+    };
+    let mut packs: Vec<(u64, String)> = files
+        .flatten()
+        .filter_map(|file| {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".idx")?.to_string();
+            let size = std::fs::metadata(pack_dir(dir).join(format!("{stem}.pack")))
+                .map_or(0, |m| m.len());
+            Some((size, stem))
+        })
+        .collect();
+    packs.sort();
+    packs
+}
+
+/// How many packs the store has besides its largest.
+pub(super) fn small_packs(dir: &Path) -> usize {
+    packs(dir).len().saturating_sub(1)
+}
+
+/// Writes `pack` (a whole pack file) into the pack folder with its index, both synced
+/// with their folder: a crash never leaves a torn pack whose index names the objects.
+/// Its name (`pack-…`); `None` for a pack of no object (not written).
+pub(super) fn write_synced(dir: &Path, pack: &[u8]) -> HResult<Option<String>> {
+    // A pack of no object: its header (12 bytes) and checksum (20) alone.
+    if pack.len() <= 32 {
+        return Ok(None);
+    }
+    let folder = pack_dir(dir);
+    std::fs::create_dir_all(&folder).map_err(io_err("cannot write a pack"))?;
+    let mut indexer =
+        git2::Indexer::new(None, &folder, 0, false).map_err(err("cannot write a pack"))?;
+    indexer
+        .write_all(pack)
+        .map_err(io_err("cannot write a pack"))?;
+    let name = indexer.commit().map_err(err("cannot write a pack"))?;
+    for ext in ["pack", "idx"] {
+        std::fs::File::open(folder.join(format!("pack-{name}.{ext}")))
+            .and_then(|file| file.sync_all())
+            .map_err(io_err("cannot sync a pack"))?;
+    }
+    std::fs::File::open(&folder)
+        .and_then(|file| file.sync_all())
+        .map_err(io_err("cannot sync a pack"))?;
+    Ok(Some(format!("pack-{name}")))
+}
+
+/// The packs to merge, by git's geometric rule (`git repack --geometric=2`): the
+/// smallest, as long as each is less than twice all the smaller ones together, so
+/// the packs left grow by at least a factor of two each and a pack is merged again
+/// only a few times.
+fn geometric(packs: Vec<(u64, String)>) -> Vec<String> {
+    let mut merged = Vec::new();
+    let mut together = 0u64;
+    for (size, name) in packs {
+        if !merged.is_empty() && size >= together.saturating_mul(2) {
+            break;
+        }
+        together += size;
+        merged.push(name);
+    }
+    merged
+}
+
+/// Merges the small packs into one (`geometric`; the commit lock held): their objects
+/// listed through an object database of those packs alone (linked into a folder of
+/// their own), packed anew (versions of a note become deltas), synced, then removed.
+/// Whether packs were merged.
+pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<bool> {
+    let small = geometric(packs(dir));
+    if small.len() < 2 {
+        return Ok(false);
+    }
+    let aside = dir.join("objects").join("merging");
+    let _ = std::fs::remove_dir_all(&aside);
+    let aside_packs = aside.join("pack");
+    std::fs::create_dir_all(&aside_packs).map_err(io_err("cannot merge the packs"))?;
+    for name in &small {
+        for ext in ["pack", "idx"] {
+            let file = format!("{name}.{ext}");
+            std::fs::hard_link(pack_dir(dir).join(&file), aside_packs.join(&file))
+                .or_else(|_| {
+                    std::fs::copy(pack_dir(dir).join(&file), aside_packs.join(&file)).map(drop)
+                })
+                .map_err(io_err("cannot merge the packs"))?;
+        }
+    }
+    let mut ids = Vec::new();
+    let listed = Odb::new().and_then(|odb| {
+        odb.add_disk_alternate(&aside.to_string_lossy())?;
+        odb.foreach(|id| {
+            ids.push(*id);
+            true
+        })
+    });
+    let _ = std::fs::remove_dir_all(&aside);
+    listed.map_err(err("cannot list the packs' objects"))?;
+    let mut builder = repo.packbuilder().map_err(err("cannot merge the packs"))?;
+    builder.set_threads(1);
+    for id in ids {
+        builder
+            .insert_object(id, None)
+            .map_err(err("cannot merge the packs"))?;
+    }
+    let mut buf = git2::Buf::new();
+    builder
+        .write_buf(&mut buf)
+        .map_err(err("cannot merge the packs"))?;
+    let merged = write_synced(dir, &buf)?;
+    remove_packs(dir, |name| {
+        small.iter().any(|s| s == name) && merged.as_deref() != Some(name)
+    });
+    Ok(true)
+}
+
+/// Packs the store: one pack of everything the history reaches, then the loose
+/// objects and every other pack removed (the commit lock held throughout: the changes
+/// are logged meanwhile, committed after); whether there was a history.
+pub(super) fn pack_all(dir: &Path) -> HResult<bool> {
+    let repo = Repository::open_bare(dir).map_err(err("cannot open the store"))?;
+    let Some(tip) = tip(&repo, dir)? else {
+        return Ok(false);
+    };
+    let name = write_pack(&repo, tip)?;
+    sync_store(dir)?;
+    remove_loose(dir);
+    remove_packs(dir, |other| other != name);
+    Ok(true)
+}
+
+/// Writes one pack of the objects `tip` reaches in the pack folder; its name.
+fn write_pack(repo: &Repository, tip: Oid) -> HResult<String> {
     let mut builder = repo.packbuilder().map_err(err("cannot pack the store"))?;
     // The server's requests keep the other core.
     builder.set_threads(1);
     let mut walk = repo.revwalk().map_err(err("cannot walk the history"))?;
     walk.push(tip).map_err(err("cannot walk the history"))?;
-    if let Some(since) = since {
-        walk.hide(since).map_err(err("cannot walk the history"))?;
-    }
     builder
         .insert_walk(&mut walk)
         .map_err(err("cannot pack the store"))?;
@@ -97,33 +169,12 @@ fn write_pack(repo: &Repository, tip: Oid, since: Option<Oid>) -> StoreResult<St
     builder
         .write(&dir, 0)
         .map_err(err("cannot write the pack"))?;
-    builder
+    let name = builder
         .name()
         .ok()
         .flatten()
-        .map(|name| format!("pack-{name}"))
-        .ok_or_else(|| "cannot name the pack".to_string())
-}
-
-fn pack_dir(store: &Path) -> PathBuf {
-    store.join("objects").join("pack")
-}
-
-/// Syncs the whole store (the pack files and their folder).
-fn sync(dir: &Path) -> StoreResult<()> {
-    #[cfg(target_os = "linux")]
-    {
-        let store = std::fs::File::open(dir).map_err(io_err("cannot sync the store"))?;
-        rustix::fs::syncfs(&store).map_err(|e| format!("cannot sync the store: {e}"))?;
-    }
-    #[cfg(not(target_os = "linux"))]
-    for entry in walkdir::WalkDir::new(pack_dir(dir)) {
-        let entry = entry.map_err(|e| format!("cannot sync the store: {e}"))?;
-        std::fs::File::open(entry.path())
-            .and_then(|f| f.sync_all())
-            .map_err(io_err("cannot sync the store"))?;
-    }
-    Ok(())
+        .map(|name| format!("pack-{name}"));
+    name.ok_or_else(|| err("cannot name the pack")(git2::Error::from_str("no name")))
 }
 
 /// Removes the loose objects (`objects/xx/...`) and their emptied folders; one that
@@ -147,9 +198,10 @@ fn remove_loose(dir: &Path) {
     }
 }
 
-/// Removes every pack whose name is not one of `keep` (each pack's `.pack`, `.idx` and
-/// any other file of the same name).
-fn remove_other_packs(dir: &Path, keep: &[String]) {
+/// Removes the packs whose name `gone` picks (each pack's `.idx`, `.pack` and any
+/// other file of the same name), the indexes first: a reader listing the folder
+/// meanwhile never finds an index whose pack is gone.
+fn remove_packs(dir: &Path, gone: impl Fn(&str) -> bool) {
     let Ok(files) = std::fs::read_dir(pack_dir(dir)) else {
         return;
     };
@@ -159,20 +211,12 @@ fn remove_other_packs(dir: &Path, keep: &[String]) {
             let name = file.file_name();
             let name = name.to_string_lossy();
             let stem = name.split('.').next().unwrap_or("");
-            stem.starts_with("pack-") && !keep.iter().any(|k| k == stem)
+            stem.starts_with("pack-") && gone(stem)
         })
         .map(|file| file.path())
         .collect();
-    // The indexes first: a reader listing the folder meanwhile never finds an index
-    // whose pack is gone.
     old.sort_by_key(|path| path.extension().is_none_or(|ext| ext != "idx"));
     for path in old {
         let _ = std::fs::remove_file(path);
-    }
-}
-
-fn remove_pack(dir: &Path, name: &str) {
-    for ext in ["pack", "idx", "rev"] {
-        let _ = std::fs::remove_file(pack_dir(dir).join(format!("{name}.{ext}")));
     }
 }

@@ -9,12 +9,11 @@ use std::collections::{HashMap, HashSet};
 
 use git2::{Oid, Signature, Time};
 
+use super::commit::{base_message, commit_records, trailer};
+use super::error::{HResult, err};
 use super::index::Entry;
-use super::rfc3339;
-use super::store::{REF, Store, StoreResult, err};
-
-/// The first word of a pruned history's first commit.
-const BASE_TITLE: &str = "pruned";
+use super::repo::{COMMIT_LOCK, REF, lock_file, point_ref, sync_store, tip};
+use super::store::Store;
 
 /// The environment variable that makes a prune stop dead (as a crash would) after one
 /// of its steps: `commits` (the new chain written), `synced` (and the log emptied) or
@@ -41,13 +40,19 @@ impl Store {
     /// Drops every version that had been replaced (or deleted) before `cutoff`
     /// (seconds since the epoch): the history keeps the notebook as it was at any
     /// moment since then.
-    pub(super) fn prune(&self, cutoff: i64) -> StoreResult<Cut> {
-        let _turn = self.turn()?;
-        let mut guard = self.lock();
-        guard.refresh(&self.dir)?;
-        let inner = &mut *guard;
-        let repo = &inner.repo;
-        let Some(tip) = inner.tip()? else {
+    pub(super) fn prune(&self, cutoff: i64) -> HResult<Cut> {
+        let _turn = lock_file(&self.dir, COMMIT_LOCK)?;
+        // A handle of its own, with no memory backend: the changes logged and not yet
+        // committed are committed first (as loose objects; the pack after the prune
+        // takes them).
+        let repo = &git2::Repository::open_bare(&self.dir).map_err(err("cannot open the store"))?;
+        let made = commit_records(repo, &self.dir)?;
+        if let Some(tip) = made.tip {
+            point_ref(&self.dir, repo, tip, "committed")?;
+        }
+        let mut reader = self.reader()?;
+        reader.catch_up(&self.dir, true)?;
+        let Some(tip) = tip(repo, &self.dir)? else {
             return Ok(Cut::default());
         };
         let mut chain = Vec::new();
@@ -72,7 +77,7 @@ impl Store {
         // text (a note deleted before the cut goes, trash entry and all).
         let mut cut = Cut::default();
         let mut base: Vec<(String, Entry)> = Vec::new();
-        for (path, entries) in &inner.index.notes {
+        for (path, entries) in &reader.index.notes {
             let old = entries
                 .iter()
                 .filter(|e| dropped.contains(&e.commit))
@@ -100,7 +105,18 @@ impl Store {
             .map_err(err("cannot read a tree"))?;
         let signature = Signature::new("notes", "notes@localhost", &Time::new(last_at, 0))
             .map_err(err("cannot sign the commit"))?;
-        let message = base_message(cutoff, &base);
+        // The log position of the last commit dropped: when no commit is kept after it,
+        // the first commit is the tip, and the records up to there are committed.
+        let position = repo
+            .find_commit(last_dropped)
+            .map_err(err("cannot read a commit"))?
+            .message()
+            .ok()
+            .and_then(trailer);
+        let mut message = base_message(cutoff, &base);
+        if let Some(at) = position {
+            message = format!("{message}\nNotes-Log: {}:{}\n", at.epoch, at.end);
+        }
         let buffer = repo
             .commit_create_buffer(&signature, &signature, &message, &tree, &[])
             .map_err(err("cannot make the commit"))?;
@@ -131,21 +147,16 @@ impl Store {
                 .map_err(err("cannot write a commit"))?;
             renamed.insert(*old, parent);
         }
-        // Staged in memory, like every write of the store's objects.
-        inner.staged.touch();
         crash_after("commits");
 
-        // Everything durable (the new commits, the old chain, its ref) and the log
-        // emptied, so a replay can never move the ref back to the old chain.
-        // (The new commits were staged in memory: the checkpoint settles them first.)
+        // Everything durable (the new commits, the old chain, its ref) before the ref
+        // moves to the new chain, and after.
         drop((tree, odb));
-        inner.checkpoint(&self.dir)?;
+        sync_store(&self.dir)?;
         crash_after("synced");
-        inner
-            .repo
-            .reference(REF, parent, true, "prune")
+        repo.reference(REF, parent, true, "prune")
             .map_err(err("cannot move the store's ref"))?;
-        inner.checkpoint(&self.dir)?;
+        sync_store(&self.dir)?;
         crash_after("ref");
 
         // The index, in commit order: the first commit's notes, then the kept commits'.
@@ -155,7 +166,7 @@ impl Store {
             .map(|(i, (id, _))| (*id, i))
             .collect();
         let mut kept: Vec<(usize, String, Entry)> = Vec::new();
-        for (path, entries) in &inner.index.notes {
+        for (path, entries) in &reader.index.notes {
             for entry in entries {
                 if let (Some(&n), Some(&id)) =
                     (order.get(&entry.commit), renamed.get(&entry.commit))
@@ -186,47 +197,11 @@ impl Store {
             .chain(kept.into_iter().map(|(_, path, entry)| (path, entry)))
             .collect();
         let dir = self.dir.clone();
-        if let Err(e) = inner.index.replace(&dir, &lines) {
+        if let Err(e) = reader.index.replace(&dir, &lines) {
             // Rebuilt from the commits at the next lookup.
             crate::log::warn(&format!("cannot write the history index: {e}"));
-            inner.index = Default::default();
+            reader.index = Default::default();
         }
         Ok(cut)
     }
-}
-
-/// The first commit's message: the cut, then one line per note kept from before it
-/// (when its version was made, by what, its path), so the index rebuilt from the
-/// commits still tells when each of those versions was made.
-fn base_message(cutoff: i64, base: &[(String, Entry)]) -> String {
-    let mut message = format!(
-        "{BASE_TITLE} versions replaced before {}\n\n",
-        rfc3339(cutoff)
-    );
-    for (path, entry) in base {
-        let path = serde_json::to_string(path).unwrap_or_default();
-        message.push_str(&format!("{}\t{}\t{path}\n", entry.at, entry.op));
-    }
-    message
-}
-
-/// The time and operation of each note's version in a pruned history's first commit,
-/// read from its message (empty for any other commit).
-pub(super) fn base_versions(message: &str) -> HashMap<String, (i64, String)> {
-    let mut lines = message.lines();
-    if lines
-        .next()
-        .is_none_or(|l| l.split_whitespace().next() != Some(BASE_TITLE))
-    {
-        return HashMap::new();
-    }
-    lines
-        .filter_map(|line| {
-            let mut fields = line.splitn(3, '\t');
-            let at = fields.next()?.parse().ok()?;
-            let op = fields.next()?.to_string();
-            let path: String = serde_json::from_str(fields.next()?).ok()?;
-            Some((path, (at, op)))
-        })
-        .collect()
 }

@@ -7,7 +7,7 @@ use std::io;
 
 use git2::{ObjectType, Oid};
 
-use super::store::Change;
+use super::change::Change;
 use super::wal::Sync;
 use super::{Op, Slot};
 use crate::error::{Cause, Error, Result};

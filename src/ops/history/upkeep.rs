@@ -1,9 +1,7 @@
 //! Retention and upkeep of the store: `notes history --prune` (drop the versions older
-//! than the retention, then pack), and `serve`'s background thread, which settles the
-//! changes the server's store staged in memory (once idle a moment, or within about a
-//! second of the first), merges the small packs, packs the store when enough versions
-//! could become deltas (`pack_due`) and, when a retention is set, prunes at start-up
-//! and daily.
+//! than the retention, then pack), and `serve`'s background thread, which packs the
+//! store when enough versions could become deltas (`pack_due`) and, when a retention
+//! is set, prunes at start-up and daily.
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -12,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::packfile;
+use super::error::HResult;
 use super::prune::Cut;
-use super::store::{Store, StoreResult};
+use super::store::Store;
 use super::{STORE_DIR, failed, now, rfc3339};
 use crate::error::Result;
 use crate::ops::Notebook;
@@ -32,10 +30,6 @@ const PACK_SHARE: u64 = 10;
 const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// How often the upkeep looks at the count of changes.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
-/// How often the upkeep looks whether the server's staged changes are due a settle,
-/// while some are staged; with none, it sleeps until a change wakes it (or
-/// `LOOK_EVERY`).
-const SETTLE_TICK: Duration = Duration::from_millis(25);
 /// The environment variable that lowers `PACK_AFTER`, so the tests see a pack made in
 /// the background after a few versions.
 pub(crate) const TEST_PACK_AFTER: &str = "NOTES_TEST_HISTORY_PACK_AFTER";
@@ -62,10 +56,9 @@ impl Notebook {
         tidy(self.history_store()?, keep_days).map_err(failed)
     }
 
-    /// Starts the server's upkeep of the store on a thread of its own (with its own
-    /// handle on the store for packs and prunes, so lookups never wait for them):
-    /// settles the notebook's staged changes, packs in the background, and prunes
-    /// when `keep_days` is set. Nothing when the history is off.
+    /// Starts the server's upkeep of the store on a thread of its own: packs in the
+    /// background, and prunes when `keep_days` is set (the committer of the store
+    /// commits and merges the small packs). Nothing when the history is off.
     pub(crate) fn start_history_upkeep(&self, keep_days: Option<u32>) {
         if !self.history_on() {
             return;
@@ -79,18 +72,14 @@ impl Notebook {
         let spawned = std::thread::Builder::new()
             .name("history-upkeep".into())
             .spawn(move || upkeep(&dir, keep_days, &replaced, pack_after, &main));
-        match spawned {
-            Ok(thread) => {
-                let _ = self.history.upkeep.set(thread.thread().clone());
-            }
-            Err(e) => crate::log::error(&format!("history: cannot start the upkeep: {e}")),
+        if let Err(e) = spawned {
+            crate::log::error(&format!("history: cannot start the upkeep: {e}"));
         }
     }
 }
 
-/// The upkeep's loop. Its handle on the store is opened once the store has a
-/// history (the server's first change creates it; opening it here too at that moment
-/// would race the creation).
+/// The upkeep's loop, on the server's store once it has a history (the server's
+/// first change creates it).
 fn upkeep(
     dir: &Path,
     keep_days: Option<u32>,
@@ -98,79 +87,25 @@ fn upkeep(
     pack_after: u64,
     main: &OnceLock<Store>,
 ) {
-    let mut store: Option<Store> = None;
     let mut packed_at = Instant::now();
     let mut pruned_at: Option<Instant> = None;
-    let mut looked_at: Option<Instant> = None;
-    let mut failing = None;
     loop {
-        if let Some(main) = main.get() {
-            match main.settle_if_due() {
-                Ok(_) => failing = None,
-                // Said once, not at every tick: the changes are durable in the log
-                // meanwhile, and the next write reports the store's failure.
-                Err(e) if failing.as_ref() != Some(&e) => {
-                    crate::log::error(&format!("history: cannot settle the store: {e}"));
-                    failing = Some(e);
-                }
-                Err(_) => {}
-            }
-        }
-        if looked_at.is_some_and(|at| at.elapsed() < LOOK_EVERY) {
-            if main.get().is_some_and(Store::has_staged) {
-                std::thread::sleep(SETTLE_TICK);
-            } else {
-                // A change recorded meanwhile unparks at once (the wake is kept when
-                // it comes before the park).
-                std::thread::park_timeout(LOOK_EVERY);
-            }
+        std::thread::sleep(LOOK_EVERY);
+        let Some(store) = main.get().filter(|_| has_history(dir)) else {
             continue;
-        }
-        looked_at = Some(Instant::now());
+        };
         let seen = replaced.load(Ordering::Relaxed);
         let prune = keep_days.filter(|_| pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY));
         let pack = pack_due(seen, pack_after, packed_at.elapsed(), || {
-            main.get()
-                .and_then(|main| main.with_index(|index| index.notes.len()).ok())
+            store
+                .with_index(|index| index.notes.len())
                 .map_or(0, |notes| notes as u64)
         });
         if prune.is_none() && !pack {
-            // The server's handle merges the small packs, and reads the folder anew.
-            if let Some(main) = main.get()
-                && packfile::count(dir) > packfile::MERGE_PAST
-            {
-                match main.merge_packs() {
-                    Ok(0) => {}
-                    // The upkeep's own handle reads the folder anew at its next use.
-                    Ok(_) => drop(store.take()),
-                    Err(e) => crate::log::error(&format!("history: cannot merge the packs: {e}")),
-                }
-            }
             continue;
         }
-        let opened = match store.take() {
-            Some(opened) => Ok(opened),
-            None if has_history(dir) => Store::open(dir),
-            // Nothing to prune or pack yet.
-            None => {
-                pruned_at = Some(Instant::now());
-                continue;
-            }
-        };
-        let handle = match opened {
-            Ok(handle) => store.insert(handle),
-            Err(e) => {
-                crate::log::error(&format!("history: no upkeep of the store: {e}"));
-                continue;
-            }
-        };
-        // The server's staged changes first, so the pack holds them and they do not
-        // come back as a small pack of their own after it.
-        if let Some(Err(e)) = main.get().map(Store::settle) {
-            crate::log::error(&format!("history: cannot settle the store: {e}"));
-        }
         if let Some(days) = prune {
-            match tidy(handle, Some(days)) {
+            match tidy(store, Some(days)) {
                 Ok(pruned) if pruned.versions_dropped > 0 => crate::log::info(&format!(
                     "history: dropped {} version(s) older than {days} day(s)",
                     pruned.versions_dropped
@@ -179,12 +114,8 @@ fn upkeep(
                 Err(e) => crate::log::error(&format!("history: cannot prune: {e}")),
             }
             pruned_at = Some(Instant::now());
-        } else if let Err(e) = handle.pack() {
+        } else if let Err(e) = store.pack() {
             crate::log::error(&format!("history: cannot pack the store: {e}"));
-        }
-        // The server's handle forgets the packs the pack replaced.
-        if let Some(Err(e)) = main.get().map(Store::reopen) {
-            crate::log::error(&format!("history: cannot open the store again: {e}"));
         }
         replaced.fetch_sub(seen, Ordering::Relaxed);
         packed_at = Instant::now();
@@ -206,11 +137,11 @@ fn pack_due(replaced: u64, pack_after: u64, since: Duration, held: impl FnOnce()
 
 /// Whether the store has a commit (its ref, loose or packed by a `git gc`).
 fn has_history(dir: &Path) -> bool {
-    dir.join(super::store::REF).exists() || dir.join("packed-refs").exists()
+    dir.join(super::repo::REF).exists() || dir.join("packed-refs").exists()
 }
 
 /// Prunes (when `keep_days` is given), then packs.
-fn tidy(store: &Store, keep_days: Option<u32>) -> StoreResult<Pruned> {
+fn tidy(store: &Store, keep_days: Option<u32>) -> HResult<Pruned> {
     let before = size_of(&store.dir);
     let (cutoff, cut) = match keep_days {
         Some(days) => {

@@ -1,9 +1,8 @@
-//! The store's write-ahead log, `wal` inside the bare repository: every object of a
-//! change (blob, trees, commit) written as one record and synced once, so a change is
-//! durable after one `fdatasync` while the repository's loose objects and ref are
-//! written without syncs. At open, the records are replayed (an object that is missing
-//! or unreadable is written again, the ref set to the last commit); once the log is
-//! large, everything is synced and the log emptied (a checkpoint).
+//! The store's write-ahead log, `wal` inside the bare repository: each change (its
+//! time, message, and every note's path and new text) written as one record and synced
+//! once, so a change is durable before it is acknowledged, with no git work on the way;
+//! the committer (`commit`) makes the commits from the records. Once the log is large
+//! and every record committed, everything is synced and the log emptied.
 //!
 //! The file is written in place: it is zero-filled ahead of the records (and that
 //! growth synced, once per `GROW_BYTES`), so a record's `fdatasync` writes data blocks
@@ -64,13 +63,6 @@ impl Pending {
     }
 }
 
-/// What `Log::read_new` found.
-pub(crate) struct Fresh {
-    /// The log was emptied (or replaced) since the handle last looked.
-    pub(crate) emptied: bool,
-    pub(crate) records: Vec<Vec<Object>>,
-}
-
 fn older_format() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, "the log is in an older format")
 }
@@ -97,8 +89,7 @@ pub(crate) struct Log {
 }
 
 impl Log {
-    /// Opens the log (made in the current format when missing or empty). Its records
-    /// are all new to the handle: the first `read_new` returns them.
+    /// Opens the log (made in the current format when missing or empty).
     pub(crate) fn open(repo: &Path) -> io::Result<Log> {
         let file = OpenOptions::new()
             .read(true)
@@ -108,7 +99,7 @@ impl Log {
             .open(repo.join(FILE))?;
         let meta = file.metadata()?;
         if meta.len() == 0 {
-            start(&file, 1)?;
+            start(&file, first_epoch())?;
             File::open(repo)?.sync_all()?;
         }
         let log = Log {
@@ -124,13 +115,12 @@ impl Log {
         Ok(log)
     }
 
-    /// The records appended since the handle last looked (by this handle or another,
-    /// in this process or another), oldest first, and whether the log was emptied or
-    /// replaced since (then the records are all it holds now). It needs no lock: a
-    /// record still being written ends the reading (its checksum does not match yet),
-    /// and the epoch read again after the records tells that no emptying raced it (an
-    /// emptied log is written again from its start, over records of the old epoch).
-    pub(crate) fn read_new(&mut self) -> io::Result<Fresh> {
+    /// Finds where the records end now (another handle, in this process or another,
+    /// may have appended or emptied the log since this one looked). A record still
+    /// being written ends the reading (its checksum does not match yet), and the epoch
+    /// read again after the records tells that no emptying raced it (an emptied log is
+    /// written again from its start, over records of the old epoch).
+    fn read_new(&mut self) -> io::Result<()> {
         let same = std::fs::metadata(&self.path)
             .is_ok_and(|named| (named.dev(), named.ino()) == self.identity);
         if !same {
@@ -144,11 +134,12 @@ impl Log {
         loop {
             let size = self.file.metadata()?.len();
             let epoch = epoch_of(&self.file)?.ok_or_else(older_format)?;
-            let emptied = epoch != self.epoch;
-            let mut end = if emptied { HEADER } else { self.end };
-            let mut records = Vec::new();
-            while let Some((objects, next)) = record_at(&self.file, epoch, end, size)? {
-                records.push(objects);
+            let mut end = if epoch != self.epoch {
+                HEADER
+            } else {
+                self.end
+            };
+            while let Some((_, next)) = record_at(&self.file, epoch, end, size)? {
                 end = next;
             }
             if epoch_of(&self.file)? != Some(epoch) {
@@ -157,7 +148,7 @@ impl Log {
             self.epoch = epoch;
             self.end = end;
             self.size = size;
-            return Ok(Fresh { emptied, records });
+            return Ok(());
         }
     }
 
@@ -168,8 +159,8 @@ impl Log {
         objects: &[Object],
         sync: Sync,
     ) -> io::Result<(u64, Option<Pending>)> {
-        // Appended after every record there is (the store's lock is held: no other
-        // writer can append meanwhile); the caller has read them already.
+        // Appended after every record there is (the append lock is held: no other
+        // writer can append meanwhile).
         self.read_new()?;
         let mut payload = Vec::with_capacity(objects.iter().map(|o| o.bytes.len() + 5).sum());
         for object in objects {
@@ -211,6 +202,8 @@ impl Log {
 
 /// Writes `len` bytes at `at` to the disk and waits for them, without a cache flush
 /// or any metadata (the log's blocks are allocated and synced ahead of its records).
+/// Kept for speed: a PUT's record then costs no `fdatasync` (a disk cache flush) of
+/// its own, the note's folder sync covers it; rustix has no wrapper for the call.
 #[cfg(target_os = "linux")]
 fn write_out(file: &File, at: u64, len: u64) -> io::Result<()> {
     use std::os::fd::AsRawFd;
@@ -233,6 +226,53 @@ fn write_out(file: &File, at: u64, len: u64) -> io::Result<()> {
 #[cfg(not(target_os = "linux"))]
 fn write_out(_file: &File, _at: u64, _len: u64) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
+}
+
+/// The epoch of a new log: the clock's nanoseconds, so a log made again (removed by
+/// hand) never reuses the epoch of the one a commit's position names.
+fn first_epoch() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+}
+
+/// Where a record ends: the log's epoch and the byte after the record. A commit's
+/// message names the position of the record it was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub(crate) epoch: u64,
+    pub(crate) end: u64,
+}
+
+/// A record and where it ends.
+pub(crate) type Positioned = (Position, Vec<Object>);
+
+/// The records after `after` (all of them when it is `None` or of another epoch:
+/// the log was emptied since, once everything it held was committed), each with its
+/// position; and the log's length.
+pub(crate) fn records_after(
+    repo: &Path,
+    after: Option<Position>,
+) -> io::Result<(Vec<Positioned>, u64)> {
+    let file = match File::open(repo.join(FILE)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(e),
+    };
+    let size = file.metadata()?.len();
+    let Some(epoch) = epoch_of(&file)? else {
+        return Ok((Vec::new(), size));
+    };
+    let mut at = match after {
+        Some(pos) if pos.epoch == epoch => pos.end,
+        _ => HEADER,
+    };
+    let mut records = Vec::new();
+    while let Some((objects, next)) = record_at(&file, epoch, at, size)? {
+        records.push((Position { epoch, end: next }, objects));
+        at = next;
+    }
+    Ok((records, at))
 }
 
 /// Writes the header of an empty log at `epoch`, durably.
@@ -374,121 +414,12 @@ pub(crate) fn clear(repo: &Path) -> io::Result<()> {
         Some(epoch) => start(&file, epoch.wrapping_add(1)),
         None => {
             file.set_len(0)?;
-            start(&file, 1)?;
+            start(&file, first_epoch())?;
             file.sync_all()
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn object(kind: u8, bytes: &[u8]) -> Object {
-        Object {
-            kind,
-            bytes: bytes.to_vec(),
-        }
-    }
-
-    #[test]
-    fn records_round_trip_a_torn_tail_is_dropped_and_a_cleared_log_is_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut log = Log::open(dir.path()).unwrap();
-        log.append(&[object(b'b', b"hello")], Sync::Now).unwrap();
-        let (end, pending) = log
-            .append(
-                &[object(b't', &[1, 2, 3]), object(b'c', b"commit")],
-                Sync::Now,
-            )
-            .unwrap();
-        assert!(pending.is_none());
-        let read = records(dir.path()).unwrap();
-        assert_eq!(read.len(), 2);
-        assert_eq!(read[1][1].bytes, b"commit");
-        // Written in place, ahead of its records.
-        assert!(std::fs::metadata(dir.path().join(FILE)).unwrap().len() >= GROW_BYTES);
-        // A crash in the middle of the second record's write.
-        let file = OpenOptions::new()
-            .write(true)
-            .open(dir.path().join(FILE))
-            .unwrap();
-        file.write_all_at(&[0xff; 3], end - 3).unwrap();
-        assert_eq!(records(dir.path()).unwrap().len(), 1);
-
-        // Emptied: the old records stay in the file but are not read; a handle that
-        // knew the old epoch writes at the start again.
-        clear(dir.path()).unwrap();
-        assert!(records(dir.path()).unwrap().is_empty());
-        log.append(&[object(b'c', b"after")], Sync::Now).unwrap();
-        let read = records(dir.path()).unwrap();
-        assert_eq!(read.len(), 1);
-        assert_eq!(read[0][0].bytes, b"after");
-        // Another handle appends after this one's records.
-        let mut other = Log::open(dir.path()).unwrap();
-        other.append(&[object(b'c', b"other")], Sync::Now).unwrap();
-        log.append(&[object(b'c', b"third")], Sync::Now).unwrap();
-        let read = records(dir.path()).unwrap();
-        let last: Vec<&[u8]> = read.iter().map(|r| r[0].bytes.as_slice()).collect();
-        assert_eq!(last, [&b"after"[..], b"other", b"third"]);
-
-        // Removed: the next record goes to a new log, not to the unlinked file; a
-        // folder in its place fails the record.
-        std::fs::remove_file(dir.path().join(FILE)).unwrap();
-        log.append(&[object(b'c', b"fourth")], Sync::Now).unwrap();
-        assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"fourth");
-        std::fs::remove_file(dir.path().join(FILE)).unwrap();
-        std::fs::create_dir(dir.path().join(FILE)).unwrap();
-        assert!(log.append(&[object(b'c', b"fifth")], Sync::Now).is_err());
-    }
-
-    #[test]
-    fn a_log_of_the_older_format_is_read_then_started_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let payload = [b'c', 2, 0, 0, 0, b'o', b'k'];
-        let mut old = Vec::new();
-        old.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-        old.extend_from_slice(&xxh3_64(&payload).to_le_bytes());
-        old.extend_from_slice(&payload);
-        std::fs::write(dir.path().join(FILE), &old).unwrap();
-        let read = records(dir.path()).unwrap();
-        assert_eq!(read.len(), 1);
-        assert_eq!(read[0][0].bytes, b"ok");
-        assert!(Log::open(dir.path()).is_err());
-        clear(dir.path()).unwrap();
-        assert!(records(dir.path()).unwrap().is_empty());
-        Log::open(dir.path())
-            .unwrap()
-            .append(&[object(b'c', b"new")], Sync::Now)
-            .unwrap();
-        assert_eq!(records(dir.path()).unwrap().len(), 1);
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_record_left_to_the_next_sync_is_read_back_and_settles_on_its_own_disk_only() {
-        use std::os::unix::fs::MetadataExt;
-        let dir = tempfile::tempdir().unwrap();
-        let mut log = Log::open(dir.path()).unwrap();
-        let (_, pending) = log
-            .append(&[object(b'c', b"later")], Sync::WithNext)
-            .unwrap();
-        let pending = pending.expect("written out, not synced");
-        let device = std::fs::metadata(dir.path()).unwrap().dev();
-        assert_eq!(pending.device, device);
-        assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"later");
-        // Another handle appends after it: the record was written where the log ends.
-        let mut other = Log::open(dir.path()).unwrap();
-        other.append(&[object(b'c', b"next")], Sync::Now).unwrap();
-        assert_eq!(records(dir.path()).unwrap().len(), 2);
-        pending.settle(Some(device)).unwrap();
-        let (_, pending) = log
-            .append(&[object(b'c', b"apart")], Sync::WithNext)
-            .unwrap();
-        pending
-            .unwrap()
-            .settle(Some(device.wrapping_add(1)))
-            .unwrap();
-        assert_eq!(records(dir.path()).unwrap().len(), 3);
-    }
-}
+#[path = "wal_tests.rs"]
+mod tests;

@@ -1,0 +1,56 @@
+//! A change, and the record the log holds of it: `h` its time and message, then per
+//! note `p` its path, followed by `x` its text unless the change removes it.
+
+use super::wal;
+
+/// One note's new state in a change: its text, or `None` when the change removes it.
+pub(crate) struct Change {
+    pub(crate) path: String,
+    pub(crate) text: Option<Vec<u8>>,
+}
+
+/// A change as a record holds it.
+pub(super) struct Record {
+    pub(super) at: i64,
+    pub(super) message: String,
+    pub(super) changes: Vec<(String, Option<Vec<u8>>)>,
+}
+
+pub(super) fn encode(at: i64, message: &str, changes: &[Change]) -> Vec<wal::Object> {
+    let mut objects = vec![wal::Object {
+        kind: b'h',
+        bytes: format!("{at}\n{message}").into_bytes(),
+    }];
+    for change in changes {
+        objects.push(wal::Object {
+            kind: b'p',
+            bytes: change.path.as_bytes().to_vec(),
+        });
+        if let Some(text) = &change.text {
+            objects.push(wal::Object {
+                kind: b'x',
+                bytes: text.clone(),
+            });
+        }
+    }
+    objects
+}
+
+/// The change of a record; `None` for a record of the older log (git objects).
+pub(super) fn decode(objects: Vec<wal::Object>) -> Option<Record> {
+    let mut objects = objects.into_iter().peekable();
+    let head = objects.next().filter(|o| o.kind == b'h')?;
+    let head = String::from_utf8(head.bytes).ok()?;
+    let (at, message) = head.split_once('\n')?;
+    let mut changes = Vec::new();
+    while let Some(object) = objects.next() {
+        let path = String::from_utf8(object.bytes).ok()?;
+        let text = objects.next_if(|o| o.kind == b'x').map(|o| o.bytes);
+        changes.push((path, text));
+    }
+    Some(Record {
+        at: at.parse().ok()?,
+        message: message.to_string(),
+        changes,
+    })
+}

@@ -1,0 +1,207 @@
+//! Commits made from the log's records, and the formats of their messages. Each
+//! commit's message ends with a trailer naming its record (`Notes-Log: epoch:end`), so
+//! a record is committed once, whichever handle or process does it, and again after a
+//! crash that lost the commit; the first commit of a pruned history lists when each
+//! version it keeps was made.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
+
+use super::change::decode;
+use super::error::{HResult, err, io_err};
+use super::index::{self, Entry};
+use super::repo::{tip, write_readable};
+use super::rfc3339;
+use super::wal;
+
+/// The trailer of a commit's message naming the log record it was made from.
+const TRAILER: &str = "Notes-Log: ";
+/// The id of the tree of no entry.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+/// The first word of a pruned history's first commit.
+const BASE_TITLE: &str = "pruned";
+
+/// What `commit_records` made.
+pub(super) struct Made {
+    /// The ref before, and the last commit made (`None`: nothing to commit).
+    pub(super) parent: Option<Oid>,
+    pub(super) tip: Option<Oid>,
+    /// Every object written, in order.
+    pub(super) objects: Vec<Oid>,
+    /// The index lines of the commits.
+    pub(super) entries: Vec<(String, Entry)>,
+    /// The log's length.
+    pub(super) log_bytes: u64,
+}
+
+/// The log position the commit `tip` was made from.
+pub(super) fn position(repo: &Repository, tip: Option<Oid>) -> HResult<Option<wal::Position>> {
+    let Some(tip) = tip else {
+        return Ok(None);
+    };
+    let commit = repo.find_commit(tip).map_err(err("cannot read a commit"))?;
+    let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    Ok(trailer(&message))
+}
+
+/// The log position a commit message names.
+pub(super) fn trailer(message: &str) -> Option<wal::Position> {
+    let line = message
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(TRAILER))?;
+    let (epoch, end) = line.trim().split_once(':')?;
+    Some(wal::Position {
+        epoch: epoch.parse().ok()?,
+        end: end.parse().ok()?,
+    })
+}
+
+/// `message` with its trailer naming `at`.
+fn with_trailer(message: &str, at: wal::Position) -> String {
+    format!(
+        "{}\n\n{TRAILER}{}:{}\n",
+        message.trim_end(),
+        at.epoch,
+        at.end
+    )
+}
+
+/// Commits every record of the log after the one the tip was made from, one commit
+/// each, on top of the tip (the commit lock held); the ref is not moved. The objects
+/// go where `repo` writes them: memory for the committer, loose files for a prune.
+pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
+    let parent = tip(repo, dir)?;
+    let (records, log_bytes) =
+        wal::records_after(dir, position(repo, parent)?).map_err(io_err("cannot read the log"))?;
+    let mut made = Made {
+        parent,
+        tip: parent,
+        objects: Vec::new(),
+        entries: Vec::new(),
+        log_bytes,
+    };
+    let odb = repo.odb().map_err(err("cannot open the objects"))?;
+    for (at, objects) in records {
+        let Some(record) = decode(objects) else {
+            continue;
+        };
+        let parent = match made.tip {
+            Some(id) => Some(repo.find_commit(id).map_err(err("cannot read a commit"))?),
+            None => None,
+        };
+        let base = match &parent {
+            Some(commit) => commit.tree().map_err(err("cannot read a tree"))?,
+            // The empty tree, which libgit2 reads without it being stored.
+            None => Oid::from_str(EMPTY_TREE)
+                .and_then(|empty| repo.find_tree(empty))
+                .map_err(err("cannot read a tree"))?,
+        };
+        let mut update = TreeUpdateBuilder::new();
+        let mut blobs = Vec::with_capacity(record.changes.len());
+        for (path, text) in &record.changes {
+            match text {
+                Some(text) => {
+                    let blob = write_readable(dir, &odb, ObjectType::Blob, text)?;
+                    made.objects.push(blob);
+                    update.upsert(path.as_str(), blob, git2::FileMode::Blob);
+                    blobs.push(Some((blob, text.len() as u64)));
+                }
+                None => {
+                    if base.get_path(Path::new(path)).is_ok() {
+                        update.remove(path.as_str());
+                    }
+                    blobs.push(None);
+                }
+            }
+        }
+        let tree_id = update
+            .create_updated(repo, &base)
+            .map_err(err("cannot write a tree"))?;
+        let tree = repo.find_tree(tree_id).map_err(err("cannot read a tree"))?;
+        made.objects.extend(trees_along(
+            &tree,
+            record.changes.iter().map(|c| c.0.as_str()),
+        ));
+        let signature = Signature::new("notes", "notes@localhost", &Time::new(record.at, 0))
+            .map_err(err("cannot sign the commit"))?;
+        let parents: Vec<&git2::Commit> = parent.iter().collect();
+        let message = with_trailer(&record.message, at);
+        let buffer = repo
+            .commit_create_buffer(&signature, &signature, &message, &tree, &parents)
+            .map_err(err("cannot make the commit"))?;
+        let commit = write_readable(dir, &odb, ObjectType::Commit, &buffer)?;
+        made.objects.push(commit);
+        let op = index::op_named(record.message.split_whitespace().next().unwrap_or("put"));
+        for ((path, _), blob) in record.changes.iter().zip(blobs) {
+            made.entries.push((
+                path.clone(),
+                Entry {
+                    commit,
+                    at: record.at,
+                    op: op.clone(),
+                    size: blob.map_or(0, |(_, size)| size),
+                    blob: blob.map(|(id, _)| id),
+                },
+            ));
+        }
+        made.tip = Some(commit);
+    }
+    Ok(made)
+}
+
+/// The ids of the root tree and of each folder tree on the way to a changed note.
+fn trees_along<'a>(tree: &git2::Tree, paths: impl Iterator<Item = &'a str>) -> Vec<Oid> {
+    let mut ids = vec![tree.id()];
+    for path in paths {
+        let mut folder = PathBuf::new();
+        let parts: Vec<&str> = path.split('/').collect();
+        for part in &parts[..parts.len().saturating_sub(1)] {
+            folder.push(part);
+            if let Ok(entry) = tree.get_path(&folder)
+                && !ids.contains(&entry.id())
+            {
+                ids.push(entry.id());
+            }
+        }
+    }
+    ids
+}
+
+/// The first commit's message: the cut, then one line per note kept from before it
+/// (when its version was made, by what, its path), so the index rebuilt from the
+/// commits still tells when each of those versions was made.
+pub(super) fn base_message(cutoff: i64, base: &[(String, Entry)]) -> String {
+    let mut message = format!(
+        "{BASE_TITLE} versions replaced before {}\n\n",
+        rfc3339(cutoff)
+    );
+    for (path, entry) in base {
+        let path = serde_json::to_string(path).unwrap_or_default();
+        message.push_str(&format!("{}\t{}\t{path}\n", entry.at, entry.op));
+    }
+    message
+}
+
+/// The time and operation of each note's version in a pruned history's first commit,
+/// read from its message (empty for any other commit).
+pub(super) fn base_versions(message: &str) -> HashMap<String, (i64, String)> {
+    let mut lines = message.lines();
+    if lines
+        .next()
+        .is_none_or(|l| l.split_whitespace().next() != Some(BASE_TITLE))
+    {
+        return HashMap::new();
+    }
+    lines
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, '\t');
+            let at = fields.next()?.parse().ok()?;
+            let op = fields.next()?.to_string();
+            let path: String = serde_json::from_str(fields.next()?).ok()?;
+            Some((path, (at, op)))
+        })
+        .collect()
+}

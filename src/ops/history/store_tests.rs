@@ -1,0 +1,151 @@
+//! The store's log, committer and packs, on a bare repository in a temp dir.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use git2::{Oid, Repository};
+
+use super::change::Change;
+use super::pack::MERGE_PAST;
+use super::repo::REF;
+use super::store::Store;
+use super::wal::Sync;
+
+fn open(dir: &Path) -> Store {
+    Store::open(dir, Arc::default()).unwrap()
+}
+
+fn record(store: &Store, path: &str, text: &str) {
+    let change = Change {
+        path: path.to_string(),
+        text: Some(text.as_bytes().to_vec()),
+    };
+    store
+        .record(&format!("put {path}"), &[change], Sync::WithNext)
+        .unwrap();
+}
+
+fn loose(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("objects"))
+        .unwrap()
+        .flatten()
+        .filter(|d| d.file_name().len() == 2)
+        .map(|d| std::fs::read_dir(d.path()).unwrap().count())
+        .sum()
+}
+
+fn packs(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("objects/pack"))
+        .map(|files| {
+            let packs = files.flatten();
+            packs
+                .filter(|f| f.file_name().to_string_lossy().ends_with(".pack"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// The commit subjects from the ref on disk, newest first.
+fn chain_on_disk(dir: &Path) -> Vec<String> {
+    let repo = Repository::open_bare(dir).unwrap();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_ref(REF).unwrap();
+    walk.map(|id| {
+        let commit = repo.find_commit(id.unwrap()).unwrap();
+        commit.summary().unwrap().unwrap_or_default().to_string()
+    })
+    .collect()
+}
+
+fn blob(text: &str) -> Oid {
+    Oid::hash_object(git2::ObjectType::Blob, text.as_bytes()).unwrap()
+}
+
+#[test]
+fn a_change_is_committed_in_the_background_as_a_pack_naming_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let store = open(&dir);
+    record(&store, "f3/n.md", "one\n");
+    record(&store, "f3/n.md", "two\n");
+    // A lookup waits for this handle's changes to be committed.
+    let latest = store
+        .with_index(|index| {
+            (
+                index.notes["f3/n.md"].len(),
+                index.latest("f3/n.md").cloned(),
+            )
+        })
+        .unwrap();
+    assert_eq!(latest.0, 2);
+    let latest = latest.1.unwrap();
+    assert_eq!(latest.blob, Some(blob("two\n")));
+    assert_eq!(store.blob(blob("one\n")).unwrap(), b"one\n");
+    // Packed, no loose object; the ref at the last commit, which names its record.
+    assert_eq!(loose(&dir), 0);
+    assert!(packs(&dir) >= 1);
+    let repo = Repository::open_bare(&dir).unwrap();
+    assert_eq!(repo.refname_to_id(REF).unwrap(), latest.commit);
+    let message = store.message(latest.commit).unwrap();
+    assert!(super::commit::trailer(&message).is_some(), "{message}");
+    assert_eq!(chain_on_disk(&dir), ["put f3/n.md", "put f3/n.md"]);
+}
+
+#[test]
+fn two_handles_take_turns_and_a_lost_handles_records_are_committed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let first = open(&dir);
+    let other = open(&dir);
+    record(&first, "a.md", "first\n");
+    record(&other, "b.md", "other\n");
+    record(&first, "a.md", "first again\n");
+    let seen = |store: &Store| {
+        store
+            .with_index(|index| (index.notes["a.md"].len(), index.notes["b.md"].len()))
+            .unwrap()
+    };
+    assert_eq!(seen(&first), (2, 1));
+    assert_eq!(seen(&other), (2, 1));
+    assert_eq!(other.blob(blob("first again\n")).unwrap(), b"first again\n");
+    drop(other);
+    // A change logged, then the handle lost before its committer ran (a crash): the
+    // next handle commits it, and only it.
+    let store_dir = dir.clone();
+    let lost = open(&store_dir);
+    record(&lost, "c.md", "lost\n");
+    std::mem::forget(lost);
+    drop(first);
+    let reopened = open(&dir);
+    let chain = chain_on_disk(&dir);
+    assert_eq!(chain.len(), 4, "{chain:?}");
+    assert_eq!(chain[0], "put c.md");
+    assert_eq!(reopened.blob(blob("lost\n")).unwrap(), b"lost\n");
+}
+
+#[test]
+fn the_small_packs_are_merged_and_every_handle_reads_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let store = open(&dir);
+    let other = open(&dir);
+    // One batch (one pack) per change: each waited for by a lookup.
+    for i in 0..MERGE_PAST + 3 {
+        record(&store, &format!("n{i}.md"), &format!("text {i}\n"));
+        store.with_index(|_| ()).unwrap();
+        let text = format!("text {i}\n");
+        assert_eq!(other.blob(blob(&text)).unwrap(), text.as_bytes());
+    }
+    assert!(packs(&dir) <= MERGE_PAST + 1, "{} packs", packs(&dir));
+    for i in 0..MERGE_PAST + 3 {
+        let text = format!("text {i}\n");
+        assert_eq!(store.blob(blob(&text)).unwrap(), text.as_bytes());
+        assert_eq!(other.blob(blob(&text)).unwrap(), text.as_bytes());
+    }
+    assert!(store.pack().unwrap());
+    assert_eq!(packs(&dir), 1);
+    assert_eq!(loose(&dir), 0);
+    record(&other, "n0.md", "again\n");
+    assert_eq!(other.with_index(|i| i.notes["n0.md"].len()).unwrap(), 2);
+    assert_eq!(chain_on_disk(&dir).len(), MERGE_PAST + 4);
+}
