@@ -3,6 +3,7 @@
 mod api;
 pub(crate) mod auth;
 pub mod guard;
+mod mcp;
 mod public;
 pub mod server;
 pub(crate) mod support;

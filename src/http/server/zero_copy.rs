@@ -45,6 +45,7 @@ pub(super) struct Sending {
 impl Sending {
     /// The answer being sent now has its body in `sealed` (or in memory: `None`).
     pub(super) fn set(&self, sealed: Option<Arc<Sealed>>) {
+        let sealed = sealed.filter(|_| super::sends_from_files());
         *self.current.lock().unwrap_or_else(PoisonError::into_inner) = sealed;
     }
 

@@ -17,10 +17,10 @@ use tower_service::Service;
 use warp::Reply;
 use warp::reply::Response;
 
-use super::{Backend, McpAccess, NotesServer};
+use super::State;
+use super::support::reply;
 use crate::error::Result;
-use crate::http::State;
-use crate::http::support::reply;
+use crate::mcp::{Backend, McpAccess, NotesServer};
 use crate::ops::search::backlinks::NoteLinks;
 use crate::ops::search::{IndexSource, Limit, Query, SearchResults};
 use crate::ops::tokens::Scope;
