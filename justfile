@@ -113,7 +113,16 @@ bench-scale-1m:
     SCALE_SIZES=1000000 SCALE_RUNS=1 SCALE_OUT=bench/SCALE-1M.md SCALE_RECIPE="just bench-scale-1m" python3 bench/scale.py
 
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-scale bench-tokens
+bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-scale bench-tokens bench-server
+
+# The server runtime against the library's way (NOTES_SERVER_RUNTIME=own|library, one
+# build, interleaved rounds): list, one note, a 100 KiB attachment and PUT at 1 and 16
+# keep-alive connections; writes bench/SERVER.md. Built with the lighter bench-quick
+# profile (thin LTO): both sides are the same build, so the ratio is what counts.
+bench-server:
+    command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+    cargo build --profile bench-quick
+    python3 bench/server.py target/bench-quick/notes bench-quick
 
 # Instructions per request (callgrind, no hardware counters needed) of this build
 # against the build of git revision REV, in one run; writes bench/INSTRUCTIONS.md

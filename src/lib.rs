@@ -1,10 +1,6 @@
 //! `notes`: a CLI and an HTTP service over a folder of Markdown notes. Every command and
 //! every route calls the same domain module, `ops`.
 
-// The API's routes are one chain of warp filters, whose nested types outgrow the
-// default limit of the compiler's trait solver.
-#![recursion_limit = "256"]
-
 mod cli;
 mod cmd;
 mod completion;

@@ -1,6 +1,6 @@
 //! The connection loop: HTTP/1.1 over a bound listener, with a deadline for request
 //! heads (slow clients cannot hold a connection forever), one cap on open connections
-//! shared by every event loop, accept failures that back off instead of spinning, and a
+//! that closes idle ones first, accept failures that back off instead of spinning, and a
 //! shutdown that stops accepting at once and gives open requests a bounded drain.
 
 mod accept;
@@ -12,6 +12,14 @@ pub use connections::Connections;
 pub(crate) use connections::default_max_connections;
 pub use runtime::{Settings, run};
 pub(crate) use zero_copy::SendFrom;
+
+/// Whether kept attachments leave with `sendfile` from their sealed memory file: yes
+/// unless `NOTES_SERVER_RUNTIME=library` (read once), hyper's own writes, the way
+/// `just bench-server` compares it with.
+pub(crate) fn sends_from_files() -> bool {
+    static OWN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OWN.get_or_init(|| std::env::var("NOTES_SERVER_RUNTIME").as_deref() != Ok("library"))
+}
 
 use std::future::Future;
 use std::pin::{Pin, pin};
@@ -83,8 +91,7 @@ pub async fn serve(
             }
         };
         // Admitted at once under the cap or when an idle connection can make room; else
-        // it waits, unserved, until a request ends (one such client per event loop: the
-        // loop accepts no other meanwhile).
+        // it waits, unserved, until a request ends (the loop accepts no other meanwhile).
         let lease = loop {
             if let Some(lease) = connections.admit() {
                 break lease;
@@ -129,8 +136,8 @@ pub async fn serve(
             drop(lease);
         });
     };
-    // Every loop holds a copy of the listening socket; the port refuses connections
-    // once all are closed, which happens here, before the drain.
+    // The port refuses connections once the listening socket is closed, which happens
+    // here, before the drain.
     drop(listener);
     connections.close_all();
     drop(open);

@@ -1,7 +1,8 @@
 //! The MCP server: the notes as tools and resources for MCP clients, over stdio
-//! (`notes mcp`) and Streamable HTTP (`/mcp` on `serve`). A layer beside `http` and
-//! `cmd`: it turns tool calls into `ops` calls and renders their results; what a
-//! session may reach is its `McpAccess`.
+//! (`notes mcp`) and Streamable HTTP (`/mcp` on `serve`, whose endpoint lives in
+//! `http::mcp`). A layer beside `http` and `cmd`: it turns tool calls into `ops` calls
+//! and renders their results; what a session may reach is its `McpAccess`. It imports
+//! nothing from `http`.
 
 mod access;
 mod render;

@@ -22,11 +22,8 @@ use super::notes::{precondition, with_etag};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::server::SendFrom;
-use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{
-    blocking, content_length, header_str, is_read, method_is, reply, url, with_state,
-};
+use crate::http::support::{blocking, header_str, is_read, method_is, reply, url, with_state};
 use crate::ops::FilePath;
 use crate::ops::files::{FileBody, OpenFile};
 use crate::ops::tokens::Scope;
@@ -64,12 +61,10 @@ pub(super) fn reads(
         .and_then(read)
 }
 
-/// Answers up to this size (an image of a note, most PDFs) are read whole on the
-/// thread that took the request, in one read from the page cache, as a static file
-/// server does; larger ones are streamed in chunks of `CHUNK` bytes on the blocking
-/// pool, so a large file never sits whole in memory. A file small enough to be kept in
-/// memory (`ops::files::cache`) is read whole, on the blocking pool past this size,
-/// and served from memory while it stays the same.
+/// Files are read on the blocking pool (reads on the event loop bought nothing,
+/// bench/SERVER.md): one small enough to be kept in memory (`ops::files::cache`) is
+/// read whole and served from memory while it stays the same; others are streamed in
+/// chunks of `CHUNK` bytes past `WHOLE`, so a large file never sits whole in memory.
 const WHOLE: u64 = 256 << 10;
 
 /// The size of one streamed chunk.
@@ -126,14 +121,12 @@ pub(super) async fn read(
                 response
             }
             FileBody::Disk(disk) if disk.keepable() => {
-                let bytes = if len <= WHOLE {
-                    state.notebook.read_whole(disk)?
-                } else {
-                    blocking(&state, move |s| s.notebook.read_whole(disk)).await?
-                };
+                let bytes = blocking(&state, move |s| s.notebook.read_whole(disk)).await?;
                 in_memory(&bytes, start, end)
             }
-            FileBody::Disk(disk) => body_of(disk.into_file(), start, end)?,
+            FileBody::Disk(disk) => {
+                blocking(&state, move |_| body_of(disk.into_file(), start, end)).await?
+            }
         }
     };
     *response.status_mut() = status;
@@ -290,11 +283,10 @@ fn served_type(media: &str) -> (String, bool) {
 pub(super) async fn put(
     path: FilePath,
     headers: HeaderMap,
-    body: BodyStream,
+    body: super::Body,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let declared = content_length(&headers);
-    let bytes = body::read(body, declared, state.max_upload, state.request_timeout).await?;
+    let bytes = body.read().await?;
     let cond = precondition(&headers);
     let put = blocking(&state, move |s| s.notebook.put_file(&path, &bytes, &cond)).await?;
     let status = if put.created {

@@ -12,9 +12,8 @@ use warp::reply::Response;
 
 use super::notes::{wants_text, with_etag, written};
 use crate::http::State;
-use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, reply};
+use crate::http::support::{blocking, reply};
 use crate::ops::NotePath;
 use crate::ops::history::{History, Trash};
 
@@ -67,13 +66,11 @@ pub(super) async fn get(
 /// `POST /api/v1/restore`: 201 when the note had been deleted, 200 otherwise, with the
 /// restored note.
 pub(super) async fn restore(
-    headers: HeaderMap,
-    body: BodyStream,
+    body: super::Body,
     scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let declared = content_length(&headers);
-    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let bytes = body.read().await?;
     let (path, version) = restore_request(&bytes)?;
     crate::http::auth::may_write(&state.notebook, &scope, &path)?;
     let outcome = blocking(&state, move |s| s.notebook.restore(&path, &version)).await?;

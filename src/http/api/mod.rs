@@ -21,42 +21,98 @@ mod notes_pages;
 mod public;
 mod search;
 mod sections;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
 use warp::Filter;
+use warp::filters::BoxedFilter;
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
 pub(super) use self::files::for_browser as file_for_browser;
+use super::support::body::{self, BodyStream};
 use super::support::reject::HttpError;
-use super::support::{body, is_get, is_post, method_is, raw_query, reply, with_state};
+use super::support::{is_get, is_post, method_is, raw_query, reply, with_state};
 use super::{State, auth};
 
-/// Every route of the API.
-pub(crate) fn routes(
-    state: Arc<State>,
-) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
-    let notes = || warp::path!("api" / "v1" / "notes" / ..);
-    let list = || warp::path!("api" / "v1" / "notes");
-    let toggle = || warp::path!("api" / "public" / "toggle");
-    let public_list = || warp::path!("api" / "public" / "list");
-    let search = || warp::path!("api" / "v1" / "search");
-    let links = || warp::path!("api" / "v1" / "links" / ..);
-    let openapi = || warp::path!("api" / "v1" / "openapi.json");
-    let move_path = || warp::path!("api" / "v1" / "move");
-    let files = || warp::path!("api" / "v1" / "files" / ..);
-    let file_list = || warp::path!("api" / "v1" / "files");
-    let history = || warp::path!("api" / "v1" / "history" / ..);
-    let restore = || warp::path!("api" / "v1" / "restore");
-    let trash = || warp::path!("api" / "v1" / "trash");
-    let sections = || warp::path!("api" / "v1" / "sections" / ..);
-    let pages = || warp::path!("api" / "v1" / "pages" / "notes");
+/// One group of routes, boxed: the chain of every route stays shallow for the compiler.
+type Routes = BoxedFilter<(Response,)>;
 
+/// Every route of the API: the hot groups (notes, then the public toggle) first.
+pub(crate) fn routes(state: Arc<State>) -> Routes {
+    notes(&state)
+        .or(public(&state))
+        .unify()
+        .or(lookups(&state))
+        .unify()
+        .or(files(&state))
+        .unify()
+        .or(history(&state))
+        .unify()
+        .or(extensions(&state))
+        .unify()
+        .boxed()
+}
+
+/// `route` answering 405 (`allow` named) to the methods `refused` picks.
+fn refuse_others(
+    route: impl Filter<Extract = (), Error = warp::Rejection> + Clone + Send + Sync + 'static,
+    refused: fn(&Method) -> bool,
+    allow: &'static str,
+) -> Routes {
+    route
+        .and(method_is(refused))
+        .and_then(move || refuse(HttpError::MethodNotAllowed { allow }))
+        .boxed()
+}
+
+/// A request body not read yet, with the size limit and the timeouts it is read under.
+pub(super) struct Body {
+    stream: BodyStream,
+    declared: Option<u64>,
+    limit: u64,
+    idle: std::time::Duration,
+}
+
+impl Body {
+    /// The whole body (`body::read`): refused past its limit, or when it stalls.
+    pub(super) async fn read(self) -> Result<bytes::Bytes, HttpError> {
+        body::read(self.stream, self.declared, self.limit, self.idle).await
+    }
+}
+
+/// The body of a request, to be read by its handler (after the checks that need no
+/// body) under `limit` of the state (`--max-body`, `--max-upload`).
+fn body_of(
+    state: &Arc<State>,
+    limit: fn(&State) -> u64,
+) -> impl Filter<Extract = (Body,), Error = warp::Rejection> + Clone + use<> {
+    let state = state.clone();
+    // hyper has checked the header's syntax already.
+    warp::header::optional::<u64>("content-length")
+        .and(body::stream())
+        .map(move |declared, stream| Body {
+            stream,
+            declared,
+            limit: limit(&state),
+            idle: state.request_timeout,
+        })
+}
+
+fn max_body(state: &State) -> u64 {
+    state.max_body
+}
+
+/// `/api/v1/notes` and `/api/v1/notes/{path}`, the spec's routes.
+fn notes(state: &Arc<State>) -> Routes {
+    let note = || warp::path!("api" / "v1" / "notes" / ..);
+    let list = || warp::path!("api" / "v1" / "notes");
     // The method is matched before the note path is checked, so a request of another
     // method does not pay for the check here; the 405 route below checks the path
     // first, as the spec orders it.
-    let read_note = notes()
+    let read = note()
         .and(method_is(is_get))
         .and(notes::path())
         .and(warp::header::headers_cloned())
@@ -67,117 +123,131 @@ pub(crate) fn routes(
         .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(notes_list::list);
-    let put_note = notes()
+    let put = note()
         .and(method_is(|m| m == Method::PUT))
         .and(notes::path())
         .and(warp::header::headers_cloned())
-        .and(body::stream())
+        .and(body_of(state, max_body))
         .and(with_state(state.clone()))
         .and_then(notes::put);
-    let toggle_public = toggle()
-        .and(method_is(is_post))
-        .and(warp::header::headers_cloned())
-        .and(body::stream())
-        .and(auth::scope())
-        .and(with_state(state.clone()))
-        .and_then(public::toggle);
-    let delete_note = notes()
+    let delete = note()
         .and(method_is(|m| m == Method::DELETE))
         .and(notes::path())
         .and(warp::header::headers_cloned())
         .and(with_state(state.clone()))
         .and_then(notes::delete);
-    let list_public = public_list()
-        .and(method_is(is_get))
-        .and(with_state(state.clone()))
-        .and_then(public::list);
-    let search_notes = search()
-        .and(method_is(is_get))
-        .and(raw_query())
-        .and(auth::scope())
-        .and(with_state(state.clone()))
-        .and_then(search::search);
-    let note_links = links()
-        .and(method_is(is_get))
+    // The spec's rule 4, after rules 1-3 (the path's checks) and before any body is
+    // read: every method but GET, PUT and DELETE.
+    let other_method = note()
         .and(notes::path())
-        .and(auth::scope())
-        .and(with_state(state.clone()))
-        .and_then(links::links)
-        .or(links()
-            .and(method_is(|m| !is_get(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
-        .unify();
-    let openapi_document = openapi().and(method_is(is_get)).map(openapi_json);
-    let move_note = move_path()
+        .and(method_is(|m| {
+            !matches!(*m, Method::GET | Method::PUT | Method::DELETE)
+        }))
+        .and_then(|_| refuse(HttpError::NoteMethodNotAllowed));
+    read.or(read_list)
+        .unify()
+        .or(put)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(other_method)
+        .unify()
+        .or(refuse_others(list(), |m| !is_get(m), "GET"))
+        .unify()
+        .boxed()
+}
+
+/// `/api/public/toggle` and `/api/public/list`, the spec's routes.
+fn public(state: &Arc<State>) -> Routes {
+    let toggle = || warp::path!("api" / "public" / "toggle");
+    let list = || warp::path!("api" / "public" / "list");
+    toggle()
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
-        .and(body::stream())
+        .and(body_of(state, max_body))
         .and(auth::scope())
         .and(with_state(state.clone()))
-        .and_then(moves::post);
-    let read_file = files::reads(files(), state.clone());
-    let put_file = files()
-        .and(method_is(|m| m == Method::PUT))
-        .and(files::path())
-        .and(warp::header::headers_cloned())
-        .and(body::stream())
-        .and(with_state(state.clone()))
-        .and_then(files::put);
-    let delete_file = files()
-        .and(method_is(|m| m == Method::DELETE))
-        .and(files::path())
-        .and(warp::header::headers_cloned())
-        .and(with_state(state.clone()))
-        .and_then(files::delete);
-    let history_routes = history()
-        .and(method_is(is_get))
-        .and(notes::path())
-        .and(raw_query())
-        .and(warp::header::headers_cloned())
-        .and(with_state(state.clone()))
-        .and_then(history::get)
-        .or(history()
-            .and(method_is(|m| !is_get(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
-        .unify()
-        .or(restore()
-            .and(method_is(is_post))
-            .and(warp::header::headers_cloned())
-            .and(body::stream())
-            .and(auth::scope())
-            .and(with_state(state.clone()))
-            .and_then(history::restore))
-        .unify()
-        .or(restore()
-            .and(method_is(|m| !is_post(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
-        .unify()
-        .or(trash()
+        .and_then(public::toggle)
+        .or(list()
             .and(method_is(is_get))
             .and(with_state(state.clone()))
-            .and_then(history::trash))
+            .and_then(public::list))
         .unify()
-        .or(trash()
-            .and(method_is(|m| !is_get(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
+        .or(refuse_others(toggle(), |m| !is_post(m), "POST"))
         .unify()
-        .boxed();
-    let list_files = file_list()
+        .or(refuse_others(list(), |m| !is_get(m), "GET"))
+        .unify()
+        .boxed()
+}
+
+/// Search, links, moves and the OpenAPI document.
+fn lookups(state: &Arc<State>) -> Routes {
+    let search = || warp::path!("api" / "v1" / "search");
+    let links = || warp::path!("api" / "v1" / "links" / ..);
+    let openapi = || warp::path!("api" / "v1" / "openapi.json");
+    let move_path = || warp::path!("api" / "v1" / "move");
+    search()
         .and(method_is(is_get))
         .and(raw_query())
         .and(auth::scope())
         .and(with_state(state.clone()))
-        .and_then(files::list);
-    // Boxed: the chain of every route is deeper than the compiler's type recursion
-    // likes, and attachments are not the hot path.
-    let file_routes = read_file
-        .or(put_file)
+        .and_then(search::search)
+        .or(links()
+            .and(method_is(is_get))
+            .and(notes::path())
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(links::links))
         .unify()
-        .or(delete_file)
+        .or(openapi().and(method_is(is_get)).map(openapi_json))
         .unify()
-        .or(list_files)
+        .or(move_path()
+            .and(method_is(is_post))
+            .and(warp::header::headers_cloned())
+            .and(body_of(state, max_body))
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(moves::post))
         .unify()
-        .or(files()
+        .or(refuse_others(search(), |m| !is_get(m), "GET"))
+        .unify()
+        .or(refuse_others(links(), |m| !is_get(m), "GET"))
+        .unify()
+        .or(refuse_others(openapi(), |m| !is_get(m), "GET"))
+        .unify()
+        .or(refuse_others(move_path(), |m| !is_post(m), "POST"))
+        .unify()
+        .boxed()
+}
+
+/// Attachments: `/api/v1/files` and `/api/v1/files/{path}`.
+fn files(state: &Arc<State>) -> Routes {
+    let file = || warp::path!("api" / "v1" / "files" / ..);
+    let list = || warp::path!("api" / "v1" / "files");
+    files::reads(file(), state.clone())
+        .or(file()
+            .and(method_is(|m| m == Method::PUT))
+            .and(files::path())
+            .and(warp::header::headers_cloned())
+            .and(body_of(state, |s| s.max_upload))
+            .and(with_state(state.clone()))
+            .and_then(files::put))
+        .unify()
+        .or(file()
+            .and(method_is(|m| m == Method::DELETE))
+            .and(files::path())
+            .and(warp::header::headers_cloned())
+            .and(with_state(state.clone()))
+            .and_then(files::delete))
+        .unify()
+        .or(list()
+            .and(method_is(is_get))
+            .and(raw_query())
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(files::list))
+        .unify()
+        .or(file()
             .and(files::path())
             .and(method_is(|m| {
                 !matches!(
@@ -191,11 +261,50 @@ pub(crate) fn routes(
                 })
             }))
         .unify()
-        .boxed();
+        .or(refuse_others(list(), |m| !is_get(m), "GET"))
+        .unify()
+        .boxed()
+}
 
-    // Section edits and the outline, and pages of the list: extensions, on routes of
-    // their own so that the spec's routes keep exactly the spec's methods and queries.
-    let extension_routes = sections()
+/// A note's versions, restore, and the trash.
+fn history(state: &Arc<State>) -> Routes {
+    let history = || warp::path!("api" / "v1" / "history" / ..);
+    let restore = || warp::path!("api" / "v1" / "restore");
+    let trash = || warp::path!("api" / "v1" / "trash");
+    history()
+        .and(method_is(is_get))
+        .and(notes::path())
+        .and(raw_query())
+        .and(warp::header::headers_cloned())
+        .and(with_state(state.clone()))
+        .and_then(history::get)
+        .or(restore()
+            .and(method_is(is_post))
+            .and(body_of(state, max_body))
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(history::restore))
+        .unify()
+        .or(trash()
+            .and(method_is(is_get))
+            .and(with_state(state.clone()))
+            .and_then(history::trash))
+        .unify()
+        .or(refuse_others(history(), |m| !is_get(m), "GET"))
+        .unify()
+        .or(refuse_others(restore(), |m| !is_post(m), "POST"))
+        .unify()
+        .or(refuse_others(trash(), |m| !is_get(m), "GET"))
+        .unify()
+        .boxed()
+}
+
+/// Section edits and the outline, and pages of the list: extensions, on routes of
+/// their own so that the spec's routes keep exactly the spec's methods and queries.
+fn extensions(state: &Arc<State>) -> Routes {
+    let sections = || warp::path!("api" / "v1" / "sections" / ..);
+    let pages = || warp::path!("api" / "v1" / "pages" / "notes");
+    sections()
         .and(method_is(is_get))
         .and(notes::path())
         .and(with_state(state.clone()))
@@ -204,89 +313,26 @@ pub(crate) fn routes(
             .and(method_is(|m| m == Method::PATCH))
             .and(notes::path())
             .and(warp::header::headers_cloned())
-            .and(body::stream())
+            .and(body_of(state, max_body))
             .and(with_state(state.clone()))
             .and_then(sections::patch))
-        .unify()
-        .or(sections()
-            .and(method_is(|m| !matches!(*m, Method::GET | Method::PATCH)))
-            .and_then(|| {
-                refuse(HttpError::MethodNotAllowed {
-                    allow: "GET, PATCH",
-                })
-            }))
         .unify()
         .or(pages()
             .and(method_is(is_get))
             .and(raw_query())
             .and(auth::scope())
-            .and(with_state(state))
+            .and(with_state(state.clone()))
             .and_then(notes_pages::page))
         .unify()
-        .or(pages()
-            .and(method_is(|m| !is_get(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" })))
+        .or(refuse_others(
+            sections(),
+            |m| !matches!(*m, Method::GET | Method::PATCH),
+            "GET, PATCH",
+        ))
         .unify()
-        .boxed();
-
-    // The spec's rule 4, after rules 1-3 (the path's checks) and before any body is
-    // read: every method but GET, PUT and DELETE.
-    let other_note_method = notes()
-        .and(notes::path())
-        .and(method_is(|m| {
-            !matches!(*m, Method::GET | Method::PUT | Method::DELETE)
-        }))
-        .and_then(|_| refuse(HttpError::NoteMethodNotAllowed));
-    let not_get = || method_is(|m| !is_get(m));
-    let refused = list()
-        .and(not_get())
-        .or(public_list().and(not_get()))
+        .or(refuse_others(pages(), |m| !is_get(m), "GET"))
         .unify()
-        .or(search().and(not_get()))
-        .unify()
-        .or(file_list().and(not_get()))
-        .unify()
-        .or(openapi().and(not_get()))
-        .unify()
-        .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "GET" }))
-        .or(toggle()
-            .and(method_is(|m| !is_post(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
-        .unify()
-        .or(move_path()
-            .and(method_is(|m| !is_post(m)))
-            .and_then(|| refuse(HttpError::MethodNotAllowed { allow: "POST" })))
-        .unify();
-
-    read_note
-        .or(read_list)
-        .unify()
-        .or(put_note)
-        .unify()
-        .or(toggle_public)
-        .unify()
-        .or(delete_note)
-        .unify()
-        .or(list_public)
-        .unify()
-        .or(search_notes)
-        .unify()
-        .or(note_links)
-        .unify()
-        .or(openapi_document)
-        .unify()
-        .or(move_note)
-        .unify()
-        .or(file_routes)
-        .unify()
-        .or(history_routes)
-        .unify()
-        .or(extension_routes)
-        .unify()
-        .or(other_note_method)
-        .unify()
-        .or(refused)
-        .unify()
+        .boxed()
 }
 
 /// A route that always refuses: a method the route does not take.

@@ -9,9 +9,8 @@ use warp::reply::Response;
 
 use super::notes::precondition;
 use crate::http::State;
-use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, reply};
+use crate::http::support::{blocking, reply};
 use crate::ops::NotePath;
 use crate::ops::model::Precondition;
 
@@ -25,12 +24,11 @@ struct MoveRequest {
 /// `POST /api/v1/move`, with `If-Match` on the note moved.
 pub(super) async fn post(
     headers: HeaderMap,
-    body: BodyStream,
+    body: super::Body,
     scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let declared = content_length(&headers);
-    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let bytes = body.read().await?;
     let (from, to) = paths(&bytes)?;
     // Only `If-Match` means something here: the destination is new by definition.
     let cond = match precondition(&headers) {

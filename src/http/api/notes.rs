@@ -14,9 +14,8 @@ use warp::reply::Response;
 use super::note_request;
 use crate::error::{Error, Result};
 use crate::http::State;
-use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, header_str, reply, url};
+use crate::http::support::{blocking, header_str, reply, url};
 use crate::ops::NotePath;
 use crate::ops::model::{Precondition, PutOutcome};
 use crate::ops::store::{Opened, RawNote};
@@ -60,31 +59,12 @@ fn json_bytes<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<byt
     Ok(text.into())
 }
 
-/// Notes up to this size are read on the async thread that took the request, as a
-/// static file server does; larger ones on the blocking pool.
-const INLINE_READ: u64 = 64 << 10;
-
-/// Runs `f`, work on a note of `len` bytes, on this event loop when the note is small
-/// (`INLINE_READ`), on the blocking pool otherwise.
-async fn by_size<T: Send + 'static>(
-    state: &Arc<State>,
-    len: u64,
-    f: impl FnOnce(&State) -> Result<T> + Send + 'static,
-) -> Result<T, HttpError> {
-    if len <= INLINE_READ {
-        Ok(f(state)?)
-    } else {
-        blocking(state, f).await
-    }
-}
-
 /// Opens a note and reads it, unless its version is in memory already.
 async fn read_version(path: &NotePath, state: &Arc<State>) -> Result<RawNote, HttpError> {
     match state.notebook.open_note(path)? {
         Opened::Ready(raw) => Ok(raw),
-        Opened::Unread(open) => {
-            by_size(state, open.len(), move |s| s.notebook.finish_read(open)).await
-        }
+        // On the blocking pool: reads on the event loop bought nothing (bench/SERVER.md).
+        Opened::Unread(open) => blocking(state, move |s| s.notebook.finish_read(open)).await,
     }
 }
 
@@ -99,8 +79,11 @@ pub(super) async fn read(
         return Ok(markdown(&path, &raw));
     }
     let etag = raw.etag_bytes();
-    let len = raw.bytes().len() as u64;
-    let json = by_size(&state, len, move |s| note_json(s, &raw)).await?;
+    // Made once per kept version, on the blocking pool; then served from memory.
+    let json = match raw.rendered().get() {
+        Some(json) => json.clone(),
+        None => blocking(&state, move |s| note_json(s, &raw)).await?,
+    };
     Ok(with_etag_bytes(
         reply::with_type(StatusCode::OK, json, reply::JSON_TYPE),
         etag,
@@ -176,7 +159,7 @@ pub(super) fn precondition(headers: &HeaderMap) -> Precondition {
 pub(super) async fn put(
     path: NotePath,
     headers: HeaderMap,
-    body: BodyStream,
+    body: super::Body,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let content_type = header_str(&headers, header::CONTENT_TYPE);
@@ -187,8 +170,7 @@ pub(super) async fn put(
     {
         return Err(HttpError::UnsupportedContentType.into());
     }
-    let declared = content_length(&headers);
-    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let bytes = body.read().await?;
     let cond = precondition(&headers);
     let outcome = blocking(&state, move |s| {
         path.check_writable()?;

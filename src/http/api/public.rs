@@ -8,21 +8,19 @@ use warp::reply::Response;
 
 use super::note_request;
 use crate::http::State;
-use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, reply};
+use crate::http::support::{blocking, reply};
 use crate::ops::NotePath;
 
 /// `POST /api/public/toggle` with the form field `path` (or a JSON object body with
 /// a `path` string). The query string is not read: the spec names the body's field.
 pub(super) async fn toggle(
     headers: HeaderMap,
-    body: BodyStream,
+    body: super::Body,
     scope: Option<crate::ops::tokens::Scope>,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let declared = content_length(&headers);
-    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let bytes = body.read().await?;
     let path = form_path(&headers, &bytes)?;
     // The note and the attachments its page would copy are checked by the toggle.
     let scope = scope.unwrap_or_default();

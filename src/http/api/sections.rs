@@ -16,9 +16,8 @@ use super::note_request::object;
 use super::notes::{names_media, precondition, with_etag, written};
 use crate::error::Error;
 use crate::http::State;
-use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, content_length, header_str, reply};
+use crate::http::support::{blocking, header_str, reply};
 use crate::ops::NotePath;
 use crate::ops::sections::Edit;
 
@@ -35,7 +34,7 @@ pub(super) async fn outline(path: NotePath, state: Arc<State>) -> Result<Respons
 pub(super) async fn patch(
     path: NotePath,
     headers: HeaderMap,
-    body: BodyStream,
+    body: super::Body,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     // Curl-style clients may send no Content-Type; one that names another type is not
@@ -44,8 +43,7 @@ pub(super) async fn patch(
     if !content_type.is_empty() && !names_media(content_type, "application/json") {
         return Err(HttpError::JsonContentTypeRequired.into());
     }
-    let declared = content_length(&headers);
-    let bytes = body::read(body, declared, state.max_body, state.request_timeout).await?;
+    let bytes = body.read().await?;
     let cond = precondition(&headers);
     let outcome = blocking(&state, move |s| {
         path.check_writable()?;

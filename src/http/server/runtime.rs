@@ -1,6 +1,7 @@
-//! The runtime layout of `serve`: one event loop per core, each accepting from the same
-//! socket; a bounded pool of threads for file and index work; a signal watcher on its
-//! own thread; the background indexer; and the shutdown that drains them in order.
+//! The runtime of `serve`: one multi-threaded tokio runtime (its own per-core event
+//! loops bought no row 15 %, bench/SERVER.md) with a bounded pool of threads for file
+//! and index work; a signal watcher on its own thread; the background indexer; and the
+//! shutdown that drains them in order.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -66,7 +67,14 @@ pub fn run(
     // time, even while every event loop is busy.
     let (stop, stopped) = tokio::sync::watch::channel(None);
     watch_signals(stop, settings.shutdown_timeout).context("cannot watch for SIGTERM")?;
-    let main_loop = runtime(threads).context("cannot start the async runtime")?;
+    // A bounded pool keeps memory and context switches in check under many
+    // connections (requests queue instead).
+    let main_loop = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+        .context("cannot start the async runtime")?;
     let served = main_loop.block_on(async move {
         // The indexer catches up with the files in its own thread: the first requests
         // never wait for it.
@@ -105,29 +113,6 @@ pub fn run(
             auth,
         });
         record_outside_edits(state.clone(), history_work);
-        // One event loop per core, each accepting from the same socket and keeping its
-        // connections to itself, as nginx's workers do: a request never crosses cores.
-        let mut loops = Vec::new();
-        for n in 1..threads {
-            let state = state.clone();
-            let listener = listener.try_clone()?;
-            let connections = connections.clone();
-            let stopped = stopped.clone();
-            let thread = std::thread::Builder::new()
-                .name(format!("http-{n}"))
-                .spawn(move || -> anyhow::Result<()> {
-                    let runtime = runtime(threads)?;
-                    let served = runtime.block_on(async move {
-                        let listener = tokio::net::TcpListener::from_std(listener)?;
-                        super::serve(state, listener, connections, stop_requested(stopped)).await;
-                        anyhow::Ok(())
-                    });
-                    // Blocking work still running is abandoned, not waited for.
-                    runtime.shutdown_background();
-                    served
-                })?;
-            loops.push(thread);
-        }
         let listener = tokio::net::TcpListener::from_std(listener)?;
         println!("notes: serving {} on http://{addr}", notes_dir.display());
         let settling = state.clone();
@@ -138,17 +123,13 @@ pub fn run(
             stop_requested(stopped.clone()),
         )
         .await;
-        // The other loops drain their requests too; then a pass in progress finishes
-        // its commit, if it can before the deadline (else the index catches up at the
-        // next start).
+        // A pass in progress finishes its commit, if it can before the deadline (else
+        // the index catches up at the next start).
         let deadline = stopped
             .borrow()
             .unwrap_or_else(Instant::now)
             .max(Instant::now() + WIND_DOWN);
         let wind_down = tokio::task::spawn_blocking(move || {
-            for thread in loops {
-                let _ = thread.join();
-            }
             drop(indexer);
             // The history's changes staged in memory go to disk: git reads them all
             // after the stop (they are durable in its log already).
@@ -217,24 +198,13 @@ fn watch_signals(stop: watch::Sender<Option<Instant>>, timeout: Duration) -> std
     Ok(())
 }
 
-/// The least time the serving threads and the indexer get to stop once the requests
-/// are drained: the threads end within milliseconds of the deadline, an idle indexer
-/// at once.
+/// The least time the indexer gets to stop once the requests are drained: an idle
+/// indexer stops at once.
 const WIND_DOWN: Duration = Duration::from_millis(250);
 
 /// How long past the shutdown deadline the signal watcher waits before it ends the
 /// process itself.
 const LAST_RESORT: Duration = Duration::from_secs(1);
-
-/// The event loop of one serving thread, with its share of the threads for file and
-/// index work. A bounded pool keeps memory and context switches in check under many
-/// connections (requests queue instead).
-fn runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .max_blocking_threads((BLOCKING_THREADS / threads).max(2))
-        .build()
-}
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.
 async fn shutdown_signal() {

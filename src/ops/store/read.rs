@@ -51,13 +51,6 @@ pub(crate) struct OpenNote {
     len: u64,
 }
 
-impl OpenNote {
-    /// The file's size when it was opened.
-    pub(crate) fn len(&self) -> u64 {
-        self.len
-    }
-}
-
 /// A note opened for reading: either its version is in memory, or its bytes are to
 /// be read (`Notebook::finish_read`).
 pub(crate) enum Opened {
