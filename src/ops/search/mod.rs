@@ -13,7 +13,7 @@ pub(crate) mod query;
 pub(crate) mod schema;
 mod snippet;
 pub mod updater;
-mod words;
+pub(crate) mod words;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
