@@ -1,11 +1,13 @@
 //! The domain: every operation the CLI and the HTTP server offer, with typed inputs and
 //! outputs and no knowledge of terminals or HTTP.
 
+pub(crate) mod check;
 pub(crate) mod clock;
 pub(crate) mod files;
 pub mod front_matter;
 pub(crate) mod fsutil;
 pub(crate) mod history;
+pub(crate) mod ids;
 pub(crate) mod links;
 pub(crate) mod locks;
 pub(crate) mod model;

@@ -15,7 +15,7 @@ use bytes::Bytes;
 
 use super::FileInfo;
 use super::sealed::Sealed;
-use crate::ops::store::cache::FileId;
+use crate::ops::ids::FileId;
 
 /// Bytes of attachment versions kept at once, bookkeeping included.
 pub(crate) const BUDGET: usize = 64 << 20;

@@ -43,7 +43,7 @@ use walkdir::WalkDir;
 use self::cache::{FileCache, Kept};
 use self::sealed::Sealed;
 use crate::error::{Error, Result};
-use crate::ops::store::cache::FileId;
+use crate::ops::ids::FileId;
 use crate::ops::store::relative;
 use crate::ops::{FilePath, Notebook, clock};
 

@@ -31,34 +31,13 @@ use self::error::HistoryError;
 pub(crate) use self::kept::KeptVersion;
 use self::store::Store;
 use crate::error::{Cause, Error, Result};
+pub(crate) use crate::ops::ids::Op;
 use crate::ops::model::{Note, Precondition, PutOutcome};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{NotePath, Notebook};
 
 /// The store's folder inside `.notes/`.
 pub(crate) const STORE_DIR: &str = "history.git";
-
-/// What a change did, the first word of its commit message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    Put,
-    Delete,
-    Move,
-    Restore,
-    OutsideEdit,
-}
-
-impl Op {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Op::Put => "put",
-            Op::Delete => "delete",
-            Op::Move => "move",
-            Op::Restore => "restore",
-            Op::OutsideEdit => "outside-edit",
-        }
-    }
-}
 
 /// One version of a note: `{"id", "at", "operation", "size"}`; `size` is 0 for a
 /// change that removed the note (a delete, or the old path of a move).

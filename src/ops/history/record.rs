@@ -11,7 +11,7 @@ use super::change::Change;
 use super::wal::Sync;
 use super::{Op, Slot};
 use crate::error::{Cause, Error, Result};
-use crate::ops::store::cache::{FileId, hash_of};
+use crate::ops::ids::{FileId, hash_of};
 use crate::ops::{NotePath, Notebook};
 
 /// How many notes one commit of outside edits holds at most (their locks are held

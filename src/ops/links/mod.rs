@@ -4,7 +4,6 @@
 //! (`keys`). Every reader of links (backlinks, the check, a move, the pages) goes
 //! through here, so a link means the same note everywhere.
 
-mod check;
 mod keys;
 mod parse;
 mod resolve;

@@ -345,11 +345,11 @@ mod tests {
 
     #[test]
     fn folding_is_the_search_tag_analyzers() {
-        let mut tags = crate::ops::search::schema::tag_analyzer();
+        let mut tags = crate::ops::search::words::tag_analyzer();
         let title = "Rust  Été À l'ÎLE";
         assert_eq!(
             fold(title),
-            crate::ops::search::schema::tokens(&mut tags, "Rust Été À l'ÎLE").concat()
+            crate::ops::search::words::tokens(&mut tags, "Rust Été À l'ÎLE").concat()
         );
         assert_eq!(fold("  Été   à l'Île "), "ete a l'ile");
         assert_eq!(fold("ÇA VA"), "ca va");

@@ -11,7 +11,7 @@
 
 use std::str::FromStr;
 
-use super::{DEFAULT_LIMIT, MAX_LIMIT, schema};
+use super::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::error::{Error, Result};
 
 /// A last word shorter than this is matched whole, not as a prefix.
@@ -45,14 +45,14 @@ impl Query {
     /// malformed or asks for nothing.
     pub fn parse(text: &str) -> Result<Query> {
         let clauses = parse(text).map_err(Error::InvalidQuery)?;
-        let mut words = schema::text_analyzer();
-        let mut tags = schema::tag_analyzer();
+        let mut words = super::words::text_analyzer();
+        let mut tags = super::words::tag_analyzer();
         let mut parts = Vec::with_capacity(clauses.len());
         let files = clauses.iter().any(|c| matches!(c, Clause::File { .. }));
         for clause in clauses {
             let part = match clause {
                 Clause::File { text, prefix } => {
-                    let tokens = schema::tokens(&mut words, &text);
+                    let tokens = super::words::tokens(&mut words, &text);
                     if tokens.is_empty() {
                         return Err(Error::InvalidQuery(
                             "file: needs a word of a file name".into(),
@@ -66,7 +66,7 @@ impl Query {
                     }
                 }
                 Clause::Word { text, prefix } => {
-                    let tokens = schema::tokens(&mut words, &text);
+                    let tokens = super::words::tokens(&mut words, &text);
                     let last = tokens.last().map_or(0, |t| t.chars().count());
                     if prefix && last >= MIN_PREFIX_CHARS {
                         Part::Prefix(tokens)
@@ -74,9 +74,11 @@ impl Query {
                         Part::Words(tokens)
                     }
                 }
-                Clause::Phrase(text) => Part::Words(schema::tokens(&mut words, &text)),
-                Clause::Not(text) => Part::Without(schema::tokens(&mut words, &text)),
-                Clause::Tag(name) => Part::Tag(schema::tokens(&mut tags, name.trim()).join(" ")),
+                Clause::Phrase(text) => Part::Words(super::words::tokens(&mut words, &text)),
+                Clause::Not(text) => Part::Without(super::words::tokens(&mut words, &text)),
+                Clause::Tag(name) => {
+                    Part::Tag(super::words::tokens(&mut tags, name.trim()).join(" "))
+                }
             };
             // Punctuation alone has no words: it asks for nothing and excludes nothing.
             match &part {

@@ -5,12 +5,11 @@
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer};
 use tantivy::{Index, TantivyDocument};
 
-use super::words::Words;
+use super::words::{tag_analyzer, text_analyzer};
+use crate::ops::ids::FileId;
 use crate::ops::store;
-use crate::ops::store::cache::FileId;
 use crate::ops::{FilePath, NotePath, links};
 use crate::render;
 
@@ -93,33 +92,10 @@ pub(crate) fn schema() -> (Schema, Fields) {
     (builder.build(), fields)
 }
 
-/// Words split on anything not alphanumeric, lowercased, accents folded (`Words`).
-pub(crate) fn text_analyzer() -> TextAnalyzer {
-    TextAnalyzer::from(Words::default())
-}
-
-/// A whole tag as one token, lowercased, accents folded.
-pub(crate) fn tag_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(RawTokenizer::default())
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
-}
-
 /// Registers the analyzers the schema names; needed after every open.
 pub(crate) fn register_analyzers(index: &Index) {
     index.tokenizers().register(TEXT_ANALYZER, text_analyzer());
     index.tokenizers().register(TAG_ANALYZER, tag_analyzer());
-}
-
-/// The tokens `text` gives with `analyzer`.
-pub(crate) fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while let Some(token) = stream.next() {
-        out.push(token.text.clone());
-    }
-    out
 }
 
 /// The version of what a document holds, part of every stamp. Raise it whenever the
@@ -185,6 +161,7 @@ pub(crate) fn file_document(fields: &Fields, path: &FilePath, stamp: &str) -> Ta
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::search::words::tokens;
 
     #[test]
     fn text_is_lowercased_and_folded() {

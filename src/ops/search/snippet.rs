@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
-use super::{MATCH_END, MATCH_START, schema};
+use super::{MATCH_END, MATCH_START};
 
 /// Longest snippet, in characters (before markers).
 const SNIPPET_CHARS: usize = 160;
@@ -95,7 +95,7 @@ impl Snippets {
     fn best_fragment(&self, body: &str) -> Option<Fragment> {
         let mut best = Fragment::default();
         let mut current = Fragment::default();
-        let mut analyzer = schema::text_analyzer();
+        let mut analyzer = super::words::text_analyzer();
         let mut stream = analyzer.token_stream(body);
         while let Some(token) = stream.next() {
             if token.offset_to - current.start > SNIPPET_CHARS {
@@ -146,7 +146,7 @@ impl Snippets {
     /// `text` whole (a title), each word of the query (or the typed prefix) it holds
     /// between the markers.
     pub(super) fn mark(&self, text: &str) -> String {
-        let mut analyzer = schema::text_analyzer();
+        let mut analyzer = super::words::text_analyzer();
         let mut stream = analyzer.token_stream(text);
         let mut out = String::with_capacity(text.len() + 8);
         let mut from = 0;
@@ -250,10 +250,10 @@ mod tests {
         body: &str,
         terms: &BTreeMap<String, f32>,
     ) -> Option<(usize, usize, Vec<Range<usize>>)> {
-        let field = schema::schema().1.body;
+        let field = crate::ops::search::schema::schema().1.body;
         let generator = tantivy::snippet::SnippetGenerator::new(
             terms.clone(),
-            schema::text_analyzer(),
+            crate::ops::search::words::text_analyzer(),
             field,
             SNIPPET_CHARS,
         );

@@ -1,7 +1,8 @@
-//! Searches through an index source: what they read, and how a typed prefix is highlighted.
+//! The search module's tests: sources, prefixes, older and damaged indexes.
 
 use std::cell::Cell;
 
+use super::run::{PREFIX_WORDS, prefix_words};
 use super::updater::IndexUpdater;
 use super::*;
 

@@ -6,9 +6,9 @@
 //! times and decodes every character, which was a tenth of the indexing thread's time.
 //! A word with a non-ASCII character still goes through tantivy's own filters.
 
-use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
-
-use super::schema::tag_analyzer;
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer, Token, TokenStream, Tokenizer,
+};
 
 /// Words this long (in bytes) or longer are not indexed.
 pub(crate) const LONGEST: usize = 64;
@@ -204,6 +204,29 @@ impl TokenStream for WordStream<'_> {
     fn token_mut(&mut self) -> &mut Token {
         self.token
     }
+}
+
+/// Words split on anything not alphanumeric, lowercased, accents folded (`Words`).
+pub(crate) fn text_analyzer() -> TextAnalyzer {
+    TextAnalyzer::from(Words::default())
+}
+
+/// A whole tag as one token, lowercased, accents folded.
+pub(crate) fn tag_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(RawTokenizer::default())
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build()
+}
+
+/// The tokens `text` gives with `analyzer`.
+pub(crate) fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(token) = stream.next() {
+        out.push(token.text.clone());
+    }
+    out
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use chrono::Local;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::ops::history::Op;
+use crate::ops::ids::Op;
 use crate::ops::model::{Precondition, PutOutcome};
 use crate::ops::store::text_of;
 use crate::ops::{NotePath, Notebook, clock, front_matter};

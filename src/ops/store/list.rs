@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use walkdir::WalkDir;
 
-use super::cache::FileId;
 use super::snapshot::{ListSnapshot, Listed};
 use super::{metadata_of, text_of};
 use crate::error::{Error, Result};
+use crate::ops::ids::FileId;
 use crate::ops::model::NoteList;
 use crate::ops::{NotePath, Notebook};
 
@@ -336,7 +336,7 @@ fn fingerprint(root: &Path) -> Result<u64> {
             continue;
         };
         let id = FileId::of(&meta);
-        let hash = super::cache::hash_of((entry.path().as_os_str().as_encoded_bytes(), id));
+        let hash = crate::ops::ids::hash_of((entry.path().as_os_str().as_encoded_bytes(), id));
         sum = sum.wrapping_add(hash);
         count += 1;
     }

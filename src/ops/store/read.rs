@@ -5,9 +5,10 @@
 use std::fs;
 use std::sync::Arc;
 
-use super::cache::{FileId, Head, Version};
+use super::cache::{Head, Version};
 use super::{note_of, text_of};
 use crate::error::{Error, Result};
+use crate::ops::ids::FileId;
 use crate::ops::model::Note;
 use crate::ops::{NotePath, Notebook};
 

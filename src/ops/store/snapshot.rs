@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use super::cache::FileId;
+use crate::ops::ids::FileId;
 use crate::ops::links::LinkCache;
 use crate::ops::model::{NoteList, NoteMeta};
 

@@ -10,7 +10,7 @@ use super::note_of;
 use super::title_from_stem;
 use crate::error::{Error, Result};
 use crate::ops::front_matter::{self, Document, FrontMatter};
-use crate::ops::history::Op;
+use crate::ops::ids::Op;
 use crate::ops::model::{DeleteConfirmation, NoteFields, NoteInput, Precondition, PutOutcome};
 use crate::ops::root::{open_error, path_error};
 use crate::ops::{NotePath, Notebook, clock, fsutil};

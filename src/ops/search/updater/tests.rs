@@ -1,4 +1,4 @@
-//! The updater: changes applied to the index, and the walk of a rebuild.
+//! The updater's passes: the queue and the merges.
 
 use super::*;
 

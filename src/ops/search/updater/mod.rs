@@ -17,12 +17,16 @@ use super::columns::{self, classified};
 use super::gauge::{Gauge, Held};
 use super::{NotesIndex, index_dir, schema};
 use crate::error::{Cause, Error, Result};
-use crate::ops::files::{self, AttachmentFile};
+use crate::ops::files::AttachmentFile;
+use crate::ops::ids::{FileId, hash_of};
 use crate::ops::root::{self, RootDir};
-use crate::ops::store::cache::{FileId, hash_of};
 use crate::ops::store::{self, NoteFile};
 use crate::ops::{FilePath, NotePath};
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
+
+mod attachments;
+
+use self::attachments::known_file_stamps;
 
 /// Memory the writer may use before it flushes a segment, in the server. Each segment
 /// costs a fixed amount whatever its size (its words sorted and written, its table
@@ -179,7 +183,7 @@ impl IndexUpdater {
         self.known.clear();
         self.known_exact = true;
         self.known_files.clear();
-        for file in files::attachment_files(&self.notes_dir, &self.notes_dir) {
+        for file in crate::ops::files::attachment_files(&self.notes_dir, &self.notes_dir) {
             self.add_file(&file)?;
         }
         // The walk of the folder runs on a thread of its own, a little ahead of the
@@ -375,81 +379,6 @@ impl IndexUpdater {
         Ok(changes)
     }
 
-    /// Brings the attachments' documents up to date with the files (without committing).
-    fn catch_up_files(&mut self) -> Result<Changes> {
-        let files = files::attachment_files(&self.notes_dir, &self.notes_dir);
-        let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let gone: Vec<Box<str>> = self
-            .known_files
-            .keys()
-            .filter(|p| !on_disk.contains(&***p))
-            .cloned()
-            .collect();
-        let mut changes = Changes::default();
-        for path in gone {
-            self.remove_file(&path);
-            changes.removed += 1;
-        }
-        for file in &files {
-            if self.known_files.get(file.path.as_str()) != Some(&stamp_key(&FileId::of(&file.meta)))
-            {
-                self.add_file(file)?;
-                changes.indexed += 1;
-            }
-        }
-        Ok(changes)
-    }
-
-    /// Looks at the named attachments again: indexed when the file exists and differs
-    /// from the version indexed, removed when it does not exist any more.
-    pub(crate) fn update_files<'a>(
-        &mut self,
-        paths: impl IntoIterator<Item = &'a FilePath>,
-    ) -> Result<Changes> {
-        let mut changes = Changes::default();
-        for path in paths {
-            match self.root.open_attachment(path) {
-                Ok((_, meta)) => {
-                    if self.known_files.get(path.as_str()) != Some(&stamp_key(&FileId::of(&meta))) {
-                        self.add_file(&AttachmentFile {
-                            path: path.clone(),
-                            meta,
-                        })?;
-                        changes.indexed += 1;
-                    }
-                }
-                Err(_) if self.known_files.contains_key(path.as_str()) => {
-                    self.remove_file(path.as_str());
-                    changes.removed += 1;
-                }
-                Err(_) => {}
-            }
-        }
-        if changes != Changes::default() {
-            self.commit()?;
-        }
-        Ok(changes)
-    }
-
-    fn add_file(&mut self, file: &AttachmentFile) -> Result<()> {
-        let stamp = schema::stamp_of(&FileId::of(&file.meta));
-        let doc = schema::file_document(&self.index.fields, &file.path, &stamp);
-        self.writer.delete_term(Term::from_field_text(
-            self.index.fields.file,
-            file.path.as_str(),
-        ));
-        self.queue(doc, file.path.as_str().len())?;
-        self.known_files
-            .insert(file.path.as_str().into(), hash_of(&stamp));
-        Ok(())
-    }
-
-    fn remove_file(&mut self, path: &str) {
-        self.writer
-            .delete_term(Term::from_field_text(self.index.fields.file, path));
-        self.known_files.remove(path);
-    }
-
     /// Indexes `file`, the document the index holds of it deleted first.
     fn add(&mut self, file: &NoteFile) -> Result<()> {
         // Read through the checked open: the name was found by its path, which may
@@ -545,11 +474,6 @@ fn stamp_key(id: &FileId) -> u64 {
 fn known_stamps(index: &NotesIndex) -> Result<Stamps> {
     let notes = index.reader.searcher().num_docs() as usize;
     stamps_of(index, "path", notes)
-}
-
-/// Path → stamp of every attachment the index holds.
-fn known_file_stamps(index: &NotesIndex) -> Result<Stamps> {
-    stamps_of(index, "file", 0)
 }
 
 /// `expected`: how many there may be (the map is sized once for them).

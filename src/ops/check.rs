@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::{Resolver, attachment_path, links_of};
 use crate::error::{Error, Result};
+use crate::ops::links::{Resolver, attachment_path, links_of};
 use crate::ops::{NotePath, Notebook};
 
 /// What `check` found, with the API's field names.

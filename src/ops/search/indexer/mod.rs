@@ -21,6 +21,13 @@ use crate::error::{Error, Result};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{Changed, FilePath, NotePath};
 
+mod shared;
+mod watcher;
+
+pub use self::shared::SharedIndex;
+use self::shared::Slot;
+use self::watcher::watch;
+
 /// A pass starts once no change has come for this long…
 const QUIET: Duration = Duration::from_millis(25);
 /// …or this long after the first change of a burst, whichever comes first.
@@ -43,115 +50,6 @@ enum Message {
     /// A reader waits for what was queued before this to be applied: answer once it is.
     Flush(Sender<()>),
     Stop,
-}
-
-/// The index searches read from; replaced by the indexer when it reopens or rebuilds
-/// the index.
-#[derive(Clone, Default)]
-pub struct SharedIndex(Arc<Shared>);
-
-#[derive(Default)]
-struct Shared {
-    slot: RwLock<Slot>,
-    /// The indexer's queue, where a search reports a damaged index.
-    indexer: Mutex<Option<Sender<Message>>>,
-}
-
-#[derive(Default)]
-enum Slot {
-    /// Not open: the first open failed for a reason other than damage (logged by the
-    /// indexer, which retries).
-    #[default]
-    Closed,
-    /// Boxed: an index handle is a few hundred bytes, the other states none.
-    Ready(Box<NotesIndex>),
-    /// Damaged and being rebuilt by the indexer.
-    Rebuilding,
-}
-
-impl SharedIndex {
-    /// Opens the index of `notes_dir` for searches; a damaged one reads as being rebuilt
-    /// (the indexer's first pass rebuilds it).
-    pub(crate) fn open(notes_dir: &Path) -> SharedIndex {
-        let shared = SharedIndex::default();
-        match NotesIndex::open_or_create(notes_dir) {
-            Ok(index) => shared.set(index),
-            Err(Error::IndexBroken(_)) => shared.put(Slot::Rebuilding),
-            Err(_) => {}
-        }
-        shared
-    }
-
-    /// The current index, or why there is none.
-    pub(crate) fn get(&self) -> Result<NotesIndex> {
-        match &*self.0.slot.read().unwrap_or_else(PoisonError::into_inner) {
-            Slot::Ready(index) => Ok(NotesIndex::clone(index)),
-            Slot::Rebuilding => Err(Error::IndexRebuilding),
-            Slot::Closed => Err(Error::Index(
-                "the search index cannot be opened (the server log says why)".into(),
-            )),
-        }
-    }
-
-    pub(crate) fn set(&self, index: NotesIndex) {
-        self.put(Slot::Ready(Box::new(index)));
-    }
-
-    fn put(&self, slot: Slot) {
-        *self.0.slot.write().unwrap_or_else(PoisonError::into_inner) = slot;
-    }
-
-    /// Marks `index` as damaged, unless it was replaced meanwhile, and asks the indexer
-    /// to rebuild it.
-    fn mark_damaged(&self, index: &NotesIndex, why: String) {
-        {
-            let mut slot = self.0.slot.write().unwrap_or_else(PoisonError::into_inner);
-            match &*slot {
-                Slot::Ready(current) if current.id == index.id => *slot = Slot::Rebuilding,
-                _ => return,
-            }
-        }
-        let queue = self
-            .0
-            .indexer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(queue) = queue.as_ref() {
-            let _ = queue.send(Message::Heal(why));
-        }
-    }
-}
-
-/// A damaged index is handed to the indexer to rebuild; meanwhile searches answer
-/// `IndexRebuilding`.
-impl IndexSource for SharedIndex {
-    fn current(&self) -> Result<NotesIndex> {
-        self.get()
-    }
-
-    fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex> {
-        self.mark_damaged(index, why);
-        Err(Error::IndexRebuilding)
-    }
-
-    /// Asks the indexer to apply what it was told before now, and waits for its answer
-    /// for at most `SETTLE_WAIT` (a failing or busy indexer does not hold a request up
-    /// longer; the answer is then what the index holds).
-    fn settle(&self) {
-        let (reply, answer) = mpsc::channel();
-        {
-            let queue = self
-                .0
-                .indexer
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let Some(queue) = queue.as_ref() else { return };
-            if queue.send(Message::Flush(reply)).is_err() {
-                return;
-            }
-        }
-        let _ = answer.recv_timeout(SETTLE_WAIT);
-    }
 }
 
 /// The changes a pass of the indexer covers, told to whoever else follows the notes
@@ -475,90 +373,82 @@ fn index_dir_ok(notes_dir: &Path) -> bool {
     super::index_dir(notes_dir).join("meta.json").is_file()
 }
 
-/// Watches the notes folder; notes and attachments changed by anyone else reach the
-/// queue. The service's own hidden files (the index, temp files, the public record) are
-/// ignored.
-fn watch(notes_dir: &Path, queue: Sender<Message>) -> notify::Result<notify::RecommendedWatcher> {
-    let root = notes_dir
-        .canonicalize()
-        .unwrap_or_else(|_| notes_dir.to_path_buf());
-    let queue = std::sync::Mutex::new(queue);
-    let events_root = root.clone();
-    let handler = move |event: notify::Result<notify::Event>| {
-        let messages = match event {
-            Ok(event) => messages_of(&events_root, &event),
-            Err(_) => vec![Message::CatchUp],
-        };
-        let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
-        for message in messages {
-            let _ = queue.send(message);
-        }
-    };
-    // Changes only: a watch that also asks for opens and closes makes every read of a
-    // note wake the watcher thread.
-    let config = notify::Config::default().with_event_kinds(notify::EventKindMask::CORE);
-    let mut watcher = notify::RecommendedWatcher::new(handler, config)?;
-    watcher.watch(&root, RecursiveMode::Recursive)?;
-    Ok(watcher)
-}
-
-fn messages_of(root: &Path, event: &notify::Event) -> Vec<Message> {
-    if matches!(event.kind, EventKind::Access(_)) {
-        return Vec::new();
-    }
-    if event.need_rescan() {
-        return vec![Message::CatchUp];
-    }
-    let mut out = Vec::new();
-    for path in &event.paths {
-        match classify(root, path) {
-            Seen::Note(note) => out.push(Message::Changed(note)),
-            Seen::File(file) => out.push(Message::FileChanged(file)),
-            Seen::Other => out.push(Message::CatchUp),
-            Seen::Ignored => {}
-        }
-    }
-    out
-}
-
-enum Seen {
-    Note(NotePath),
-    /// An attachment (written or deleted: its document follows the file).
-    File(FilePath),
-    /// A folder, or anything that may hold notes: compare everything.
-    Other,
-    Ignored,
-}
-
-fn classify(root: &Path, path: &Path) -> Seen {
-    let Ok(rel) = path.strip_prefix(root) else {
-        return Seen::Other;
-    };
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    // Hidden files and folders (the index under `.notes`, `.tmp-*` writes, the
-    // public record) are never notes.
-    if parts.is_empty() || parts.iter().any(|p| p.starts_with('.')) || parts[0] == INTERNAL_DIR {
-        return Seen::Ignored;
-    }
-    let rel = parts.join("/");
-    if rel.ends_with(".md") {
-        return match NotePath::parse(&rel) {
-            Ok(note) => Seen::Note(note),
-            Err(_) => Seen::Ignored,
-        };
-    }
-    if path.is_file() {
-        // Not a note: an attachment (an image, a PDF), whose name is searchable.
-        return match FilePath::parse(&rel) {
-            Ok(file) => Seen::File(file),
-            Err(_) => Seen::Ignored,
-        };
-    }
-    Seen::Other
-}
-
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settle_returns_once_queued_changes_are_indexed() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::open(notes.path());
+        let indexer = Indexer::start(notes.path(), shared.clone(), || {}, |_| {});
+        shared.settle();
+        let count = || shared.get().unwrap().reader.searcher().num_docs();
+        assert_eq!(count(), 0);
+        let listener = indexer.listener();
+        for i in 0..3 {
+            let name = format!("n{i}.md");
+            std::fs::write(notes.path().join(&name), "x").unwrap();
+            listener(Changed::Note(&NotePath::parse(&name).unwrap()));
+        }
+        let started = Instant::now();
+        shared.settle();
+        assert_eq!(count(), 3, "settle returned before the pass");
+        assert!(
+            started.elapsed() < SETTLE_WAIT,
+            "settle waited for its bound"
+        );
+        // Nothing queued: answered at once, not after the bound.
+        let started = Instant::now();
+        shared.settle();
+        assert!(
+            started.elapsed() < SETTLE_WAIT / 2,
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_note_indexed_again_replaces_its_document_and_a_new_one_adds_one() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::open(notes.path());
+        let indexer = Indexer::start(notes.path(), shared.clone(), || {}, |_| {});
+        shared.settle();
+        let count = || shared.get().unwrap().reader.searcher().num_docs();
+        let listener = indexer.listener();
+        let write = |name: &str, text: &str| {
+            std::fs::write(notes.path().join(name), text).unwrap();
+            listener(Changed::Note(&NotePath::parse(name).unwrap()));
+            shared.settle();
+        };
+        write("a.md", "first");
+        write("b.md", "other");
+        assert_eq!(count(), 2);
+        // Known to the index: its document is deleted before the new one is added.
+        write("a.md", "second, longer");
+        write("a.md", "third and longer still");
+        assert_eq!(count(), 2, "a note indexed again left a second document");
+        write("c.md", "new");
+        assert_eq!(count(), 3);
+    }
+
+    #[test]
+    fn a_damaged_index_reads_as_being_rebuilt_until_replaced() {
+        let notes = tempfile::tempdir().unwrap();
+        let shared = SharedIndex::default();
+        assert!(matches!(shared.current(), Err(Error::Index(_))));
+        let first = NotesIndex::open_or_create(notes.path()).unwrap();
+        shared.set(first.clone());
+        assert!(shared.current().is_ok());
+        let answer = IndexSource::damaged(&shared, &first, "test".into());
+        assert!(matches!(answer, Err(Error::IndexRebuilding)));
+        assert!(matches!(shared.current(), Err(Error::IndexRebuilding)));
+        // Once the indexer puts a new index in place, damage seen through the old one
+        // no longer takes it away.
+        let second = NotesIndex::open_or_create(notes.path()).unwrap();
+        shared.set(second);
+        let answer = IndexSource::damaged(&shared, &first, "late".into());
+        assert!(matches!(answer, Err(Error::IndexRebuilding)));
+        assert!(shared.current().is_ok());
+    }
+}
