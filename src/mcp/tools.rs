@@ -16,7 +16,7 @@ use crate::ops::{FilePath, NotePath};
 
 mod shapes;
 
-pub(crate) use shapes::*;
+use shapes::*;
 
 type Answer = Result<CallToolResult, ErrorData>;
 
