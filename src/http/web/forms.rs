@@ -54,7 +54,7 @@ pub(super) async fn handle(
 }
 
 /// The fields of a posted form; a form that cannot be read is refused with a page.
-fn form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
+pub(super) fn form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
     serde_urlencoded::from_bytes(bytes).map_err(|_| malformed())
 }
 
