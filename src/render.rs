@@ -70,7 +70,7 @@ pub(crate) fn write_html(
     places: &dyn LinkPlaces,
     out: &mut dyn fmt::Write,
 ) -> fmt::Result {
-    html::write(markdown, skip_title, places, out)
+    html::write_split(&Split::new(markdown), skip_title, places, out)
 }
 
 /// `write_html` into a String.

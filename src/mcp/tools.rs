@@ -8,7 +8,7 @@ use rmcp::{ErrorData, tool, tool_router};
 
 use super::render::{ToolError, etag_of, page, version_of, window};
 use super::{Backend, McpAccess, NotesServer};
-use crate::ops::model::{NoteInput, NoteMeta, Precondition};
+use crate::ops::model::{NoteInput, NoteMeta, Precondition, PutOutcome};
 use crate::ops::search::{Limit, Query, SearchHit};
 use crate::ops::sections::Edit;
 use crate::ops::tags::is_under;
@@ -171,15 +171,13 @@ impl NotesServer {
     async fn create_note(&self, Parameters(args): Parameters<CreateNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(backend, access, &args.path)?;
-            let written = backend
-                .notebook()
-                .put(
-                    &path,
-                    NoteInput::Markdown(args.content),
-                    Precondition::IfNoneMatchAny,
-                )
-                .map_err(|e| ToolError::at(path.as_str(), e))?;
-            Ok(written_of(written))
+            let content = NoteInput::Markdown(args.content);
+            written(
+                &path,
+                backend
+                    .notebook()
+                    .put(&path, content, Precondition::IfNoneMatchAny),
+            )
         })
         .await
     }
@@ -199,15 +197,9 @@ impl NotesServer {
     async fn update_note(&self, Parameters(args): Parameters<UpdateNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(backend, access, &args.path)?;
-            let written = backend
-                .notebook()
-                .put(
-                    &path,
-                    NoteInput::Markdown(args.content),
-                    Precondition::IfMatch(vec![etag_of(&args.version)]),
-                )
-                .map_err(|e| ToolError::at(path.as_str(), e))?;
-            Ok(written_of(written))
+            let content = NoteInput::Markdown(args.content);
+            let cond = if_match(Some(&args.version));
+            written(&path, backend.notebook().put(&path, content, cond))
         })
         .await
     }
@@ -227,7 +219,7 @@ impl NotesServer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(backend, access, &args.path)?;
             let notebook = backend.notebook();
-            let written = match args.heading {
+            let done = match args.heading {
                 Some(heading) => notebook.edit_section(
                     &path,
                     Edit::Append {
@@ -237,9 +229,8 @@ impl NotesServer {
                     Precondition::None,
                 ),
                 None => notebook.append_to_note(&path, args.text.trim_end_matches('\n')),
-            }
-            .map_err(|e| ToolError::at(path.as_str(), e))?;
-            Ok(written_of(written))
+            };
+            written(&path, done)
         })
         .await
     }
@@ -266,15 +257,8 @@ impl NotesServer {
                 SectionOp::Prepend => Edit::Prepend { heading, text },
                 SectionOp::Replace => Edit::Replace { heading, text },
             };
-            let cond = match &args.version {
-                Some(version) => Precondition::IfMatch(vec![etag_of(version)]),
-                None => Precondition::None,
-            };
-            let written = backend
-                .notebook()
-                .edit_section(&path, edit, cond)
-                .map_err(|e| ToolError::at(path.as_str(), e))?;
-            Ok(written_of(written))
+            let cond = if_match(args.version.as_deref());
+            written(&path, backend.notebook().edit_section(&path, edit, cond))
         })
         .await
     }
@@ -320,10 +304,7 @@ impl NotesServer {
     async fn delete_note(&self, Parameters(args): Parameters<DeleteNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(backend, access, &args.path)?;
-            let cond = match &args.version {
-                Some(version) => Precondition::IfMatch(vec![etag_of(version)]),
-                None => Precondition::None,
-            };
+            let cond = if_match(args.version.as_deref());
             let notebook = backend.notebook();
             let deleted = notebook
                 .delete(&path, &cond)
@@ -394,15 +375,8 @@ impl NotesServer {
         )
     )]
     async fn publish_note(&self, Parameters(args): Parameters<NotePathArgs>) -> Answer {
-        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(backend, access, &args.path)?;
-            let done = backend
-                .notebook()
-                .publish(&path, access.scope())
-                .map_err(|e| ToolError::at(path.as_str(), e))?;
-            Ok(publicity_of(done))
-        })
-        .await
+        let call = move |b: &dyn Backend, a: &McpAccess| publicity(b, a, &args.path, true);
+        self.blocking(call).await
     }
 
     #[tool(
@@ -417,30 +391,44 @@ impl NotesServer {
         )
     )]
     async fn unpublish_note(&self, Parameters(args): Parameters<NotePathArgs>) -> Answer {
-        self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
-            let path = note_path(backend, access, &args.path)?;
-            let done = backend
-                .notebook()
-                .unpublish(&path, access.scope())
-                .map_err(|e| ToolError::at(path.as_str(), e))?;
-            Ok(publicity_of(done))
-        })
-        .await
+        let call = move |b: &dyn Backend, a: &McpAccess| publicity(b, a, &args.path, false);
+        self.blocking(call).await
     }
 }
 
-fn written_of(outcome: crate::ops::model::PutOutcome) -> Written {
-    Written {
+/// The precondition of a change: the version read, if the call names one.
+fn if_match(version: Option<&str>) -> Precondition {
+    version.map_or(Precondition::None, |v| {
+        Precondition::IfMatch(vec![etag_of(v)])
+    })
+}
+
+/// The answer of a change to the note at `path`: what was written.
+fn written(path: &NotePath, done: crate::error::Result<PutOutcome>) -> Result<Written, ToolError> {
+    let outcome = done.map_err(|e| ToolError::at(path.as_str(), e))?;
+    Ok(Written {
         version: version_of(&outcome.note.etag),
         path: outcome.note.path,
         title: outcome.note.title,
         size: outcome.note.size,
         created: outcome.created,
-    }
+    })
 }
 
-fn publicity_of(done: crate::ops::Publication) -> Publicity {
-    Publicity {
+/// Publishes (or unpublishes) the note at `raw`, within reach, and says where it stands.
+fn publicity(
+    b: &dyn Backend,
+    a: &McpAccess,
+    raw: &str,
+    publish: bool,
+) -> Result<Publicity, ToolError> {
+    let path = note_path(b, a, raw)?;
+    let done = match publish {
+        true => b.notebook().publish(&path, a.scope()),
+        false => b.notebook().unpublish(&path, a.scope()),
+    };
+    let done = done.map_err(|e| ToolError::at(path.as_str(), e))?;
+    Ok(Publicity {
         path: done.result.path,
         status: done.result.status,
         page: done
@@ -448,5 +436,5 @@ fn publicity_of(done: crate::ops::Publication) -> Publicity {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default(),
-    }
+    })
 }

@@ -22,18 +22,8 @@ use super::sanitize::{TableCells, safe_event};
 /// the text seen so far.
 const HEADING_EVENTS: usize = 256;
 
-/// Writes the HTML of `markdown` to `out` (see `render::to_html`); stops at the first
-/// error `out` returns.
-pub(super) fn write(
-    markdown: &str,
-    skip_title: Option<&str>,
-    places: &dyn LinkPlaces,
-    out: &mut dyn fmt::Write,
-) -> fmt::Result {
-    write_split(&Split::new(markdown), skip_title, places, out)
-}
-
-/// `write`, of a text already split.
+/// Writes the HTML of a text, split in pieces, to `out` (see `render::write_html`);
+/// stops at the first error `out` returns.
 pub(super) fn write_split(
     split: &Split,
     skip_title: Option<&str>,

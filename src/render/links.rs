@@ -168,14 +168,14 @@ impl<'p> NoteLinks<'p> {
                 title,
                 id,
             }) => {
+                let as_written = |dest_url, title| Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                };
                 if matches!(link_type, LinkType::Autolink | LinkType::Email) {
-                    let tag = Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    };
-                    self.open_as_is(tag, out, &mut safe);
+                    self.open_as_is(as_written(dest_url, title), out, &mut safe);
                     return;
                 }
                 let form = match link_type {
@@ -197,13 +197,7 @@ impl<'p> NoteLinks<'p> {
                     Place::Missing { href } => self.missing(href, out),
                     Place::AsWritten if form == LinkForm::Wiki => self.missing(None, out),
                     Place::AsWritten => {
-                        let tag = Tag::Link {
-                            link_type,
-                            dest_url,
-                            title,
-                            id,
-                        };
-                        self.open_as_is(tag, out, &mut safe);
+                        self.open_as_is(as_written(dest_url, title), out, &mut safe)
                     }
                 }
                 self.label(label, out);
@@ -214,6 +208,12 @@ impl<'p> NoteLinks<'p> {
                 title,
                 id,
             }) => {
+                let image_tag = |link_type, dest_url, title| Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                };
                 let form = match link_type {
                     LinkType::WikiLink { .. } => LinkForm::Embed,
                     _ => LinkForm::Image,
@@ -248,12 +248,7 @@ impl<'p> NoteLinks<'p> {
                     // An image shows as one (a Markdown image, or an embed of an image
                     // file); another file embedded is a link to it.
                     Place::File { href } if image => {
-                        let tag = Tag::Image {
-                            link_type: LinkType::Inline,
-                            dest_url: CowStr::from(href),
-                            title,
-                            id,
-                        };
+                        let tag = image_tag(LinkType::Inline, CowStr::from(href), title);
                         self.open_as_is(tag, out, &mut safe);
                     }
                     Place::File { href } => {
@@ -263,13 +258,7 @@ impl<'p> NoteLinks<'p> {
                     Place::Missing { href } => self.missing(href, out),
                     Place::AsWritten if form == LinkForm::Embed => self.missing(None, out),
                     Place::AsWritten => {
-                        let tag = Tag::Image {
-                            link_type,
-                            dest_url,
-                            title,
-                            id,
-                        };
-                        self.open_as_is(tag, out, &mut safe);
+                        self.open_as_is(image_tag(link_type, dest_url, title), out, &mut safe)
                     }
                 }
                 self.label(label, out);

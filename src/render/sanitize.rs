@@ -39,28 +39,13 @@ fn safe_start<'a>(tag: Tag<'a>, table: &mut TableCells) -> Event<'a> {
         Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
             Tag::CodeBlock(CodeBlockKind::Fenced(CowStr::from(language(&info))))
         }
-        Tag::Link {
-            link_type,
-            dest_url,
-            title,
-            id,
-        } => Tag::Link {
-            link_type,
-            dest_url: safe_url(dest_url, false),
-            title,
-            id,
-        },
-        Tag::Image {
-            link_type,
-            dest_url,
-            title,
-            id,
-        } => Tag::Image {
-            link_type,
-            dest_url: safe_url(dest_url, true),
-            title,
-            id,
-        },
+        mut tag @ (Tag::Link { .. } | Tag::Image { .. }) => {
+            let image = matches!(tag, Tag::Image { .. });
+            if let Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } = &mut tag {
+                *dest_url = safe_url(std::mem::replace(dest_url, CowStr::Borrowed("")), image);
+            }
+            tag
+        }
         // Cells are written here, with a class for their alignment instead of the
         // `style` the stock writer would put on them.
         Tag::Table(alignments) => {

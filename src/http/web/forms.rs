@@ -11,7 +11,10 @@ use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
 
 use super::links::WebPlaces;
-use super::views::{self, Editor, Mode};
+use super::views::{
+    self,
+    editor::{Editor, Mode},
+};
 use super::{PageError, Reply, failed, html, note_url, read_body, see_other};
 use crate::error::Error;
 use crate::http::State;
@@ -51,7 +54,7 @@ pub(super) async fn handle(
 }
 
 /// The fields of a posted form; a form that cannot be read is refused with a page.
-fn form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
+pub(super) fn form<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejection> {
     serde_urlencoded::from_bytes(bytes).map_err(|_| malformed())
 }
 
@@ -157,7 +160,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
     let refuse = |status: StatusCode, message: String, form: &SaveForm, body: &str| {
         html(
             status,
-            views::editor(&Editor {
+            views::editor::editor(&Editor {
                 mode,
                 path: form.path.clone(),
                 title: form.title.clone(),

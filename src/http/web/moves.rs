@@ -13,7 +13,7 @@ use warp::reject::Rejection;
 use warp::reply::Response;
 
 use super::views::{explain, layout};
-use super::{PageError, Reply, failed, html, note_url, path_after, read_body, see_other};
+use super::{Reply, failed, html, note_url, path_after, read_body, see_other};
 use crate::error::Error;
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
@@ -90,12 +90,7 @@ async fn post(
 ) -> Reply {
     let scope = scope.unwrap_or_default();
     let bytes = read_body(body, &headers, &state).await.map_err(failed)?;
-    let form: MoveForm = serde_urlencoded::from_bytes(&bytes).map_err(|_| {
-        warp::reject::custom(PageError::Status(
-            StatusCode::BAD_REQUEST,
-            "The form could not be read. Reload the page and try again.",
-        ))
-    })?;
+    let form: MoveForm = super::forms::form(&bytes)?;
     let from = NotePath::parse(form.from.trim()).map_err(failed)?;
     let refuse = |status: StatusCode, message: String| {
         html(

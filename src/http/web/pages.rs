@@ -8,12 +8,15 @@ use warp::http::StatusCode;
 use warp::path::FullPath;
 
 use super::links::{Backlinks, WebPlaces};
-use super::views::{self, Editor, Listing, Mode, NoteView, SearchView};
+use super::views;
+use super::views::editor::{self, Editor, Mode};
+use super::views::notes::{self, Listing, NoteView};
+use super::views::search::{self, SearchView};
 use super::{PageError, Reply, failed, html, path_after, streamed};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::blocking;
-use crate::ops::publish::{PublicState, site};
+use crate::ops::publish::PublicState;
 use crate::ops::search::{Limit, Query, RETRY_AFTER_SECS};
 use crate::ops::tokens::Scope;
 use crate::ops::{NoteMeta, NotePath, Notebook};
@@ -61,7 +64,7 @@ pub(super) fn public_pages(notebook: &Notebook) -> Result<Option<HashMap<String,
 /// The URL of a page file of the public dir.
 fn public_href(page: &std::path::Path) -> Option<String> {
     let file = page.file_name()?.to_str()?;
-    Some(format!("/public/{}", site::href(file)))
+    Some(format!("/public/{}", crate::render::url_segment(file)))
 }
 
 /// A note's publication as its page shows it: `Ok(None)` when the note is private,
@@ -114,7 +117,7 @@ pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
         .collect();
     Ok(html(
         StatusCode::OK,
-        views::index(&Listing {
+        notes::index(&Listing {
             notes: &shown,
             matched: matched.len(),
             total: list.notes.len(),
@@ -138,7 +141,7 @@ pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>)
     if query.trim().is_empty() {
         return Ok(html(
             StatusCode::OK,
-            views::search(&SearchView {
+            search::search(&SearchView {
                 query: "",
                 outcome: None,
             }),
@@ -161,7 +164,7 @@ pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>)
     let outcome = outcome.map_err(|err| views::explain(&err));
     let mut page = html(
         status,
-        views::search(&SearchView {
+        search::search(&SearchView {
             query: &query,
             outcome: Some(outcome),
         }),
@@ -193,7 +196,7 @@ pub(super) async fn new_note(raw: String, state: Arc<State>) -> Reply {
         .unwrap_or_default();
     Ok(html(
         StatusCode::OK,
-        views::editor(&Editor {
+        editor::editor(&Editor {
             mode: Mode::New,
             path,
             title: String::new(),
@@ -251,7 +254,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
     .map_err(failed)?;
     let page = public.as_ref().ok().and_then(Option::as_ref);
     let href = page.and_then(|p| public_href(&p.page));
-    let markup = views::note(&NoteView {
+    let markup = notes::note(&NoteView {
         note: &note,
         public: href.as_deref(),
         public_unknown: public.is_err(),
@@ -262,7 +265,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
     })
     .into_string();
     let (head, tail) = markup
-        .split_once(views::RENDERED_TEXT)
+        .split_once(notes::RENDERED_TEXT)
         .map(|(head, tail)| (head.to_string(), tail.to_string()))
         .unwrap_or_default();
     Ok(streamed::page(head, tail, move |out| {
@@ -278,7 +281,7 @@ async fn edit(path: NotePath, state: &Arc<State>) -> Reply {
     let fields = note.front_matter.clone().unwrap_or_default();
     Ok(html(
         StatusCode::OK,
-        views::editor(&Editor {
+        editor::editor(&Editor {
             mode: Mode::Edit,
             path: note.path.clone(),
             title: note.title.clone(),

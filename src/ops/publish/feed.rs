@@ -72,7 +72,7 @@ pub(crate) fn feed(record: &Record, base_url: Option<&str>) -> String {
 }
 
 fn entry(e: &Entry, prefix: &str, absolute: bool) -> Markup {
-    let href = format!("{prefix}{}", super::site::href(&e.file));
+    let href = format!("{prefix}{}", crate::render::url_segment(&e.file));
     // The page URL is unique per note only when absolute and unshared; the note path
     // is, so it is the id's stable part.
     let id = if absolute {

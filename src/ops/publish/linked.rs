@@ -44,7 +44,7 @@ impl LinkPlaces for PublicPlaces<'_> {
                 Some(entry) => Place::Note {
                     href: format!(
                         "{}{}",
-                        site::href(&entry.file),
+                        crate::render::url_segment(&entry.file),
                         fragment(heading.as_deref())
                     ),
                     // Only an embed's card shows it, cut.

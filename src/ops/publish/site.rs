@@ -61,11 +61,6 @@ pub(crate) fn entry_of(path: &NotePath, note: &Note, published_at: DateTime<Utc>
     }
 }
 
-/// A page file name as a relative URL: `what? #1.html` → `what%3F%20%231.html`.
-pub(crate) fn href(file: &str) -> String {
-    render::url_segment(file)
-}
-
 /// Writes the stylesheet into `static/` (creating the public dir) unless it is already
 /// there with the same bytes.
 pub(crate) fn write_assets(public_dir: &Path) -> io::Result<()> {
@@ -196,7 +191,8 @@ const RENDERED_TEXT: &str = "<notes-rendered-text/>";
 
 /// Description and Open Graph tags, so a shared link shows a title and a summary.
 fn sharing_meta(note: &Note, entry: &Entry, base_url: Option<&str>) -> Markup {
-    let url = feed::public_root(base_url).map(|root| format!("{root}{}", href(&entry.file)));
+    let url = feed::public_root(base_url)
+        .map(|root| format!("{root}{}", render::url_segment(&entry.file)));
     html! {
         meta name="description" content=(entry.summary); "\n"
         meta property="og:type" content="article"; "\n"
@@ -253,7 +249,7 @@ pub(crate) fn index(record: &Record) -> String {
 fn index_row(entry: &Entry) -> Markup {
     html! {
         li {
-            a href=(href(&entry.file)) { (entry.title) } "\n"
+            a href=(render::url_segment(&entry.file)) { (entry.title) } "\n"
             p.meta { (published(entry)) }
             (tag_list(&entry.tags))
         }
