@@ -8,6 +8,19 @@ use std::fs::Metadata;
 /// the next one by its identity.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The test hook that sets `SETTLE` in milliseconds, so the tests that need versions
+/// kept do not wait a second for them.
+pub(crate) const TEST_SETTLE_MS: &str = "NOTES_TEST_SETTLE_MS";
+
+fn settle() -> std::time::Duration {
+    static SPAN: std::sync::LazyLock<std::time::Duration> = std::sync::LazyLock::new(|| {
+        crate::test_hooks::var(TEST_SETTLE_MS)
+            .and_then(|ms| ms.parse().ok())
+            .map_or(SETTLE, std::time::Duration::from_millis)
+    });
+    *SPAN
+}
+
 /// `value` as a number, to compare or to keep instead of it: the same on every run of
 /// a build (the standard hasher with its fixed keys); another build's numbers may
 /// differ, so what keeps them on disk is a cache.
@@ -48,7 +61,7 @@ impl FileId {
                 + std::time::Duration::new(secs, u32::try_from(nanos).unwrap_or(0));
             std::time::SystemTime::now()
                 .duration_since(changed)
-                .is_ok_and(|age| age >= SETTLE)
+                .is_ok_and(|age| age >= settle())
         }
         #[cfg(not(unix))]
         false

@@ -77,7 +77,8 @@ fn bounded(
 /// Starts the server on `ws` and waits until it has read every note (indexed and
 /// recorded in the history), so that nothing else runs during a measure.
 fn serve_idle(ws: &Workspace, notes: &[&str]) -> Server {
-    let server = ws.serve();
+    // Every version trusted as soon as read, so nothing is read again once settled.
+    let server = ws.serve_settled();
     for path in notes {
         let recorded = eventually(Duration::from_secs(60), || {
             server.get(&format!("/api/v1/history/{path}")).status() == 200
@@ -91,7 +92,6 @@ fn serve_idle(ws: &Workspace, notes: &[&str]) -> Server {
     assert!(indexed, "not indexed:\n{}", server.log());
     // A small page first: what every page sets up once is not the request's.
     assert_eq!(server.get("/note/small.md").status(), 200);
-    std::thread::sleep(Duration::from_millis(1500));
     server
 }
 
@@ -196,7 +196,6 @@ fn a_diff_of_versions_too_large_says_so_instead_of_rendering() {
         status == 200 && body["total"].as_u64() == Some(1)
     });
     assert!(indexed, "not indexed:\n{}", server.log());
-    std::thread::sleep(Duration::from_millis(1500));
     let url = format!("/history/v.md?from={}&to={}", ids[1], ids[0]);
     let input = first.len() + second.len();
     let page = bounded(&server, "diff", input, || {

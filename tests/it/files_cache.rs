@@ -9,10 +9,6 @@ use std::time::Duration;
 use crate::files::{assert_ranges, header};
 use crate::support::{Server, Workspace, assert_error};
 
-/// A version is kept only once its file has been unchanged this long (see
-/// `ops::store::cache`): the tests wait it out before the read that fills the cache.
-const SETTLE: Duration = Duration::from_millis(1100);
-
 /// `len` bytes that repeat only every 251 bytes, shifted by `seed`.
 pub(crate) fn binary(len: usize, seed: u8) -> Vec<u8> {
     (0..len)
@@ -35,8 +31,7 @@ fn served_from_memory(len: usize) -> (Workspace, Server, Vec<u8>, String) {
     let bytes = binary(len, 1);
     std::fs::create_dir_all(ws.notes().join("img")).unwrap();
     std::fs::write(ws.notes().join("img/a.png"), &bytes).unwrap();
-    let server = ws.serve();
-    std::thread::sleep(SETTLE);
+    let server = ws.serve_settled();
     let (first, etag) = fetch(&server, "img/a.png");
     assert!(first == bytes);
     let (second, again) = fetch(&server, "img/a.png");
@@ -66,9 +61,8 @@ fn an_outside_overwrite_of_the_same_size_and_time_is_served_at_once() {
         "the kept version was served after an overwrite"
     );
 
-    // Overwritten again with the time moved on: a new tag, and the old one no longer
-    // answers 304.
-    std::thread::sleep(SETTLE);
+    // Overwritten again, its modification time now: a new tag, and the old one no
+    // longer answers 304.
     let newer = binary(old.len(), 3);
     std::fs::write(&file, &newer).unwrap();
     let (bytes, tag) = fetch(&server, "img/a.png");
@@ -176,8 +170,7 @@ fn active_content_from_memory_stays_sandboxed() {
     let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>";
     ws.write("pic.svg", svg);
     ws.write("page.html", "<script>alert(1)</script>");
-    let server = ws.serve();
-    std::thread::sleep(SETTLE);
+    let server = ws.serve_settled();
     for _ in 0..2 {
         let r = server.get("/api/v1/files/pic.svg");
         assert_eq!(header(&r, "content-type"), "image/svg+xml");
@@ -224,8 +217,7 @@ fn kept_versions_sent_back_to_back_on_one_connection_are_exact() {
     std::fs::create_dir_all(ws.notes().join("img")).unwrap();
     std::fs::write(ws.notes().join("img/big.png"), &big).unwrap();
     std::fs::write(ws.notes().join("img/pic.svg"), &svg).unwrap();
-    let server = ws.serve();
-    std::thread::sleep(SETTLE);
+    let server = ws.serve_settled();
     assert!(fetch(&server, "img/big.png").0 == big);
     assert!(fetch(&server, "img/pic.svg").0 == svg);
 

@@ -14,12 +14,15 @@ use crate::support::{Workspace, eventually, json, stderr, stdout};
 
 const DAY: u64 = 24 * 3600;
 
-fn days_ago(days: u64) -> String {
-    let now = SystemTime::now()
+fn now() -> u64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
-        .as_secs();
-    (now - days * DAY).to_string()
+        .as_secs()
+}
+
+fn days_ago(days: u64) -> String {
+    (now() - days * DAY).to_string()
 }
 
 /// The CLI with the history's clock `days` days back.
@@ -253,9 +256,17 @@ fn prune_keeps_the_last_days_every_latest_version_and_the_trash_until_its_time()
     }
 
     // A shorter retention: only what is current stays (c.md is back, so it stays too).
-    // A second on, so the restore is before the cut.
-    std::thread::sleep(Duration::from_millis(1100));
-    let pruned = cli_json(&ws, &["history", "--prune", "--keep", "0", "--json"]);
+    // With the clock two seconds on, so the restore is before the cut.
+    let mut prune = ws.cli();
+    prune.env("NOTES_TEST_HISTORY_NOW", (now() + 2).to_string());
+    let pruned = ok(
+        prune
+            .args(["history", "--prune", "--keep", "0", "--json"])
+            .output()
+            .unwrap(),
+        "prune",
+    );
+    let pruned: Value = serde_json::from_str(&pruned).unwrap();
     assert!(pruned["versionsDropped"].as_u64().unwrap() >= 3, "{pruned}");
     for (note, text) in [("a.md", &made.a3), ("c.md", &made.c), ("d.md", &made.d)] {
         let kept = versions(&ws, note);

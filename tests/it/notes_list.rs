@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::support::{Workspace, assert_error, json, keys, stdout, wait_until_settled};
+use crate::support::{Workspace, assert_error, json, keys, stdout};
 
 #[test]
 fn empty_list() {
@@ -91,7 +91,7 @@ fn list_sees_files_changed_outside_the_service() {
     let ws = Workspace::new();
     ws.write("a.md", "---\ntitle: Alpha\ntags: [x]\n---\n");
     ws.write("b.md", "---\ntitle: Beta\n---\n");
-    let server = ws.serve();
+    let server = ws.serve_settled();
     let titles = || -> Vec<String> {
         let (_, list) = json(server.get("/api/v1/notes"));
         list["notes"]
@@ -102,7 +102,6 @@ fn list_sees_files_changed_outside_the_service() {
             .collect()
     };
     assert_eq!(titles(), ["Alpha", "Beta"]);
-    wait_until_settled();
     assert_eq!(titles(), ["Alpha", "Beta"]);
     assert_eq!(titles(), ["Alpha", "Beta"], "warm list");
     // Same size, rewritten in place (as an editor does): seen at once.
@@ -144,11 +143,11 @@ fn a_watch_that_loses_events_scans_again_and_misses_nothing() {
     }
     // A queue of four events: the changes below overflow it.
     let mut cli = ws.cli();
-    cli.env("NOTES_TEST_WATCH_QUEUE", "4");
+    cli.env("NOTES_TEST_WATCH_QUEUE", "4")
+        .env("NOTES_TEST_SETTLE_MS", "0");
     let server = ws.serve_through(cli, &[]);
     let old: Vec<String> = (0..6).map(|n| format!("Old{n}")).collect();
     assert_eq!(titles_of(&server), old);
-    wait_until_settled();
     assert_eq!(titles_of(&server), old, "warm list");
     // Rewritten in place, same size: no folder changes, only the events tell.
     for n in 0..6 {
@@ -166,7 +165,6 @@ fn a_watch_that_loses_events_scans_again_and_misses_nothing() {
         server.log()
     );
     // The watches are set again by the scan: one change is followed as before.
-    wait_until_settled();
     assert_eq!(titles_of(&server), new);
     std::fs::write(ws.notes().join("n0.md"), titled("Once")).unwrap();
     assert_eq!(titles_of(&server)[0], "Once");
@@ -176,9 +174,8 @@ fn a_watch_that_loses_events_scans_again_and_misses_nothing() {
 fn folders_created_moved_in_and_removed_outside_are_followed() {
     let ws = Workspace::new();
     ws.write("a.md", &titled("A"));
-    let server = ws.serve();
+    let server = ws.serve_settled();
     assert_eq!(titles_of(&server), ["A"]);
-    wait_until_settled();
     assert_eq!(titles_of(&server), ["A"]);
     // A folder made elsewhere and moved in whole, as a checkout does.
     let outside = ws.root.path().join("incoming");
@@ -187,7 +184,6 @@ fn folders_created_moved_in_and_removed_outside_are_followed() {
     std::fs::rename(&outside, ws.notes().join("in")).unwrap();
     assert_eq!(titles_of(&server), ["A", "B"]);
     // The moved-in folder is watched from then on.
-    wait_until_settled();
     assert_eq!(titles_of(&server), ["A", "B"]);
     std::fs::write(ws.notes().join("in/deep/b.md"), titled("b")).unwrap();
     std::fs::write(ws.notes().join("in/deep/c.md"), titled("C")).unwrap();

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Server, Workspace, assert_error, json, keys, wait_until_settled};
+use crate::support::{Server, Workspace, assert_error, json, keys, wait_for_root_check};
 
 #[test]
 fn read_json_and_raw() {
@@ -131,8 +131,7 @@ fn reads_see_files_changed_outside_the_service() {
     let ws = Workspace::new();
     let first = "---\ntitle: One\ntags: [a]\n---\n\nfirst body\n";
     ws.write("r.md", first);
-    let server = ws.serve();
-    wait_until_settled();
+    let server = ws.serve_settled();
     // Read twice each way: the second reads come from memory.
     for _ in 0..2 {
         let (_, note) = json(server.get("/api/v1/notes/r.md"));
@@ -152,7 +151,6 @@ fn reads_see_files_changed_outside_the_service() {
     assert_eq!(note["frontMatter"]["tags"], json!(["b"]));
     assert_eq!(note["body"], "other body\n");
     // Replaced by a rename after settling in memory again.
-    wait_until_settled();
     assert_eq!(raw_text(&server, "/api/v1/notes/r.md"), second);
     let third = "---\ntitle: Six\ntags: [c]\n---\n\nthird body\n";
     std::fs::write(ws.root.path().join("r.tmp"), third).unwrap();
@@ -172,7 +170,8 @@ fn a_notes_dir_replaced_while_serving_is_read_from_its_path() {
     let ws = Workspace::new();
     ws.write("n.md", "old folder\n");
     let server = ws.serve();
-    wait_until_settled();
+    // Past the start-up passes and the first check of the folder.
+    wait_for_root_check();
     assert_eq!(raw_text(&server, "/api/v1/notes/n.md"), "old folder\n");
     assert_eq!(raw_text(&server, "/api/v1/notes/n.md"), "old folder\n");
     // Moved aside and replaced, as by a fresh clone.
@@ -180,9 +179,9 @@ fn a_notes_dir_replaced_while_serving_is_read_from_its_path() {
     ws.write("n.md", "new folder\n");
     ws.write("only-new.md", "x\n");
     // The handle on the old folder is trusted for at most a second.
-    wait_until_settled();
+    wait_for_root_check();
     assert_eq!(raw_text(&server, "/api/v1/notes/n.md"), "new folder\n");
     assert_eq!(raw_text(&server, "/api/v1/notes/only-new.md"), "x\n");
     let (_, list) = json(server.get("/api/v1/notes"));
-    assert_eq!(list["total"], 2);
+    assert_eq!(list["total"], 2, "{list}\n{}", server.log());
 }

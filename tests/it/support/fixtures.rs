@@ -149,6 +149,14 @@ impl Workspace {
         self.serve_with(&[])
     }
 
+    /// Starts `notes serve` with a file version trusted as soon as it is read (the
+    /// service's settle span, a second, set to zero): for tests of what is kept.
+    pub fn serve_settled(&self) -> Server {
+        let mut cli = self.cli();
+        cli.env("NOTES_TEST_SETTLE_MS", "0");
+        self.serve_through(cli, &[])
+    }
+
     pub fn serve_with(&self, extra: &[&str]) -> Server {
         self.serve_through(self.cli(), extra)
     }

@@ -103,8 +103,8 @@ impl Drop for Server {
     }
 }
 
-/// Files are kept in the server's memory only once they have not changed for a second
-/// (their identity then tells every later change apart); this waits that long.
-pub fn wait_until_settled() {
+/// The service trusts its handle on the notes folder for up to a second (a folder
+/// replaced whole is noticed after it); this waits that long.
+pub fn wait_for_root_check() {
     std::thread::sleep(Duration::from_millis(1100));
 }
