@@ -52,6 +52,7 @@ mod reliability;
 mod render_safety;
 mod scope_paths;
 mod search_api;
+mod search_cjk;
 mod search_files;
 mod sections;
 mod serve_owner;

@@ -102,7 +102,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// text indexed from a note changes (the schema staying the same): the stamps of an
 /// older index then match no file, so the next catch-up indexes every note again.
 /// 2: the body is indexed as the text a reader sees, not as Markdown.
-pub(crate) const CONTENT_VERSION: u32 = 2;
+/// 3: CJK runs are indexed as pairs of characters (`words`).
+pub(crate) const CONTENT_VERSION: u32 = 3;
 
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
 /// as their alt text): what is indexed, and what a snippet is cut from.

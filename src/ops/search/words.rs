@@ -5,6 +5,11 @@
 //! tokens, positions and offsets), in one pass: the chain looks at every word four
 //! times and decodes every character, which was a tenth of the indexing thread's time.
 //! A word with a non-ASCII character still goes through tantivy's own filters.
+//!
+//! Chinese, Japanese and Korean are written without spaces between words, so a run of
+//! their characters is indexed as its overlapping pairs (`图谱学` gives `图谱`, `谱学`;
+//! a character alone gives itself), as Lucene's CJK analyzer does: any word of two
+//! characters or more is found, as a phrase of its pairs, with no dictionary to ship.
 
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer, Token, TokenStream, Tokenizer,
@@ -41,6 +46,7 @@ impl Tokenizer for Words {
             at: 0,
             token: &mut self.token,
             fold: &mut self.fold,
+            split: None,
         }
     }
 }
@@ -73,6 +79,63 @@ pub(crate) struct WordStream<'a> {
     at: usize,
     token: &'a mut Token,
     fold: &'a mut TextAnalyzer,
+    /// A word with CJK characters being given out in pieces.
+    split: Option<Split>,
+}
+
+/// Where the pieces of a word with CJK characters stand: the rest of it is
+/// `at..end`, and `paired` says the character before `at` was given in a pair.
+#[derive(Clone, Copy)]
+struct Split {
+    at: usize,
+    end: usize,
+    paired: bool,
+}
+
+/// Whether `c` is written without spaces between words: Han, Hiragana, Katakana and
+/// Hangul (the scripts Lucene's CJK bigrams cover).
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{1100}'..='\u{11FF}'
+        | '\u{3040}'..='\u{30FF}'
+        | '\u{3130}'..='\u{318F}'
+        | '\u{31F0}'..='\u{31FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{AC00}'..='\u{D7AF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{FF66}'..='\u{FF9F}'
+        | '\u{20000}'..='\u{2FA1F}')
+}
+
+impl Split {
+    /// The next piece of the word: a pair of CJK characters, a CJK character with no
+    /// neighbour of its script, or a run of other letters and digits.
+    fn next(&mut self, text: &str) -> Option<(usize, usize)> {
+        loop {
+            let rest = text.get(self.at..self.end)?;
+            let mut chars = rest.chars();
+            let first = chars.next()?;
+            let start = self.at;
+            let after_first = start + first.len_utf8();
+            if !is_cjk(first) {
+                let len = rest.find(is_cjk).unwrap_or(rest.len());
+                self.at = start + len;
+                self.paired = false;
+                return Some((start, self.at));
+            }
+            self.at = after_first;
+            match chars.next() {
+                Some(second) if is_cjk(second) => {
+                    self.paired = true;
+                    return Some((start, after_first + second.len_utf8()));
+                }
+                // The second of a pair already given.
+                _ if self.paired => self.paired = false,
+                _ => return Some((start, after_first)),
+            }
+        }
+    }
 }
 
 impl WordStream<'_> {
@@ -156,6 +219,17 @@ impl WordStream<'_> {
         Ascii::Word(start, at)
     }
 
+    /// Makes the token the word `start..end`, lowercased and accents folded.
+    fn set_wide(&mut self, start: usize, end: usize) {
+        self.token.offset_from = start;
+        self.token.offset_to = end;
+        self.token.text.clear();
+        let mut folded = self.fold.token_stream(&self.text[start..end]);
+        if folded.advance() {
+            self.token.text.push_str(&folded.token().text);
+        }
+    }
+
     /// Sets the token's text to the word `start..end`, which is ASCII, lowercased.
     fn set_ascii(&mut self, start: usize, end: usize) {
         let from = self.token.text.len();
@@ -167,6 +241,16 @@ impl WordStream<'_> {
 impl TokenStream for WordStream<'_> {
     fn advance(&mut self) -> bool {
         loop {
+            if let Some(split) = &mut self.split {
+                match split.next(self.text) {
+                    Some((start, end)) => {
+                        self.token.position = self.token.position.wrapping_add(1);
+                        self.set_wide(start, end);
+                        return true;
+                    }
+                    None => self.split = None,
+                }
+            }
             // The word, and whether it is ASCII (then only letters and digits).
             let (start, end, ascii) = match self.next_ascii_word() {
                 Ascii::Word(start, end) => (start, end, true),
@@ -177,21 +261,26 @@ impl TokenStream for WordStream<'_> {
                     None => return false,
                 },
             };
+            if !ascii && self.text[start..end].contains(is_cjk) {
+                self.split = Some(Split {
+                    at: start,
+                    end,
+                    paired: false,
+                });
+                continue;
+            }
             // A dropped word still takes its position, as with the filter.
             self.token.position = self.token.position.wrapping_add(1);
             if end - start >= LONGEST {
                 continue;
             }
-            self.token.offset_from = start;
-            self.token.offset_to = end;
-            self.token.text.clear();
             if ascii {
+                self.token.offset_from = start;
+                self.token.offset_to = end;
+                self.token.text.clear();
                 self.set_ascii(start, end);
             } else {
-                let mut folded = self.fold.token_stream(&self.text[start..end]);
-                if folded.advance() {
-                    self.token.text.push_str(&folded.token().text);
-                }
+                self.set_wide(start, end);
             }
             return true;
         }
@@ -252,9 +341,42 @@ mod tests {
         out
     }
 
+    /// Outside CJK text the words are the chain's.
     fn same_as_the_chain(text: &str) {
+        if text.contains(is_cjk) {
+            return;
+        }
         let mut words = TextAnalyzer::from(Words::default());
         assert_eq!(all(&mut words, text), all(&mut chain(), text), "{text:?}");
+    }
+
+    fn texts(text: &str) -> Vec<String> {
+        tokens(&mut text_analyzer(), text)
+    }
+
+    #[test]
+    fn cjk_runs_are_indexed_as_overlapping_pairs() {
+        assert_eq!(texts("关系图谱"), ["关系", "系图", "图谱"]);
+        assert_eq!(texts("图 x"), ["图", "x"]);
+        // Scripts mixed inside one word: the pairs, then the rest as a word.
+        assert_eq!(
+            texts("日本語のテキストABC"),
+            [
+                "日本", "本語", "語の", "のテ", "テキ", "キス", "スト", "abc"
+            ]
+        );
+        assert_eq!(texts("한국어 Été中文"), ["한국", "국어", "ete", "中文"]);
+        let mut words = text_analyzer();
+        let tokens = all(&mut words, "a 图谱学 b");
+        assert_eq!(
+            tokens,
+            [
+                ("a".into(), 0, 0, 1),
+                ("图谱".into(), 1, 2, 8),
+                ("谱学".into(), 2, 5, 11),
+                ("b".into(), 3, 12, 13)
+            ]
+        );
     }
 
     #[test]
@@ -294,7 +416,6 @@ mod tests {
             "   ",
             "word",
             "Ünïcödé façade naïve Straße İstanbul ΣΊΣΥΦΟΣ",
-            "日本語のテキスト 中文 한국어",
             "emoji 🎉 mid🎉word x²+y³ ½ Ⅻ ٣",
             "[[wiki link]] `code` **bold** #tag_1 snake_case kebab-case",
             "tab\tnew\nline\r\nend",
@@ -308,6 +429,19 @@ mod tests {
         #[test]
         fn any_text_gives_the_chains_tokens(text in "(\\PC|[ a-zA-Z0-9_.,'-]){0,200}") {
             same_as_the_chain(&text);
+        }
+
+        /// Every two neighbours of a CJK run are found as a phrase of its pairs.
+        #[test]
+        fn every_pair_of_a_cjk_run_is_a_token(run in "[图谱关系日本語の한국]{1,12}") {
+            let pieces = texts(&run);
+            let chars: Vec<char> = run.chars().collect();
+            if chars.len() == 1 {
+                prop_assert_eq!(pieces, vec![run.clone()]);
+            } else {
+                let pairs: Vec<String> = chars.windows(2).map(|w| w.iter().collect()).collect();
+                prop_assert_eq!(pieces, pairs);
+            }
         }
 
         /// Mostly ASCII, as most notes are: ASCII words of every length up to past
