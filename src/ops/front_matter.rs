@@ -2,6 +2,7 @@
 //! leniently, and emit the block again with every other key kept in its place.
 
 mod scan;
+pub(crate) mod tags;
 
 use std::cell::Cell;
 
@@ -103,7 +104,8 @@ struct Block<'a> {
 
 impl<'a> Block<'a> {
     fn of(text: &'a str) -> Option<Self> {
-        let (first, mut rest) = split_line(text);
+        // A byte-order mark before the first `---` (as some editors on Windows write).
+        let (first, mut rest) = split_line(text.strip_prefix('\u{feff}').unwrap_or(text));
         if first.trim_end_matches('\r') != "---" {
             return None;
         }

@@ -77,7 +77,8 @@ impl Query {
                 Clause::Phrase(text) => Part::Words(super::words::tokens(&mut words, &text)),
                 Clause::Not(text) => Part::Without(super::words::tokens(&mut words, &text)),
                 Clause::Tag(name) => {
-                    Part::Tag(super::words::tokens(&mut tags, name.trim()).join(" "))
+                    let name = name.trim().trim_start_matches('#');
+                    Part::Tag(super::words::tokens(&mut tags, name).join(" "))
                 }
             };
             // Punctuation alone has no words: it asks for nothing and excludes nothing.

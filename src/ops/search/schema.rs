@@ -102,7 +102,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// text indexed from a note changes (the schema staying the same): the stamps of an
 /// older index then match no file, so the next catch-up indexes every note again.
 /// 2: the body is indexed as the text a reader sees, not as Markdown.
-/// 3: CJK runs are indexed as pairs of characters (`words`).
+/// 3: CJK runs are indexed as pairs of characters (`words`); tags as Obsidian reads
+/// them (`tags`).
 pub(crate) const CONTENT_VERSION: u32 = 3;
 
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
@@ -131,13 +132,19 @@ pub(crate) fn document(
     // gives the links and the text a reader sees.
     let (title, front, body) = store::index_fields_of(path, text);
     let mut visible = render::VisibleText::new();
-    let links = links::links_in(text, body, &mut |event| visible.push(event));
+    let mut tags = crate::ops::front_matter::tags::NoteTags::new(&front.tags);
+    let links = links::links_in(text, body, &mut |event| {
+        visible.push(event);
+        tags.push(event);
+    });
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, path.as_str());
     doc.add_text(fields.title, &title);
-    for tag in &front.tags {
-        doc.add_text(fields.tags, tag);
-        doc.add_text(fields.tag, tag);
+    for tag in tags.finish() {
+        doc.add_text(fields.tags, &tag);
+        for filed in crate::ops::front_matter::tags::with_parents(&tag) {
+            doc.add_text(fields.tag, filed);
+        }
     }
     doc.add_text(fields.body, visible.finish());
     doc.add_text(fields.stamp, stamp);

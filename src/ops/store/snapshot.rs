@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+use crate::ops::front_matter;
 use crate::ops::ids::FileId;
 use crate::ops::links::LinkCache;
 use crate::ops::model::{NoteList, NoteMeta};
@@ -143,9 +144,19 @@ impl ListOrder {
         // Stable: notes of the same stamp stay in path order.
         recent.sort_by_cached_key(|&at| recency(&notes[at as usize]));
         let mut tags: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut filed: Vec<&str> = Vec::new();
         for &at in &recent {
-            for tag in &notes[at as usize].tags {
-                match tags.get_mut(tag.as_str()) {
+            // As Obsidian reads them: `a, b` is two tags, and `a/b` is filed under `a`.
+            filed.clear();
+            for tag in front_matter::tags::front_tags(&notes[at as usize].tags) {
+                for tag in front_matter::tags::with_parents(tag) {
+                    if !filed.contains(&tag) {
+                        filed.push(tag);
+                    }
+                }
+            }
+            for &tag in &filed {
+                match tags.get_mut(tag) {
                     Some(list) => list.push(at),
                     None => {
                         tags.insert(tag.to_string(), vec![at]);
