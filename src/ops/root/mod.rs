@@ -1,13 +1,11 @@
-//! The notes dir as an open folder (`RootDir`, a cache of its handle), and every open
-//! and rename of a note beneath it (`rename` also holds the service's own files in
+//! The notes dir as an open folder (`RootDir`, a cache of its cap-std handle), and every
+//! open and rename of a note beneath it (`rename` also holds the service's own files in
 //! `.notes/`): nothing is checked by path and then used by path.
 
 mod dir;
 mod landing;
 mod open;
 mod rename;
-#[cfg(target_os = "linux")]
-mod walk;
 
 pub(crate) use dir::RootDir;
 pub(crate) use landing::Landing;
