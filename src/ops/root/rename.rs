@@ -10,6 +10,11 @@ use super::RootDir;
 use crate::ops::NotePath;
 use crate::ops::path::INTERNAL_DIR;
 
+/// How many times a write makes its folder again when it went under it for being empty
+/// (another request's delete emptied it between the folder's making and the new name):
+/// a third loss needs two more folders emptied and removed in that instant.
+pub(crate) const FOLDER_TRIES: usize = 3;
+
 /// The path of a file of the service inside the notes dir.
 fn internal(name: &str) -> String {
     format!("{INTERNAL_DIR}/{name}")
@@ -18,8 +23,21 @@ fn internal(name: &str) -> String {
 impl RootDir {
     /// Renames note `from` to `to`, making the folders of `to` on the way. Fails with
     /// `AlreadyExists` when something holds the name `to`, `NotFound` when `from` is
-    /// gone; both folders are synced after.
+    /// gone; both folders are synced after. A folder of `to` removed meanwhile for
+    /// being empty (`remove_emptied`) is made again, up to `FOLDER_TRIES` times.
     pub(crate) fn rename_note(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {
+        let mut tries = 1;
+        loop {
+            match self.rename_once(from, to) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound && tries < FOLDER_TRIES => {
+                    tries += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn rename_once(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {
         let from_dir = self.open_folder(from.parent(), false)?;
         let to_dir = self.open_folder(to.parent(), true)?;
         let (old, new) = (from.file_name(), to.file_name());
