@@ -1,8 +1,8 @@
 //! No empty folders left by the service: a delete or a move that empties a folder
 //! removes it and the parents it emptied, up to the notes dir; a folder holding
 //! anything (a hidden file, an empty folder of the user's) stays, and so do the notes
-//! dir and `.notes/`. A PUT racing the removal of its folder never fails nor loses its
-//! note.
+//! dir and `.notes/`. A PUT or move racing the removal of its folder never fails nor
+//! loses its note.
 
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,21 @@ fn put(client: &Client, path: &str, text: &str) {
     assert!(
         status == 200 || status == 201,
         "PUT {path}: {status} {}",
+        r.text().unwrap()
+    );
+}
+
+fn move_note(client: &Client, from: &str, to: &str) {
+    let r = client
+        .request("POST", "/api/v1/move")
+        .header("Content-Type", "application/json")
+        .body(json!({"from": from, "to": to}).to_string())
+        .send()
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        200,
+        "move {from} -> {to}: {}",
         r.text().unwrap()
     );
 }
@@ -83,13 +98,7 @@ fn moves_and_attachment_deletes_remove_the_folders_they_emptied() {
     ws.write("in/box/n.md", "moved over HTTP\n");
     ws.write("img/sub/a.bin", "bytes");
     let server = ws.serve();
-    let r = server
-        .request("POST", "/api/v1/move")
-        .header("Content-Type", "application/json")
-        .body(json!({"from": "in/box/n.md", "to": "done/n.md"}).to_string())
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 200, "{}", r.text().unwrap());
+    move_note(&server, "in/box/n.md", "done/n.md");
     assert!(!ws.notes().join("in").exists(), "in/box and in go");
     assert_eq!(ws.read("done/n.md"), "moved over HTTP\n");
     let r = server
@@ -131,8 +140,9 @@ fn the_cli_removes_emptied_folders_and_the_trash_still_brings_notes_back() {
     assert!(ws.read("moved.md").ends_with("moved\n"));
 }
 
-/// Rounds of the race: each deletes the last note of `x/` while another note is put
-/// into `x/`, so the delete's removal of the folder meets the put's making of it.
+/// Rounds of the race: each deletes the last note of `x/` while other notes are put
+/// (or one moved) into `x/`, so the delete's removal of the folder meets their making
+/// of it.
 const RACE_ROUNDS: usize = 60;
 /// The race stops early past this much time.
 const RACE_TIME: Duration = Duration::from_millis(1500);
@@ -140,7 +150,7 @@ const RACE_TIME: Duration = Duration::from_millis(1500);
 const WRITERS: usize = 4;
 
 #[test]
-fn a_put_racing_the_removal_of_its_folder_neither_fails_nor_loses_its_note() {
+fn a_put_or_move_racing_the_removal_of_its_folder_neither_fails_nor_loses_its_note() {
     let ws = Workspace::new();
     let server = ws.serve();
     let client: &Client = &server;
@@ -151,7 +161,9 @@ fn a_put_racing_the_removal_of_its_folder_neither_fails_nor_loses_its_note() {
         let new: Vec<String> = (0..WRITERS)
             .map(|w| format!("x/new-{rounds}-{w}.md"))
             .collect();
+        let moved = format!("m-{rounds}.md");
         put(client, &last, "the last note of x\n");
+        put(client, &moved, "written while x went\n");
         std::thread::scope(|s| {
             s.spawn(|| delete(client, &last));
             for (w, path) in new.iter().enumerate() {
@@ -159,9 +171,14 @@ fn a_put_racing_the_removal_of_its_folder_neither_fails_nor_loses_its_note() {
                 // shifting from round to round, so some open the folder just before
                 // the delete removes it.
                 let wait = Duration::from_millis(((rounds * 7 + w * 9) % 32) as u64);
+                let moved = &moved;
                 s.spawn(move || {
                     std::thread::sleep(wait);
-                    put(client, path, "written while x went\n");
+                    if w == 0 {
+                        move_note(client, moved, path);
+                    } else {
+                        put(client, path, "written while x went\n");
+                    }
                 });
             }
         });
