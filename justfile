@@ -54,6 +54,11 @@ bench-search:
 bench-links:
     cargo bench --bench links
 
+# Beneath-the-root opens: a note opened and read 10k times by openat2 by hand and by
+# cap-std, in turns; writes bench/ROOT.md
+bench-root:
+    cargo bench --bench root
+
 # HTTP benchmark against nginx on the same files (1k and 10k notes); writes bench/RESULTS.md
 bench-http:
     python3 bench/run.py

@@ -196,68 +196,37 @@ fn default_permissions() -> fs::Permissions {
 }
 
 /// Deletes temp files a crash left behind under `root` (hidden folders included, so the
-/// public record's folder is cleaned too). Returns how many were removed.
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn clean_temp_files(root: &Path) -> usize {
-    walkdir::WalkDir::new(root)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
-        .filter(|e| fs::remove_file(e.path()).is_ok())
-        .count()
-}
-
-/// Deletes temp files a crash left behind under `root` (hidden folders included, so the
 /// public record's folder is cleaned too). Returns how many were removed. Each folder
 /// is entered from the handle of the one above without following symlinks, and each
 /// file removed by name in its folder, so a folder swapped for a symlink meanwhile
 /// leads nowhere outside.
-#[cfg(target_os = "linux")]
 pub(crate) fn clean_temp_files(root: &Path) -> usize {
-    use rustix::fs::{Mode, OFlags};
-    rustix::fs::open(
-        root,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_or(0, clean_temp_files_at)
+    cap_std::fs::Dir::open_ambient_dir(root, cap_std::ambient_authority())
+        .map_or(0, |dir| clean_temp_files_in(&dir))
 }
 
-#[cfg(target_os = "linux")]
-fn clean_temp_files_at(dir: std::os::fd::OwnedFd) -> usize {
-    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-    let Ok(entries) = rustix::fs::Dir::read_from(&dir) else {
+fn clean_temp_files_in(dir: &cap_std::fs::Dir) -> usize {
+    use cap_fs_ext::DirExt;
+    let Ok(entries) = dir.entries() else {
         return 0;
     };
     let mut removed = 0;
-    let mut folders = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if matches!(name.to_bytes(), b"." | b"..") {
-            continue;
-        }
-        let kind = match entry.file_type() {
-            FileType::Unknown => rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
-                .map(|stat| FileType::from_raw_mode(stat.st_mode))
-                .unwrap_or(FileType::Unknown),
-            kind => kind,
-        };
-        match kind {
-            FileType::Directory => folders.push(name.to_owned()),
-            FileType::RegularFile
-                if name.to_bytes().starts_with(TEMP_PREFIX.as_bytes())
-                    && rustix::fs::unlinkat(&dir, name, AtFlags::empty()).is_ok() =>
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                if let Ok(folder) = dir.open_dir_nofollow(&name) {
+                    removed += clean_temp_files_in(&folder);
+                }
+            }
+            Ok(kind)
+                if kind.is_file()
+                    && name.to_string_lossy().starts_with(TEMP_PREFIX)
+                    && dir.remove_file(&name).is_ok() =>
             {
                 removed += 1;
             }
             _ => {}
-        }
-    }
-    for name in folders {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        if let Ok(folder) = rustix::fs::openat(&dir, name.as_c_str(), flags, Mode::empty()) {
-            removed += clean_temp_files_at(folder);
         }
     }
     removed

@@ -16,6 +16,7 @@ mod cli_search;
 mod cli_token;
 mod completion_shells;
 mod connections;
+mod empty_folders;
 mod file_types;
 mod files;
 mod files_cache;

@@ -83,10 +83,12 @@ impl Notebook {
         Ok(put)
     }
 
-    /// Deletes an attachment, when `cond` holds of it.
+    /// Deletes an attachment, when `cond` holds of it; its folder goes when this left it
+    /// empty (`remove_emptied`).
     pub(crate) fn delete_file(&self, path: &FilePath, cond: &Precondition) -> Result<FileDeleted> {
         self.note_locks
             .with(path.as_str(), || self.delete_file_locked(path, cond))?;
+        self.root.remove_emptied(path.parent());
         self.file_changed(path);
         self.files.forget(path.as_str());
         Ok(FileDeleted {

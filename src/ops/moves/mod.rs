@@ -62,7 +62,8 @@ pub(crate) struct Finished {
 impl Notebook {
     /// Moves note `from` to `to` when `cond` holds of `from`, making the folders of
     /// `to`, and rewrites every link that leads to it so that it leads to `to`.
-    /// `to` must not exist. The caller's `scope` must reach both paths and every note
+    /// `to` must not exist; the folder of `from` goes when this left it empty
+    /// (`remove_emptied`). The caller's `scope` must reach both paths and every note
     /// the move would rewrite: a move that would change a note outside it changes
     /// nothing and says so without naming it.
     pub(crate) fn move_note(
@@ -138,6 +139,7 @@ impl Notebook {
             self.apply(&journal, Some(scope))?;
             Ok(journal)
         })?;
+        self.root.remove_emptied(from.parent());
         self.changed(from);
         self.changed(to);
         let mut rewritten: Vec<String> = journal.rewrites.into_iter().map(|r| r.path).collect();
@@ -174,6 +176,11 @@ impl Notebook {
         let finished = self
             .note_locks
             .with_all(&keys, || self.apply(&journal, None))?;
+        if finished.renamed
+            && let Ok(from) = NotePath::parse(&journal.from)
+        {
+            self.root.remove_emptied(from.parent());
+        }
         for path in [&journal.from, &journal.to]
             .into_iter()
             .chain(&finished.rewritten)

@@ -1,15 +1,16 @@
-//! The notes dir as an open folder (`RootDir`, a cache of its handle), and every open
-//! and rename of a note beneath it (`rename` also holds the service's own files in
-//! `.notes/`): nothing is checked by path and then used by path.
+//! The notes dir as an open folder (`RootDir`, a cache of its cap-std handle), and every
+//! open and rename of a note beneath it (`rename` also holds the service's own files in
+//! `.notes/`), and the removal of folders a delete or move emptied (`emptied`): nothing
+//! is checked by path and then used by path.
 
 mod dir;
+mod emptied;
 mod landing;
 mod open;
 mod rename;
-#[cfg(target_os = "linux")]
-mod walk;
 
 pub(crate) use dir::RootDir;
 pub(crate) use landing::Landing;
 pub(crate) use open::{open_error, path_error};
 pub(crate) use open::{resolve, resolve_rel};
+pub(crate) use rename::FOLDER_TRIES;

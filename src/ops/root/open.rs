@@ -1,5 +1,5 @@
-//! Opening notes beneath the notes dir: through the `RootDir` handle on Linux, with a
-//! path check elsewhere; only regular files are notes.
+//! Opening notes beneath the notes dir through the `RootDir` handle (cap-std): only
+//! regular files are notes.
 
 use std::fs;
 use std::io;
@@ -12,9 +12,9 @@ use crate::ops::{FilePath, NotePath};
 impl RootDir {
     /// Opens the note for reading, with its metadata. Only a regular file is a note:
     /// anything else (a folder, a FIFO, a socket, a device) is refused like a missing
-    /// note, and is opened non-blocking so the open itself never waits. On Linux the
-    /// open walks from the notes dir's handle and is refused when a symlink on the way
-    /// leads outside (see `RootDir::open_beneath`).
+    /// note, and is opened non-blocking so the open itself never waits. The open walks
+    /// from the notes dir's handle and is refused when a symlink on the way leads
+    /// outside.
     pub(crate) fn open_note(&self, path: &NotePath) -> Result<(fs::File, fs::Metadata)> {
         self.open_regular(path.as_str())
     }
@@ -27,33 +27,34 @@ impl RootDir {
 
     /// Opens the regular file `rel` beneath the notes dir for reading.
     fn open_regular(&self, rel: &str) -> Result<(fs::File, fs::Metadata)> {
-        let root = self;
+        use cap_fs_ext::OpenOptionsSyncExt;
+        let root = self
+            .handle()
+            .map_err(|e| open_error(e, Error::AccessFailed))?;
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.read(true).nonblock(true);
         #[cfg(target_os = "linux")]
-        let file = {
-            use rustix::fs::OFlags;
-            let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK;
-            match root.open_beneath(rel, flags, false) {
-                Ok(fd) => fs::File::from(fd),
-                Err(e) => {
-                    return Err(match open_error(e.into(), Error::AccessFailed) {
-                        // A socket cannot be opened at all (`ENXIO`), nor can a device
-                        // without a driver or one the service may not read: they are
-                        // not notes, so missing like any other special file.
-                        Error::AccessFailed(_) if root.is_special(rel) => Error::NotFound,
-                        err => err,
-                    });
-                }
+        cap_std::fs::OpenOptionsExt::custom_flags(
+            &mut options,
+            rustix::fs::OFlags::NOCTTY.bits() as i32,
+        );
+        let file = match root.beneath(rel, |dir, rel| dir.open_with(rel, &options)) {
+            Ok(file) => file.into_std(),
+            Err(e) => {
+                return Err(match open_error(e, Error::AccessFailed) {
+                    // A socket cannot be opened at all (`ENXIO`), nor can a device
+                    // without a driver or one the service may not read: they are not
+                    // notes, so missing like any other special file.
+                    Error::AccessFailed(_)
+                        if root
+                            .beneath(rel, |dir, rel| dir.metadata(rel))
+                            .is_ok_and(|meta| !meta.is_file()) =>
+                    {
+                        Error::NotFound
+                    }
+                    err => err,
+                });
             }
-        };
-        #[cfg(not(target_os = "linux"))]
-        let file = {
-            let full = resolve_rel(root.path(), rel)?;
-            // Without `O_NONBLOCK` at hand, a special file is refused before the open.
-            match fs::metadata(&full) {
-                Ok(meta) if !meta.is_file() => return Err(Error::NotFound),
-                _ => {}
-            }
-            fs::File::open(full).map_err(|e| open_error(e, Error::AccessFailed))?
         };
         let meta = file.metadata().map_err(Error::AccessFailed)?;
         if !meta.is_file() {
@@ -77,17 +78,6 @@ impl RootDir {
     #[cfg(target_os = "linux")]
     pub(crate) fn stat_attachment(&self, path: &FilePath) -> Result<rustix::fs::Stat> {
         self.stat_regular(path.as_str())
-    }
-
-    /// Whether `rel` leads (beneath the notes dir) to something other than a regular
-    /// file: a socket, a FIFO, a device. Asked only after an open failed, by an
-    /// `O_PATH` open, which opens nothing for reading.
-    #[cfg(target_os = "linux")]
-    fn is_special(&self, rel: &str) -> bool {
-        use rustix::fs::{FileType, OFlags};
-        self.open_beneath(rel, OFlags::PATH, false)
-            .and_then(|fd| rustix::fs::fstat(&fd))
-            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile)
     }
 
     #[cfg(target_os = "linux")]
@@ -118,11 +108,18 @@ pub(crate) fn resolve(root: &Path, path: &NotePath) -> Result<PathBuf> {
 }
 
 /// The file inside `root` that the checked relative path `rel` names, refused when a
-/// symlink on the way leads outside `root`.
+/// symlink on the way leads outside `root` or nowhere.
 pub(crate) fn resolve_rel(root: &Path, rel: &str) -> Result<PathBuf> {
-    let full = root.join(rel);
-    ensure_inside(root, &full)?;
-    Ok(full)
+    match RootDir::new(root.to_path_buf()).landing(rel) {
+        super::Landing::Unknown => Err(Error::InvalidPath),
+        _ => Ok(root.join(rel)),
+    }
+}
+
+/// Whether cap-std refused a walk for leaving the dir: its one error that carries no
+/// number from the system.
+pub(super) fn escaped(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
 }
 
 /// The error of opening a note: missing is `NotFound`; a walk refused for leaving the
@@ -138,6 +135,9 @@ pub(crate) fn open_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
 /// An error of the file system about a note path: `InvalidPath` when the path cannot
 /// be used (it leaves the notes dir, loops, or is too long), `other` otherwise.
 pub(crate) fn path_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
+    if escaped(&e) {
+        return Error::InvalidPath;
+    }
     #[cfg(target_os = "linux")]
     if let Some(code) = e.raw_os_error() {
         use rustix::io::Errno;
@@ -149,58 +149,6 @@ pub(crate) fn path_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
     match e.kind() {
         io::ErrorKind::InvalidFilename => Error::InvalidPath,
         _ => other(e),
-    }
-}
-
-/// The real location of a notes dir, remembered after the first success: every
-/// request resolves against it. Should the dir be moved away while serving, paths
-/// resolve outside the remembered place and are refused, never let through.
-fn canonical_root(root: &Path) -> Option<PathBuf> {
-    use std::sync::{Mutex, PoisonError};
-    static ROOTS: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
-    let mut roots = ROOTS.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, real)) = roots.iter().find(|(given, _)| given == root) {
-        return Some(real.clone());
-    }
-    let real = root.canonicalize().ok()?;
-    if roots.len() >= 16 {
-        roots.remove(0);
-    }
-    roots.push((root.to_path_buf(), real.clone()));
-    Some(real)
-}
-
-/// Refuses `full` when it, or the deepest part of it that exists, resolves (through
-/// symlinks) to a place outside `root`.
-fn ensure_inside(root: &Path, full: &Path) -> Result<()> {
-    let Some(root) = canonical_root(root) else {
-        // No notes dir yet: nothing under it can be a symlink.
-        return Ok(());
-    };
-    let mut probe = full.to_path_buf();
-    let mut retries = 3;
-    loop {
-        match probe.canonicalize() {
-            Ok(real) => {
-                return if real.starts_with(&root) {
-                    Ok(())
-                } else {
-                    Err(Error::InvalidPath)
-                };
-            }
-            Err(_) => match probe.symlink_metadata() {
-                // A dangling symlink cannot be followed to check where it points:
-                // refuse it rather than write through it.
-                Ok(meta) if meta.file_type().is_symlink() => return Err(Error::InvalidPath),
-                // Created by a concurrent writer since the first look: look again.
-                Ok(_) if retries > 0 => retries -= 1,
-                _ => {
-                    if !probe.pop() {
-                        return Ok(());
-                    }
-                }
-            },
-        }
     }
 }
 
@@ -230,9 +178,7 @@ mod tests {
         // Opening applies the same rules, whichever way it walks.
         std::fs::write(root.path().join("in/n.md"), "inside").unwrap();
         std::os::unix::fs::symlink("in/n.md", root.path().join("rel.md")).unwrap();
-        let mut dirs = vec![RootDir::new(root.path().to_path_buf())];
-        #[cfg(target_os = "linux")]
-        dirs.push(RootDir::new(root.path().to_path_buf()).without_openat2());
+        let dirs = vec![RootDir::new(root.path().to_path_buf())];
         for dir in &dirs {
             for p in ["out/secret.md", "s.md", "dangling.md"] {
                 let np = NotePath::parse(p).unwrap();
@@ -272,8 +218,7 @@ mod tests {
         std::os::unix::fs::symlink("sock.md", root.path().join("to-sock.md")).unwrap();
         let _file_socket =
             std::os::unix::net::UnixListener::bind(root.path().join("sock.png")).unwrap();
-        let mut dirs = vec![RootDir::new(root.path().to_path_buf())];
-        dirs.push(RootDir::new(root.path().to_path_buf()).without_openat2());
+        let dirs = vec![RootDir::new(root.path().to_path_buf())];
         for dir in &dirs {
             for p in ["fifo.md", "dir.md", "sock.md", "to-sock.md"] {
                 let np = NotePath::parse(p).unwrap();

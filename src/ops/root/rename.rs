@@ -1,66 +1,86 @@
 //! Moving a note's file to another path beneath the notes dir, never over a file that
 //! is there, and the service's own small files in `.notes/` (read, written atomically,
-//! removed): on Linux all reached from folder handles opened beneath the notes dir.
+//! removed): all reached from folder handles opened beneath the notes dir.
 
-use std::io;
+use std::io::{self, Read, Write};
+
+use cap_std::fs::Dir;
 
 use super::RootDir;
 use crate::ops::NotePath;
 use crate::ops::path::INTERNAL_DIR;
+
+/// How many times a write makes its folder again when it went under it for being empty
+/// (another request's delete emptied it between the folder's making and the new name):
+/// a third loss needs two more folders emptied and removed in that instant.
+pub(crate) const FOLDER_TRIES: usize = 3;
 
 /// The path of a file of the service inside the notes dir.
 fn internal(name: &str) -> String {
     format!("{INTERNAL_DIR}/{name}")
 }
 
-#[cfg(target_os = "linux")]
 impl RootDir {
     /// Renames note `from` to `to`, making the folders of `to` on the way. Fails with
     /// `AlreadyExists` when something holds the name `to`, `NotFound` when `from` is
-    /// gone; both folders are synced after.
+    /// gone; both folders are synced after. A folder of `to` removed meanwhile for
+    /// being empty (`remove_emptied`) is made again, up to `FOLDER_TRIES` times.
     pub(crate) fn rename_note(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {
-        use rustix::fs::{AtFlags, OFlags, RenameFlags};
-        use rustix::io::Errno;
-        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY;
-        let from_dir = self.open_beneath(from.parent(), dir_flags, false)?;
-        let to_dir = self.open_beneath(to.parent(), OFlags::RDONLY, true)?;
-        let (old, new) = (from.file_name(), to.file_name());
-        match rustix::fs::renameat_with(&from_dir, old, &to_dir, new, RenameFlags::NOREPLACE) {
-            Ok(()) => {}
-            // A file system without `RENAME_NOREPLACE`: a hard link, which never
-            // replaces either, then the old name goes.
-            Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => {
-                rustix::fs::linkat(&from_dir, old, &to_dir, new, AtFlags::empty())?;
-                rustix::fs::unlinkat(&from_dir, old, AtFlags::empty())?;
+        let mut tries = 1;
+        loop {
+            match self.rename_once(from, to) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound && tries < FOLDER_TRIES => {
+                    tries += 1;
+                }
+                other => return other,
             }
-            Err(e) => return Err(e.into()),
         }
-        rustix::fs::fsync(&to_dir)?;
-        rustix::fs::fsync(&from_dir)?;
-        Ok(())
+    }
+
+    fn rename_once(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {
+        let from_dir = self.open_folder(from.parent(), false)?;
+        let to_dir = self.open_folder(to.parent(), true)?;
+        let (old, new) = (from.file_name(), to.file_name());
+        #[cfg(target_os = "linux")]
+        let renamed = {
+            use rustix::fs::RenameFlags;
+            use rustix::io::Errno;
+            match rustix::fs::renameat_with(&from_dir, old, &to_dir, new, RenameFlags::NOREPLACE) {
+                Ok(()) => true,
+                Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => false,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        #[cfg(not(target_os = "linux"))]
+        let renamed = false;
+        if !renamed {
+            // No `RENAME_NOREPLACE`: a hard link, which never replaces either, then the
+            // old name goes.
+            from_dir.hard_link(old, &to_dir, new)?;
+            from_dir.remove_file(old)?;
+        }
+        sync(&to_dir)?;
+        sync(&from_dir)
     }
 
     /// The bytes of the service's file `name` in `.notes/`; `None` when there is none.
     pub(crate) fn read_internal(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
-        use rustix::fs::OFlags;
-        use std::io::Read;
-        let fd = match self.open_beneath(&internal(name), OFlags::RDONLY, false) {
-            Ok(fd) => fd,
-            Err(rustix::io::Errno::NOENT) => return Ok(None),
-            Err(e) => return Err(e.into()),
+        let root = match self.handle() {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            other => other?,
         };
-        let mut bytes = Vec::new();
-        std::fs::File::from(fd).read_to_end(&mut bytes)?;
-        Ok(Some(bytes))
+        match root.beneath(&internal(name), |dir, rel| dir.read(rel)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Replaces the service's file `name` in `.notes/` with `bytes`, atomically and
     /// durably (the folder made when missing).
     pub(crate) fn write_internal(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
-        use rustix::fs::OFlags;
-        let dir = self.open_beneath(INTERNAL_DIR, OFlags::RDONLY, true)?;
-        crate::ops::fsutil::write_atomic_at(&dir, name, bytes, 0o644, false)?;
-        Ok(())
+        let dir = self.open_folder(INTERNAL_DIR, true)?;
+        write_in(&dir, name, bytes, crate::ops::fsutil::NEW_FILE_MODE)
     }
 
     /// Changes the service's file `name` in `.notes/` under an exclusive lock on the
@@ -73,111 +93,93 @@ impl RootDir {
         mode: u32,
         change: impl FnOnce(Option<Vec<u8>>) -> Result<(Vec<u8>, T), E>,
     ) -> Result<T, E> {
-        use rustix::fs::{FlockOperation, Mode, OFlags};
-        use std::io::Read;
-        let dir = self
-            .open_beneath(INTERNAL_DIR, OFlags::RDONLY, true)
-            .map_err(io::Error::from)?;
-        rustix::fs::flock(&dir, FlockOperation::LockExclusive).map_err(io::Error::from)?;
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let current = match rustix::fs::openat(&dir, name, flags, Mode::empty()) {
-            Ok(fd) => {
+        use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
+        let dir = self.open_folder(INTERNAL_DIR, true)?;
+        // The lock goes with this handle of the folder.
+        let lock = dir.try_clone()?.into_std_file();
+        lock.lock()?;
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.read(true).follow(FollowSymlinks::No);
+        let current = match dir.open_with(name, &options) {
+            Ok(mut file) => {
                 let mut bytes = Vec::new();
-                std::fs::File::from(fd).read_to_end(&mut bytes)?;
+                file.read_to_end(&mut bytes)?;
                 Some(bytes)
             }
-            Err(rustix::io::Errno::NOENT) => None,
-            Err(e) => return Err(io::Error::from(e).into()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e.into()),
         };
         let (bytes, out) = change(current)?;
-        crate::ops::fsutil::write_atomic_at(&dir, name, &bytes, mode, false)?;
-        // The lock goes with the folder's handle.
+        write_in(&dir, name, &bytes, mode)?;
         Ok(out)
     }
 
     /// The identity of the service's file `name` in `.notes/` (one `stat`), `None` when
     /// there is none: cheap enough to ask on every request whether it changed.
+    #[cfg(target_os = "linux")]
     pub(crate) fn internal_identity(&self, name: &str) -> Option<rustix::fs::Stat> {
         self.identity(&internal(name)).ok()
     }
 
-    /// Removes the service's file `name` from `.notes/`, durably; gone already is fine.
-    pub(crate) fn remove_internal(&self, name: &str) -> io::Result<()> {
-        use rustix::fs::{AtFlags, OFlags};
-        let dir = match self.open_beneath(INTERNAL_DIR, OFlags::RDONLY | OFlags::DIRECTORY, false) {
-            Ok(dir) => dir,
-            Err(rustix::io::Errno::NOENT) => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        match rustix::fs::unlinkat(&dir, name, AtFlags::empty()) {
-            Ok(()) | Err(rustix::io::Errno::NOENT) => {}
-            Err(e) => return Err(e.into()),
-        }
-        rustix::fs::fsync(&dir)?;
-        Ok(())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-impl RootDir {
-    /// Renames note `from` to `to` after checking both paths stay inside the notes dir;
-    /// `AlreadyExists` when `to` is taken.
-    pub(crate) fn rename_note(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {
-        let outside = |_| io::Error::new(io::ErrorKind::InvalidInput, "outside the notes dir");
-        let old = super::resolve(self.path(), from).map_err(outside)?;
-        let new = super::resolve(self.path(), to).map_err(outside)?;
-        if std::fs::symlink_metadata(&new).is_ok() {
-            return Err(io::ErrorKind::AlreadyExists.into());
-        }
-        if let Some(parent) = new.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::rename(old, new)
-    }
-
-    pub(crate) fn read_internal(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
-        match std::fs::read(self.path().join(internal(name))) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    pub(crate) fn write_internal(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
-        let dir = self.path().join(INTERNAL_DIR);
-        std::fs::create_dir_all(&dir)?;
-        crate::ops::fsutil::write_atomic(&dir.join(name), bytes)
-    }
-
-    pub(crate) fn update_internal<T, E: From<io::Error>>(
-        &self,
-        name: &str,
-        mode: u32,
-        change: impl FnOnce(Option<Vec<u8>>) -> Result<(Vec<u8>, T), E>,
-    ) -> Result<T, E> {
-        let (bytes, out) = change(self.read_internal(name)?)?;
-        self.write_internal(name, &bytes)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let path = self.path().join(internal(name));
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
-        }
-        #[cfg(not(unix))]
-        let _ = mode;
-        Ok(out)
-    }
-
+    #[cfg(not(target_os = "linux"))]
     pub(crate) fn internal_identity(&self, name: &str) -> Option<std::fs::Metadata> {
         std::fs::metadata(self.path().join(internal(name))).ok()
     }
 
+    /// Removes the service's file `name` from `.notes/`, durably; gone already is fine.
     pub(crate) fn remove_internal(&self, name: &str) -> io::Result<()> {
-        match crate::ops::fsutil::remove_durable(&self.path().join(internal(name))) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        let dir = match self.open_folder(INTERNAL_DIR, false) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            other => other?,
+        };
+        match dir.remove_file(name) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            other => other?,
         }
+        sync(&dir)
     }
+}
+
+/// Flushes a folder's entries (a rename or removal inside it) to disk.
+fn sync(dir: &Dir) -> io::Result<()> {
+    dir.try_clone()?.into_std_file().sync_all()
+}
+
+/// Replaces `name` in `dir` with `bytes` and permissions `mode`: a hidden temp file,
+/// synced, renamed over the name, then the folder synced.
+fn write_in(dir: &Dir, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let temp = format!(
+        "{}{}-{}",
+        crate::ops::fsutil::TEMP_PREFIX,
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    // Never more open than `mode`, not even before the `chmod` past the umask.
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::mode(&mut options, mode);
+    let mut file = dir.open_with(&temp, &options)?;
+    let written = (|| {
+        file.write_all(bytes)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let permissions = std::fs::Permissions::from_mode(mode);
+            file.set_permissions(cap_std::fs::Permissions::from_std(permissions))?;
+        }
+        #[cfg(not(unix))]
+        let _ = mode;
+        file.sync_all()?;
+        dir.rename(&temp, dir, name)
+    })();
+    if written.is_err() {
+        let _ = dir.remove_file(&temp);
+    }
+    written?;
+    sync(dir)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::ops::front_matter::{self, Document, FrontMatter};
 use crate::ops::ids::Op;
 use crate::ops::model::{DeleteConfirmation, NoteFields, NoteInput, Precondition, PutOutcome};
-use crate::ops::root::{open_error, path_error};
+use crate::ops::root::{FOLDER_TRIES, open_error, path_error};
 use crate::ops::{NotePath, Notebook, clock, fsutil};
 
 /// The placeholder sentence of an empty body.
@@ -126,9 +126,35 @@ impl Notebook {
 
     /// `store_named`, with `gate` called once the bytes are synced, before the name
     /// appears, given the device whose sync follows, when known
-    /// (`fsutil::write_atomic_gated`).
-    #[cfg(target_os = "linux")]
+    /// (`fsutil::write_atomic_gated`). A folder removed under the write for being empty
+    /// (a delete of the last note in it, `RootDir::remove_emptied`) is made again and
+    /// the write done there: a writer never fails for another request's cleanup. The
+    /// gate answers once; called again, it lets the write through.
     pub(crate) fn store_gated(
+        &self,
+        parent: &str,
+        name: &str,
+        bytes: &[u8],
+        mode: u32,
+        create: bool,
+        gate: &mut dyn FnMut(Option<u64>) -> io::Result<()>,
+    ) -> Result<()> {
+        let mut tries = 1;
+        loop {
+            match self.store_gated_once(parent, name, bytes, mode, create, gate) {
+                Err(Error::CreateDirFailed(e) | Error::WriteFailed(e))
+                    if e.kind() == io::ErrorKind::NotFound && tries < FOLDER_TRIES =>
+                {
+                    tries += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One try of `store_gated`.
+    #[cfg(target_os = "linux")]
+    fn store_gated_once(
         &self,
         parent: &str,
         name: &str,
@@ -162,9 +188,9 @@ impl Notebook {
         }
     }
 
-    /// `store_named`, with `gate` called before the file is written.
+    /// One try of `store_gated`, with `gate` called before the file is written.
     #[cfg(not(target_os = "linux"))]
-    pub(crate) fn store_gated(
+    fn store_gated_once(
         &self,
         parent: &str,
         name: &str,
@@ -188,7 +214,7 @@ impl Notebook {
         fsutil::write_atomic(&full, bytes).map_err(|e| path_error(e, Error::WriteFailed))
     }
 
-    /// Deletes a note.
+    /// Deletes a note; its folder goes when this left it empty (`remove_emptied`).
     pub(crate) fn delete(
         &self,
         path: &NotePath,
@@ -196,6 +222,7 @@ impl Notebook {
     ) -> Result<DeleteConfirmation> {
         self.note_locks
             .with(path.as_str(), || self.delete_locked(path, cond))?;
+        self.root.remove_emptied(path.parent());
         self.changed(path);
         Ok(DeleteConfirmation {
             message: DELETED,
