@@ -55,7 +55,7 @@ impl Notebook {
             .map_err(failed)
     }
 
-    /// The versions of an attachment, newest first; `NotFound` when it has none.
+    /// The versions of an attachment, newest first; `FileNotFound` when it has none.
     pub(crate) fn file_history(&self, path: &FilePath) -> Result<Vec<Version>> {
         let versions = self.history_store()?.with_index(|index| {
             index.notes.get(path.as_str()).map(|entries| {
@@ -71,7 +71,7 @@ impl Notebook {
                     .collect::<Vec<_>>()
             })
         });
-        versions.map_err(failed)?.ok_or(Error::NotFound)
+        versions.map_err(failed)?.ok_or(Error::FileNotFound)
     }
 
     /// The bytes of version `id` of an attachment (or a prefix of at least 4 hex
