@@ -164,9 +164,31 @@ fn a_deleted_file_is_in_the_trash_and_comes_back() {
     assert_eq!(listed[0]["operation"], "delete");
     assert_eq!(listed[0]["size"], 0);
 
-    // The web trash lists it too.
+    // The web trash lists it too, marked as a file, and its Restore brings it back.
     let page = server.get("/trash").text().unwrap();
-    assert!(page.contains("docs/map.pdf"), "{page}");
+    assert!(
+        page.contains("docs/map.pdf") && page.contains("File"),
+        "{page}"
+    );
+    let other = random_bytes(6, 2_000);
+    assert_eq!(put_file(&server, "web.bin", &other), 201);
+    let r = server
+        .request("DELETE", "/api/v1/files/web.bin")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let web_version = versions(&server, "web.bin")[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = crate::web_pages::same_site_post(
+        &server,
+        "/restore",
+        &[("path", "web.bin"), ("version", &web_version)],
+    );
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/file/web.bin");
+    assert_eq!(std::fs::read(ws.notes().join("web.bin")).unwrap(), other);
 
     // Restored from the trash entry: 201, byte-equal, out of the trash.
     let (status, info) = restore(&server, "docs/map.pdf", file["version"].as_str().unwrap());

@@ -197,3 +197,60 @@ pub(super) fn pending_blobs(dir: &Path, repo: &Repository, tip: Oid) -> HResult<
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::temp_notebook;
+
+    fn loose_objects(dir: &Path) -> usize {
+        std::fs::read_dir(dir.join("objects"))
+            .unwrap()
+            .flatten()
+            .filter(|f| f.file_name().len() == 2)
+            .map(|f| std::fs::read_dir(f.path()).unwrap().count())
+            .sum()
+    }
+
+    #[test]
+    fn a_full_pack_keeps_every_blob_once_even_one_not_yet_committed() {
+        let (_dir, nb) = temp_notebook();
+        let a = FilePath::parse("img/a.bin").unwrap();
+        let b = FilePath::parse("img/b.bin").unwrap();
+        let bytes: Vec<u8> = (0..50_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        nb.put_file(&a, &bytes, &Precondition::None).unwrap();
+        // The same bytes at another path: the blob is there already.
+        nb.put_file(&b, &bytes, &Precondition::None).unwrap();
+        let store = nb.history_store().unwrap();
+        assert_eq!(loose_objects(&store.dir), 1);
+
+        // A record whose commit is not made yet (the commit lock held, so the
+        // committer waits), then a full pack: its blob stays.
+        let pending = b"not committed yet".to_vec();
+        let id = {
+            let _turn = lock_file(&store.dir, COMMIT_LOCK).unwrap();
+            let id = write_blob(&store.dir, &pending).unwrap();
+            let mut objects = encode(
+                1,
+                "put img/c.bin",
+                &[Change {
+                    path: "img/c.bin".into(),
+                    text: None,
+                }],
+            );
+            objects.push(stored(id, pending.len() as u64));
+            store.append(&objects, wal::Sync::Now).unwrap();
+            assert!(super::super::pack::pack_all(&store.dir).unwrap());
+            id
+        };
+        assert_eq!(loose_objects(&store.dir), 0);
+        let repo = Repository::open_bare(&store.dir).unwrap();
+        assert_eq!(repo.find_blob(id).unwrap().content(), pending);
+        // Each version is read back after the pack.
+        let c = FilePath::parse("img/c.bin").unwrap();
+        let latest = nb.file_history(&c).unwrap()[0].id.clone();
+        assert_eq!(nb.file_version(&c, &latest, false).unwrap(), pending);
+        let latest = nb.file_history(&a).unwrap()[0].id.clone();
+        assert_eq!(nb.file_version(&a, &latest, false).unwrap(), bytes);
+    }
+}
