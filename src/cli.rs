@@ -165,11 +165,13 @@ pub(crate) enum Command {
         notes files trips\n  \
         notes files --json | jq '.files[].path'")]
     Files(FilesArgs),
-    /// List a note's versions, newest first (every put, delete, move, restore and
-    /// outside edit is one), or with --prune drop the old versions and pack the store
+    /// List a note's (or an attachment's) versions, newest first (every put, delete,
+    /// move, restore and outside edit is one), or with --prune drop the old versions and
+    /// pack the store
     #[command(after_long_help = "EXAMPLES:\n  \
         notes history ideas/hi.md\n  \
         notes history ideas/hi.md --json | jq '.versions[0].id'\n  \
+        notes history ideas/img/map.png      an attachment's versions\n  \
         notes history --prune --keep 90      drop what was replaced 90+ days ago\n  \
         notes history --prune                pack the store, drop nothing")]
     History(HistoryArgs),
@@ -183,8 +185,8 @@ pub(crate) enum Command {
         notes diff ideas/hi.md 3f2a9c1 8be01d4")]
     Diff(DiffArgs),
 
-    /// Bring back a version of a note as a new change: by default the version before
-    /// the last change (a deleted note: its last text)
+    /// Bring back a version of a note (or an attachment) as a new change: by default
+    /// the version before the last change (a deleted note: its last text)
     // `--version` here is a version of the note, as for `show`.
     #[command(
         disable_version_flag = true,
@@ -194,8 +196,8 @@ pub(crate) enum Command {
     )]
     Restore(RestoreArgs),
 
-    /// List the deleted notes, most recently deleted first, with the version that
-    /// `notes restore` brings back
+    /// List the deleted notes and attachments (marked "(file)"), most recently deleted
+    /// first, with the version that `notes restore` brings back
     #[command(
         after_long_help = "EXAMPLES:\n  notes trash\n  notes trash --json | jq '.notes[].path'"
     )]

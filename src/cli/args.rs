@@ -174,7 +174,8 @@ pub(crate) struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct HistoryArgs {
-    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    /// Note or attachment path, relative to the notes folder (e.g. ideas/hi.md,
+    /// ideas/img/map.png)
     #[arg(
         add = ArgValueCompleter::new(note_candidates),
         required_unless_present = "prune",
@@ -210,20 +211,23 @@ pub(crate) struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct RestoreArgs {
-    /// Note path, relative to the notes folder (e.g. ideas/hi.md)
+    /// Note or attachment path, relative to the notes folder (e.g. ideas/hi.md,
+    /// ideas/img/map.png)
     #[arg(add = ArgValueCompleter::new(note_candidates))]
     pub(crate) note: String,
     /// The version to bring back (an id from `notes history`, or a prefix of it)
     #[arg(long, value_name = "ID")]
     pub(crate) version: Option<String>,
-    /// Print the restored note as the API's JSON (NoteResponse)
+    /// Print the restored note as the API's JSON (NoteResponse; an attachment's
+    /// {"path", "size", "lastModified", "contentType"})
     #[arg(long)]
     pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct TrashArgs {
-    /// Print the API's JSON ({"notes": [{"path", "deletedAt", "version"}]})
+    /// Print the API's JSON ({"notes": [{"path", "deletedAt", "version", "kind"}]}, kind
+    /// "note" or "file")
     #[arg(long)]
     pub(crate) json: bool,
 }

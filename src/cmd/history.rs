@@ -1,5 +1,6 @@
-//! `notes history`, `notes diff`, `notes restore` and `notes trash`: a note's versions,
-//! the changes between two of them, bringing one back, and the deleted notes.
+//! `notes history`, `notes diff`, `notes restore` and `notes trash`: a note's (or an
+//! attachment's) versions, the changes between two of them, bringing one back, and the
+//! deleted notes and files.
 
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use serde::Serialize;
 use super::escape;
 use crate::cli::{DiffArgs, HistoryArgs, RestoreArgs, TrashArgs};
 use crate::ops::history::{Compared, History, Trash};
-use crate::ops::{NotePath, Notebook};
+use crate::ops::{FilePath, NotePath, Notebook};
 
 /// How many hex digits of a version id the plain output shows.
 const SHORT_ID: usize = 12;
@@ -24,13 +25,19 @@ pub(super) fn list(notebook: &Notebook, args: HistoryArgs) -> anyhow::Result<Exi
         return prune(notebook, args.keep, args.json);
     };
     let at = |err| super::at_note(notebook, note, err);
-    let path = NotePath::parse(note).map_err(at)?;
-    let versions = notebook.history(&path).map_err(at)?;
+    let (path, versions) = match attachment(note) {
+        Some(file) => {
+            let versions = notebook.file_history(&file).map_err(at)?;
+            (file.to_string(), versions)
+        }
+        None => {
+            let path = NotePath::parse(note).map_err(at)?;
+            let versions = notebook.history(&path).map_err(at)?;
+            (path.to_string(), versions)
+        }
+    };
     if args.json {
-        return super::print_json(&History {
-            path: path.to_string(),
-            versions,
-        });
+        return super::print_json(&History { path, versions });
     }
     let mut out = String::new();
     for version in &versions {
@@ -129,7 +136,46 @@ pub(super) fn diff(notebook: &Notebook, args: DiffArgs) -> anyhow::Result<ExitCo
     super::print(&out)
 }
 
+/// The attachment `raw` names, when it is not a note's path (`.md`) but a valid
+/// attachment path.
+fn attachment(raw: &str) -> Option<FilePath> {
+    match NotePath::parse(raw) {
+        Err(crate::error::Error::NotMarkdown) => FilePath::parse(raw).ok(),
+        _ => None,
+    }
+}
+
+/// `notes restore FILE`: an attachment's version written back.
+fn restore_file(
+    notebook: &Notebook,
+    file: FilePath,
+    args: RestoreArgs,
+) -> anyhow::Result<ExitCode> {
+    let at = |err| super::at_note(notebook, &args.note, err);
+    let version = match args.version {
+        Some(version) => version,
+        None => notebook.previous_file_version(&file).map_err(at)?,
+    };
+    let put = notebook.restore_file(&file, &version).map_err(at)?;
+    if args.json {
+        return super::print_json(&put.info);
+    }
+    let verb = if put.created {
+        "restored deleted file"
+    } else {
+        "restored"
+    };
+    super::print(&format!(
+        "{verb} {} from version {}\n",
+        escape::text(file.as_str()),
+        short(&version)
+    ))
+}
+
 pub(super) fn restore(notebook: &Notebook, args: RestoreArgs) -> anyhow::Result<ExitCode> {
+    if let Some(file) = attachment(&args.note) {
+        return restore_file(notebook, file, args);
+    }
     let at = |err| super::at_note(notebook, &args.note, err);
     let path = NotePath::parse(&args.note).map_err(at)?;
     let version = match args.version {
@@ -165,10 +211,12 @@ pub(super) fn trash(notebook: &Notebook, args: TrashArgs) -> anyhow::Result<Exit
     for (note, path) in notes.iter().zip(&paths) {
         let _ = writeln!(
             out,
-            "{}  deleted {}  version {}",
+            "{}  deleted {}  version {}{}",
             style(format!("{path:<width$}")).bold(),
             style(&note.deleted_at).dim(),
-            style(short(&note.version)).yellow()
+            style(short(&note.version)).yellow(),
+            // Notes' lines stay as they were; an attachment says so.
+            if note.kind == "file" { "  (file)" } else { "" }
         );
     }
     super::print(&out)

@@ -106,11 +106,8 @@ fn twenty_puts_are_twenty_versions_each_byte_exact() {
         404,
         "Version not found",
     );
-    assert_error(
-        server.get("/api/v1/history/a.txt"),
-        400,
-        "Only .md files are supported",
-    );
+    // Not a note: an attachment's path, whose history is asked (it has none).
+    assert_error(server.get("/api/v1/history/a.txt"), 404, "File not found");
     let r = server
         .request("DELETE", "/api/v1/history/ideas/a.md")
         .send()

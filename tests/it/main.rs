@@ -22,6 +22,7 @@ mod files;
 mod files_cache;
 mod guard;
 mod history;
+mod history_files;
 mod history_git;
 mod history_moves;
 mod history_prune;

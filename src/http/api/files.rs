@@ -270,7 +270,7 @@ fn describe(
 /// The `Content-Type` a file of media type `media` is sent with, and whether it goes
 /// under a sandbox: every type but the passive ones of `ops::files::is_passive` (SVG,
 /// XML and its kin, anything unknown); HTML goes out as plain text besides.
-fn served_type(media: &str) -> (String, bool) {
+pub(super) fn served_type(media: &str) -> (String, bool) {
     let sandboxed = !crate::ops::files::is_passive(media);
     match media {
         "text/html" | "application/xhtml+xml" => ("text/plain; charset=utf-8".to_string(), true),

@@ -273,7 +273,7 @@ fn history(state: &Arc<State>) -> Routes {
     let trash = || warp::path!("api" / "v1" / "trash");
     history()
         .and(method_is(is_get))
-        .and(notes::path())
+        .and(history::target())
         .and(raw_query())
         .and(warp::header::headers_cloned())
         .and(with_state(state.clone()))

@@ -48,6 +48,7 @@ use crate::ops::store::relative;
 use crate::ops::{FilePath, Notebook, clock};
 
 pub(crate) use referenced::{Found, Referenced};
+pub(crate) use write::FilePut;
 
 /// One attachment as the API lists and describes it.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::{FileInfo, as_file_error, etag_of, info_of};
 use crate::error::{Error, Result};
+use crate::ops::ids::Op;
 use crate::ops::model::Precondition;
 use crate::ops::{FilePath, Notebook, fsutil};
 
@@ -41,6 +42,18 @@ impl Notebook {
         bytes: &[u8],
         cond: &Precondition,
     ) -> Result<FilePut> {
+        self.put_file_as(path, bytes, cond, Op::Put)
+    }
+
+    /// `put_file`, the new version recorded in the history as made by `op` (before
+    /// the file is written: a store that cannot record leaves the file as it was).
+    pub(crate) fn put_file_as(
+        &self,
+        path: &FilePath,
+        bytes: &[u8],
+        cond: &Precondition,
+        op: Op,
+    ) -> Result<FilePut> {
         let put = self.note_locks.with(path.as_str(), || {
             let current = match self.root.open_attachment(path) {
                 Ok((_, meta)) => Some(meta),
@@ -54,6 +67,7 @@ impl Notebook {
             let mode = current
                 .as_ref()
                 .map_or(fsutil::NEW_FILE_MODE, fsutil::mode_of);
+            self.record_file(path, bytes, op)?;
             self.store_named(path.parent(), path.file_name(), bytes, mode, created)
                 .map_err(|err| match err {
                     // The name is taken by what is not an attachment (a folder), or a
@@ -126,6 +140,7 @@ impl Notebook {
         if !cond.holds_for(Some(&etag_of(&meta))) {
             return Err(refused(cond));
         }
+        self.record_file_delete(path)?;
         rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|e| {
             as_file_error(crate::ops::root::open_error(e.into(), Error::DeleteFailed))
         })?;
@@ -140,6 +155,7 @@ impl Notebook {
         if !cond.holds_for(Some(&etag_of(&meta))) {
             return Err(refused(cond));
         }
+        self.record_file_delete(path)?;
         fsutil::remove_durable(&full)
             .map_err(|e| as_file_error(crate::ops::root::open_error(e, Error::DeleteFailed)))
     }

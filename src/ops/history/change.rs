@@ -1,5 +1,8 @@
 //! A change, and the record the log holds of it: `h` its time and message, then per
-//! note `p` its path, followed by `x` its text unless the change removes it.
+//! note `p` its path, followed by `x` its text unless the change removes it (or, for an
+//! attachment, `o` the id and size of its blob, written to the repository first).
+
+use git2::Oid;
 
 use super::wal;
 
@@ -13,7 +16,14 @@ pub(crate) struct Change {
 pub(super) struct Record {
     pub(super) at: i64,
     pub(super) message: String,
-    pub(super) changes: Vec<(String, Option<Vec<u8>>)>,
+    pub(super) changes: Vec<(String, Option<Body>)>,
+}
+
+/// A path's new content in a record: a note's text, or an attachment's blob that the
+/// repository already holds (its bytes are never in the log).
+pub(super) enum Body {
+    Text(Vec<u8>),
+    Stored(Oid, u64),
 }
 
 pub(super) fn encode(at: i64, message: &str, changes: &[Change]) -> Vec<wal::Object> {
@@ -45,12 +55,29 @@ pub(super) fn decode(objects: Vec<wal::Object>) -> Option<Record> {
     let mut changes = Vec::new();
     while let Some(object) = objects.next() {
         let path = String::from_utf8(object.bytes).ok()?;
-        let text = objects.next_if(|o| o.kind == b'x').map(|o| o.bytes);
-        changes.push((path, text));
+        let body = match objects.next_if(|o| o.kind == b'x' || o.kind == b'o') {
+            Some(o) if o.kind == b'x' => Some(Body::Text(o.bytes)),
+            Some(o) => Some(stored_of(&o.bytes)?),
+            None => None,
+        };
+        changes.push((path, body));
     }
     Some(Record {
         at: at.parse().ok()?,
         message: message.to_string(),
         changes,
     })
+}
+
+/// The `o` object of an attachment's blob: its id (20 bytes) and size (u64, LE).
+pub(super) fn stored(id: Oid, size: u64) -> wal::Object {
+    let mut bytes = id.as_bytes().to_vec();
+    bytes.extend_from_slice(&size.to_le_bytes());
+    wal::Object { kind: b'o', bytes }
+}
+
+fn stored_of(bytes: &[u8]) -> Option<Body> {
+    let id = Oid::from_bytes(bytes.get(..20)?).ok()?;
+    let size = u64::from_le_bytes(bytes.get(20..28)?.try_into().ok()?);
+    Some(Body::Stored(id, size))
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
 
-use super::change::decode;
+use super::change::{Body, decode};
 use super::error::{HResult, err, io_err};
 use super::index::{self, Entry};
 use super::repo::{tip, write_readable};
@@ -103,11 +103,17 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
         let mut blobs = Vec::with_capacity(record.changes.len());
         for (path, text) in &record.changes {
             match text {
-                Some(text) => {
+                Some(Body::Text(text)) => {
                     let blob = write_readable(dir, &odb, ObjectType::Blob, text)?;
                     made.objects.push(blob);
                     update.upsert(path.as_str(), blob, git2::FileMode::Blob);
                     blobs.push(Some((blob, text.len() as u64)));
+                }
+                // An attachment's blob, in the repository since its record was made
+                // (not packed again with the batch: stored once).
+                Some(Body::Stored(blob, size)) => {
+                    update.upsert(path.as_str(), *blob, git2::FileMode::Blob);
+                    blobs.push(Some((*blob, *size)));
                 }
                 None => {
                     if base.get_path(Path::new(path)).is_ok() {

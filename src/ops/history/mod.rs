@@ -9,6 +9,7 @@ mod commit;
 mod committer;
 mod compare;
 mod error;
+mod files;
 mod index;
 mod kept;
 mod layout;
@@ -57,13 +58,16 @@ pub(crate) struct History {
     pub(crate) versions: Vec<Version>,
 }
 
-/// A deleted note: `{"path", "deletedAt", "version"}`, `version` being its last text.
+/// A deleted note or attachment: `{"path", "deletedAt", "version", "kind"}`,
+/// `version` being its last text (or bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Trashed {
     pub(crate) path: String,
     #[serde(rename = "deletedAt")]
     pub(crate) deleted_at: String,
     pub(crate) version: String,
+    /// `"note"`, or `"file"` for an attachment.
+    pub(crate) kind: &'static str,
 }
 
 /// The deleted notes, most recently deleted first: the API's answer.
@@ -265,6 +269,7 @@ impl Notebook {
                                 path: path.clone(),
                                 deleted_at: rfc3339(last.at),
                                 version: kept.commit.to_string(),
+                                kind: files::kind_of(path),
                             },
                         ))
                     })

@@ -164,6 +164,11 @@ fn write_pack(repo: &Repository, tip: Oid) -> HResult<String> {
     builder
         .insert_walk(&mut walk)
         .map_err(err("cannot pack the store"))?;
+    for id in super::files::pending_blobs(repo.path(), repo, tip)? {
+        builder
+            .insert_object(id, None)
+            .map_err(err("cannot pack the store"))?;
+    }
     let dir = pack_dir(repo.path());
     std::fs::create_dir_all(&dir).map_err(io_err("cannot pack the store"))?;
     builder

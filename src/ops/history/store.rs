@@ -98,26 +98,34 @@ impl Store {
         sync: wal::Sync,
     ) -> HResult<Option<wal::Pending>> {
         let objects = encode(super::now(), message, changes);
-        let (pending, number) = {
-            let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-            let (log, lock) = match &mut *log {
-                Some(open) => open,
-                None => log.insert((
-                    wal::Log::open(&self.dir).map_err(io_err("cannot open the log"))?,
-                    open_lock(&self.dir, APPEND_LOCK)?,
-                )),
-            };
-            lock.lock().map_err(io_err("cannot lock the store"))?;
-            let appended = log.append(&objects, sync);
-            let _ = lock.unlock();
-            let (_, pending) = appended.map_err(io_err("cannot write the log"))?;
-            (pending, self.committer.nudge())
-        };
+        let (pending, number) = self.append(&objects, sync)?;
         self.count_replaced(changes, number);
         if sync == wal::Sync::Now {
             self.committer.flush()?;
         }
         Ok(pending)
+    }
+
+    /// Appends one record to the log, made durable as `sync` says; what is left to make
+    /// it durable, and the change's number for the committer.
+    pub(super) fn append(
+        &self,
+        objects: &[wal::Object],
+        sync: wal::Sync,
+    ) -> HResult<(Option<wal::Pending>, u64)> {
+        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        let (log, lock) = match &mut *log {
+            Some(open) => open,
+            None => log.insert((
+                wal::Log::open(&self.dir).map_err(io_err("cannot open the log"))?,
+                open_lock(&self.dir, APPEND_LOCK)?,
+            )),
+        };
+        lock.lock().map_err(io_err("cannot lock the store"))?;
+        let appended = log.append(objects, sync);
+        let _ = lock.unlock();
+        let (_, pending) = appended.map_err(io_err("cannot write the log"))?;
+        Ok((pending, self.committer.nudge()))
     }
 
     /// Counts the notes of a change whose text replaces an earlier version of theirs:

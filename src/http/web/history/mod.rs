@@ -165,7 +165,6 @@ async fn trash(state: Arc<State>) -> Reply {
 /// `POST /restore`: the version's text becomes the note's again (a new change in its
 /// history), then the note is shown with a confirmation.
 pub(super) async fn restore(form: RestoreForm, state: &Arc<State>) -> Reply {
-    let path = NotePath::parse(form.path.trim()).map_err(failed)?;
     let version = form.version.trim().to_string();
     if version.is_empty() {
         return Err(warp::reject::custom(PageError::Status(
@@ -173,6 +172,18 @@ pub(super) async fn restore(form: RestoreForm, state: &Arc<State>) -> Reply {
             "Choose the version to restore.",
         )));
     }
+    let raw = form.path.trim();
+    // An attachment (from the trash): written back, then shown.
+    if let Err(Error::NotMarkdown) = NotePath::parse(raw)
+        && let Ok(file) = crate::ops::FilePath::parse(raw)
+    {
+        let url = note_url("file", file.as_str());
+        blocking(state, move |s| s.notebook.restore_file(&file, &version))
+            .await
+            .map_err(failed)?;
+        return Ok(see_other(&url));
+    }
+    let path = NotePath::parse(raw).map_err(failed)?;
     let target = path.clone();
     blocking(state, move |s| s.notebook.restore(&target, &version))
         .await

@@ -195,7 +195,8 @@ pub(super) fn history(page: &HistoryView) -> Markup {
     layout(&heading, Some(""), "history", content)
 }
 
-/// `/trash`: the deleted notes, most recently deleted first, each restored in a click.
+/// `/trash`: the deleted notes and files, most recently deleted first, each restored in
+/// a click.
 pub(super) fn trash(notes: &[Trashed]) -> Markup {
     let content = html! {
         nav.crumbs { a href="/" { "← All notes" } }
@@ -211,9 +212,12 @@ pub(super) fn trash(notes: &[Trashed]) -> Markup {
                     li {
                         span.title { (note.path) }
                         p.meta {
+                            @if note.kind == "file" { "File · " }
                             "Deleted " (moment(&note.deleted_at))
-                            span.dot aria-hidden="true" { "·" }
-                            a href=(note_url("history", &note.path)) { "History" }
+                            @if note.kind != "file" {
+                                span.dot aria-hidden="true" { "·" }
+                                a href=(note_url("history", &note.path)) { "History" }
+                            }
                         }
                         (restore_form(&note.path, &note.version, "button", "Restore"))
                     }
