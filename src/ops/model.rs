@@ -39,6 +39,26 @@ pub(crate) struct NoteMeta {
     pub(crate) last_modified: CompactString,
     pub(crate) date: CompactString,
     pub(crate) size: u64,
+    /// When the file last changed, in seconds since the epoch (0: unknown): the time
+    /// the web list shows and orders by when the front matter has none. Not in the
+    /// API's JSON, which the spec fixes.
+    #[serde(skip)]
+    pub(crate) modified: i64,
+}
+
+impl NoteMeta {
+    /// The note's last change in local time: its front matter's `last_modified`, else
+    /// the file's modification time.
+    pub(crate) fn changed_at(&self) -> Option<chrono::NaiveDateTime> {
+        chrono::NaiveDateTime::parse_from_str(&self.last_modified, "%d-%m-%Y:%H:%M")
+            .ok()
+            .or_else(|| {
+                (self.modified != 0)
+                    .then(|| chrono::DateTime::from_timestamp(self.modified, 0))
+                    .flatten()
+                    .map(|t| t.with_timezone(&chrono::Local).naive_local())
+            })
+    }
 }
 
 /// ListNotesResponse.

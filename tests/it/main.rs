@@ -66,6 +66,7 @@ mod tokens;
 mod tokens_closed;
 mod web_attachments;
 mod web_browser;
+mod web_dates;
 mod web_history;
 mod web_login;
 mod web_pages;

@@ -189,6 +189,7 @@ mod tests {
             last_modified: "01-02-2024:10:30".into(),
             date: Default::default(),
             size: 42,
+            modified: 0,
         }
     }
 

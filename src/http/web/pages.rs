@@ -231,7 +231,7 @@ pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) ->
 
 async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
     let at = path.clone();
-    let (note, public, targets, backlinks, files) = blocking(state, move |s| {
+    let (note, public, targets, backlinks, files, changed) = blocking(state, move |s| {
         let note = s.notebook.read(&at)?;
         let files = s.notebook.referenced_files(&at)?;
         let public: Publication = match s.notebook.public_state(&at) {
@@ -240,6 +240,12 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             Err(err) => return Err(err),
         };
         let targets = s.notebook.link_targets()?;
+        // When the front matter has no time, the file's (from the list, not read again).
+        let changed = s
+            .notebook
+            .list_snapshot()
+            .ok()
+            .and_then(|list| list.meta(at.as_str()).and_then(NoteMeta::changed_at));
         // The index answers backlinks; while it is rebuilt the note still shows.
         // A session limited to a folder never reaches the interface (the door).
         let backlinks = match s.notebook.backlinks(&s.search, &at, &Scope::full()) {
@@ -248,7 +254,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,
             Err(err) => return Err(err),
         };
-        Ok::<_, Error>((note, public, targets, backlinks, files))
+        Ok::<_, Error>((note, public, targets, backlinks, files, changed))
     })
     .await
     .map_err(failed)?;
@@ -262,6 +268,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
         notice: notice(params),
         backlinks: &backlinks,
         files: &files,
+        changed,
     })
     .into_string();
     let (head, tail) = markup

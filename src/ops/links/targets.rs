@@ -183,6 +183,7 @@ mod tests {
                 last_modified: Default::default(),
                 date: Default::default(),
                 size: 0,
+                modified: 0,
             })
             .collect();
         notes.sort_by(|a, b| a.path.cmp(&b.path));

@@ -295,7 +295,8 @@ impl Notebook {
         // Read through the checked open: the walk found the name by its path, which
         // may lead elsewhere by now.
         let (text, id) = self.read_listed(&file.path).ok()?;
-        let entry = metadata_of(&file.path, &text_of(&text), text.len() as u64);
+        let mut entry = metadata_of(&file.path, &text_of(&text), text.len() as u64);
+        entry.modified = id.modified().map_or(0, |at| at.timestamp());
         Some((entry, id.settled().then_some(id)))
     }
 

@@ -46,6 +46,7 @@ pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
         last_modified: fields.last_modified.into(),
         date: fields.date.into(),
         size,
+        modified: 0,
     }
 }
 

@@ -75,6 +75,11 @@ impl ListSnapshot {
         (self.ids[at] == Some(id)).then(|| &self.list.notes[at])
     }
 
+    /// The entry of `path`, whatever its file's identity.
+    pub(crate) fn meta(&self, path: &str) -> Option<&NoteMeta> {
+        self.position(path).ok().map(|at| &self.list.notes[at])
+    }
+
     /// Where `path` is in the list, or where it would go.
     fn position(&self, path: &str) -> std::result::Result<usize, usize> {
         self.list
@@ -170,9 +175,7 @@ impl ListOrder {
 
 /// Sort key of a `DD-MM-YYYY:HH:MM` stamp: newest first; unreadable stamps last.
 fn recency(note: &NoteMeta) -> std::cmp::Reverse<Option<chrono::NaiveDateTime>> {
-    std::cmp::Reverse(
-        chrono::NaiveDateTime::parse_from_str(&note.last_modified, "%d-%m-%Y:%H:%M").ok(),
-    )
+    std::cmp::Reverse(note.changed_at())
 }
 
 #[cfg(all(test, unix))]
@@ -187,6 +190,7 @@ mod tests {
             last_modified: stamp.into(),
             date: Default::default(),
             size: 1,
+            modified: 0,
         }
     }
 

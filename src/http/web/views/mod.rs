@@ -63,9 +63,12 @@ pub(super) fn explain(err: &HttpError) -> String {
 }
 
 /// `21-11-2026:14:05` → `21 Nov 2026, 14:05`; anything else as it is.
+/// How a time shows on a page: `21 Nov 2026, 09:05`.
+const WHEN: &str = "%-d %b %Y, %H:%M";
+
 fn when(stamp: &str) -> String {
     chrono::NaiveDateTime::parse_from_str(stamp, "%d-%m-%Y:%H:%M")
-        .map(|t| t.format("%-d %b %Y, %H:%M").to_string())
+        .map(|t| t.format(WHEN).to_string())
         .unwrap_or_else(|_| stamp.to_string())
 }
 

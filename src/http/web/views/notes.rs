@@ -6,7 +6,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{Markup, PreEscaped, html};
 
 use super::{
-    PUBLISH_STATE_UNKNOWN, day, layout, local, notice, plural, size, tag_href, tag_list, when,
+    PUBLISH_STATE_UNKNOWN, WHEN, day, layout, local, notice, plural, size, tag_href, tag_list, when,
 };
 use crate::http::web::{attachments, links, note_url, query_value};
 use crate::ops::{Note, NoteMeta};
@@ -47,6 +47,8 @@ pub(crate) struct NoteView<'a> {
     pub backlinks: &'a links::Backlinks,
     /// The files the note references.
     pub files: &'a [crate::ops::files::Referenced],
+    /// When the note last changed: its front matter's time, else its file's.
+    pub changed: Option<chrono::NaiveDateTime>,
 }
 
 /// Page `n` of the list, with its tag filter.
@@ -121,9 +123,9 @@ pub(crate) fn index(page: &Listing) -> Markup {
                         }
                         p.meta {
                             span.path { (note.path) }
-                            @if !note.last_modified.is_empty() {
+                            @if let Some(at) = note.changed_at() {
                                 span.dot aria-hidden="true" { "·" }
-                                span title="Last modified" { (when(&note.last_modified)) }
+                                span title="Last modified" { (at.format(WHEN)) }
                             }
                         }
                         (tag_list(&note.tags))
@@ -190,7 +192,9 @@ pub(crate) fn note(page: &NoteView) -> Markup {
                     @if !fields.date.is_empty() {
                         div { dt { "Created" } dd { (day(&fields.date)) } }
                     }
-                    @if !note.last_modified.is_empty() {
+                    @if let Some(at) = page.changed {
+                        div { dt { "Modified" } dd { (at.format(WHEN)) } }
+                    } @else if !note.last_modified.is_empty() {
                         div { dt { "Modified" } dd { (when(&note.last_modified)) } }
                     }
                     div { dt { "Size" } dd { (size(note.size)) } }
