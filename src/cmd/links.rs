@@ -15,7 +15,8 @@ use crate::ops::{NotePath, Notebook};
 pub(super) fn run(notebook: &Notebook, args: LinksArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
     let path = NotePath::parse(&args.note).map_err(at)?;
-    let links = super::indexing(notebook, args.json, || {
+    let links = super::with_progress(!args.json, |tick| {
+        notebook.on_index_progress(tick);
         notebook.links(&path, &Scope::full())
     })
     .map_err(|e| match e {

@@ -31,6 +31,7 @@ use serde::Serialize;
 
 use crate::cli::{Cli, Command};
 use crate::error::Error;
+use crate::ops::search::source::ProgressHook;
 use crate::ops::{Config, Notebook};
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -179,56 +180,29 @@ fn print_json<T: Serialize>(value: &T) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs `work` with a progress callback drawn as a bar on a terminal (nothing when
-/// stderr is not one).
-fn with_progress<T>(work: impl FnOnce(&mut dyn FnMut(usize, usize)) -> T) -> T {
-    let bar = progress_bar();
-    let mut tick = bar.clone().map(ticker);
-    let result = work(&mut |done, total| {
-        if let Some(tick) = tick.as_mut() {
-            tick(done, total);
-        }
-    });
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    result
-}
-
-/// Runs `work`, which reads the search index, with the index's catch-up drawn as a bar
-/// on a terminal (none with `--json`: a script reads that output).
-fn indexing<T>(notebook: &Notebook, json: bool, work: impl FnOnce() -> T) -> T {
-    let bar = if json { None } else { progress_bar() };
-    if let Some(bar) = &bar {
-        notebook.on_index_progress(Box::new(ticker(bar.clone())));
-    }
-    let result = work();
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    result
-}
-
-/// A bar on standard error when it is a terminal.
-fn progress_bar() -> Option<indicatif::ProgressBar> {
-    console::Term::stderr().is_term().then(|| {
+/// stderr is not one, or when `show` is false: `--json` output is read by scripts).
+fn with_progress<T>(show: bool, work: impl FnOnce(ProgressHook) -> T) -> T {
+    let bar = (show && console::Term::stderr().is_term()).then(|| {
         let bar = indicatif::ProgressBar::new(0);
         set_template(&bar, BAR_WITHOUT_ETA);
         bar
-    })
-}
-
-/// Moves `bar` to each (done, total) it is called with; the time left is shown once
-/// it means something.
-fn ticker(bar: indicatif::ProgressBar) -> impl FnMut(usize, usize) + Send {
+    });
+    let drawn = bar.clone();
     let mut eta_shown = false;
-    move |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        if !eta_shown && eta_is_meaningful(bar.elapsed(), done, total) {
-            set_template(&bar, BAR_WITH_ETA);
-            eta_shown = true;
+    let result = work(Box::new(move |done, total| {
+        if let Some(bar) = &drawn {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            if !eta_shown && eta_is_meaningful(bar.elapsed(), done, total) {
+                set_template(bar, BAR_WITH_ETA);
+                eta_shown = true;
+            }
         }
+    }));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
+    result
 }
 
 const BAR_WITHOUT_ETA: &str = "{spinner} indexing {bar:40} {pos}/{len} notes";

@@ -17,7 +17,8 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
     let query = Query::parse(&args.query.join(" "))?;
     let limit =
         Limit::new(args.limit.into()).ok_or_else(|| Error::InvalidLimit(args.limit.to_string()))?;
-    let results = super::indexing(notebook, args.json, || {
+    let results = super::with_progress(!args.json, |tick| {
+        notebook.on_index_progress(tick);
         notebook.search(&query, limit, &Scope::full())
     })?;
     if args.json {
