@@ -1,22 +1,28 @@
 //! `notes links`: a note's links (resolved) and its backlinks, from the search index,
-//! brought up to date first like `notes search` does.
+//! brought up to date first like `notes search` does: the server's answer.
 
 use std::fmt::Write;
 use std::process::ExitCode;
 
 use console::style;
 
-use super::search::Local;
 use super::{escape, messages};
 use crate::cli::LinksArgs;
+use crate::error::Error;
 use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: LinksArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
     let path = NotePath::parse(&args.note).map_err(at)?;
-    let local = Local::new(notebook).map_err(|e| super::at_folder(notebook.notes_dir(), e))?;
-    let links = notebook.links(&local, &path, &Scope::full()).map_err(at)?;
+    let links = super::with_progress(!args.json, |tick| {
+        notebook.on_index_progress(tick);
+        notebook.links(&path, &Scope::full())
+    })
+    .map_err(|e| match e {
+        Error::NotFound | Error::NotMarkdown | Error::InvalidPath => at(e),
+        e => super::at_folder(notebook.notes_dir(), e),
+    })?;
     if args.json {
         return super::print_json(&links);
     }

@@ -8,14 +8,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use rmcp::ServiceExt;
 
-use super::search::Local;
 use crate::cli::McpArgs;
-use crate::error::Result;
 use crate::mcp::{Backend, McpAccess, NotesServer};
-use crate::ops::search::backlinks::NoteLinks;
-use crate::ops::search::{Limit, Query, SearchResults};
-use crate::ops::tokens::Scope;
-use crate::ops::{NotePath, Notebook};
+use crate::ops::Notebook;
 
 pub(super) fn run(notebook: Notebook, args: McpArgs) -> anyhow::Result<ExitCode> {
     let access = McpAccess::new(args.read_only, args.prefix.as_deref()).map_err(|e| {
@@ -43,19 +38,11 @@ pub(super) fn run(notebook: Notebook, args: McpArgs) -> anyhow::Result<ExitCode>
 }
 
 /// The notes folder as this process sees it: each search brings the index up to date
-/// first (or reads it as a running server keeps it), like `notes search`.
+/// first (or waits for a running server to), like `notes search`.
 struct Folder(Notebook);
 
 impl Backend for Folder {
     fn notebook(&self) -> &Notebook {
         &self.0
-    }
-
-    fn search(&self, query: &Query, limit: Limit, scope: &Scope) -> Result<SearchResults> {
-        self.0.search(&Local::new(&self.0)?, query, limit, scope)
-    }
-
-    fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks> {
-        self.0.links(&Local::new(&self.0)?, path, scope)
     }
 }

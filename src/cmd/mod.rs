@@ -31,6 +31,7 @@ use serde::Serialize;
 
 use crate::cli::{Cli, Command};
 use crate::error::Error;
+use crate::ops::search::source::ProgressHook;
 use crate::ops::{Config, Notebook};
 
 pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -179,19 +180,17 @@ fn print_json<T: Serialize>(value: &T) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs `work` with a progress callback drawn as a bar on a terminal (nothing when
-/// stderr is not one, or when `show` is false).
-fn with_progress<T>(
-    show: bool,
-    work: impl FnOnce(&mut dyn FnMut(usize, usize)) -> crate::error::Result<T>,
-) -> crate::error::Result<T> {
+/// stderr is not one, or when `show` is false: `--json` output is read by scripts).
+fn with_progress<T>(show: bool, work: impl FnOnce(ProgressHook) -> T) -> T {
     let bar = (show && console::Term::stderr().is_term()).then(|| {
         let bar = indicatif::ProgressBar::new(0);
         set_template(&bar, BAR_WITHOUT_ETA);
         bar
     });
+    let drawn = bar.clone();
     let mut eta_shown = false;
-    let result = work(&mut |done, total| {
-        if let Some(bar) = &bar {
+    let result = work(Box::new(move |done, total| {
+        if let Some(bar) = &drawn {
             bar.set_length(total as u64);
             bar.set_position(done as u64);
             if !eta_shown && eta_is_meaningful(bar.elapsed(), done, total) {
@@ -199,7 +198,7 @@ fn with_progress<T>(
                 eta_shown = true;
             }
         }
-    });
+    }));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

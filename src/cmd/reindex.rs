@@ -18,7 +18,7 @@ pub(super) fn run(notebook: &Notebook) -> anyhow::Result<ExitCode> {
         );
     }
     let mut updater = IndexUpdater::for_rebuild(index, notebook.notes_dir())?;
-    let count = super::with_progress(true, |progress| updater.rebuild(progress))?;
+    let count = super::with_progress(true, |mut tick| updater.rebuild(&mut tick))?;
     updater.finish()?;
     super::print(&format!(
         "indexed {count} note{} in {:.2} s\n",

@@ -1,25 +1,26 @@
-//! `notes search`: ranked results from the index, brought up to date first when no
-//! running server owns it (built on first use, rebuilt when found damaged).
+//! `notes search`: ranked results from the index, brought up to date first (built on
+//! first use, rebuilt when found damaged; see `ops::search::source`).
 
 use std::fmt::Write;
 use std::process::ExitCode;
 
 use console::style;
 
-use super::{escape, messages};
+use super::escape;
 use crate::cli::SearchArgs;
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::ops::Notebook;
-use crate::ops::search::updater::IndexUpdater;
-use crate::ops::search::{IndexSource, Limit, MATCH_END, MATCH_START, NotesIndex, Query, heal};
+use crate::ops::search::{Limit, MATCH_END, MATCH_START, Query};
 use crate::ops::tokens::Scope;
 
 pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitCode> {
     let query = Query::parse(&args.query.join(" "))?;
     let limit =
         Limit::new(args.limit.into()).ok_or_else(|| Error::InvalidLimit(args.limit.to_string()))?;
-    let local = Local::new(notebook)?;
-    let results = notebook.search(&local, &query, limit, &Scope::full())?;
+    let results = super::with_progress(!args.json, |tick| {
+        notebook.on_index_progress(tick);
+        notebook.search(&query, limit, &Scope::full())
+    })?;
     if args.json {
         return super::print_json(&results);
     }
@@ -65,67 +66,6 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
         .dim()
     );
     super::print(&out)
-}
-
-/// The index as this process reads it. Damage seen only by a query is repaired here:
-/// the index is moved aside and rebuilt, then asked once more.
-pub(super) struct Local<'a> {
-    notebook: &'a Notebook,
-    index: NotesIndex,
-}
-
-impl<'a> Local<'a> {
-    /// The index of `notebook`, brought up to date first (see `fresh_index`).
-    pub(super) fn new(notebook: &'a Notebook) -> Result<Self> {
-        Ok(Local {
-            notebook,
-            index: fresh_index(notebook)?,
-        })
-    }
-}
-
-impl IndexSource for Local<'_> {
-    fn current(&self) -> Result<NotesIndex> {
-        Ok(self.index.clone())
-    }
-
-    fn damaged(&self, _: &NotesIndex, why: String) -> Result<NotesIndex> {
-        let moved = heal::move_aside(self.notebook.notes_dir())?;
-        report_rebuild(&why, moved.as_deref());
-        fresh_index(self.notebook)
-    }
-}
-
-/// The index, updated with the files on disk when this process can take the writer;
-/// when a running server owns it, the server keeps it current and it is read as is.
-///
-/// A damaged index is moved aside and rebuilt here, in this process; when a running
-/// server holds it, the server rebuilds it and this says so in one line (exit 1).
-fn fresh_index(notebook: &Notebook) -> Result<NotesIndex> {
-    let (index, moved) = NotesIndex::open_or_heal(notebook.notes_dir())?;
-    if let Some(moved) = &moved {
-        report_rebuild("it could not be opened", Some(moved));
-    }
-    let first_use = index.is_empty();
-    match IndexUpdater::new(index.clone(), notebook.notes_dir()) {
-        Ok(mut updater) => {
-            super::with_progress(first_use, |progress| updater.catch_up(progress))?;
-            Ok(updater.index().clone())
-        }
-        Err(Error::IndexOwned) => Ok(index),
-        Err(err) => Err(err),
-    }
-}
-
-/// One line on standard error: the index was damaged and is rebuilt.
-fn report_rebuild(why: &str, moved: Option<&std::path::Path>) {
-    eprintln!(
-        "{}",
-        messages::index_rebuilt(
-            why,
-            &moved.map(|p| p.display().to_string()).unwrap_or_default()
-        )
-    );
 }
 
 /// Matches in bold yellow on a colour terminal; the plain markers otherwise.

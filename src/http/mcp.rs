@@ -19,12 +19,8 @@ use warp::reply::Response;
 
 use super::State;
 use super::support::reply;
-use crate::error::Result;
 use crate::mcp::{Backend, McpAccess, NotesServer};
-use crate::ops::search::backlinks::NoteLinks;
-use crate::ops::search::{IndexSource, Limit, Query, SearchResults};
-use crate::ops::tokens::Scope;
-use crate::ops::{NotePath, Notebook};
+use crate::ops::Notebook;
 
 /// The path of the endpoint.
 pub(crate) const PATH: &str = "/mcp";
@@ -32,22 +28,12 @@ pub(crate) const PATH: &str = "/mcp";
 /// Longest error text of the SDK's kept in an ErrorResponse (its own are one line).
 const ERROR_TEXT: usize = 4096;
 
-/// The running server's notebook and index, as the tools see them.
+/// The running server's notebook, as the tools see it.
 struct Served(Arc<State>);
 
 impl Backend for Served {
     fn notebook(&self) -> &Notebook {
         &self.0.notebook
-    }
-
-    fn search(&self, query: &Query, limit: Limit, scope: &Scope) -> Result<SearchResults> {
-        // A client that just wrote a note expects to find it.
-        self.0.search.settle();
-        self.0.notebook.search(&self.0.search, query, limit, scope)
-    }
-
-    fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks> {
-        self.0.notebook.links(&self.0.search, path, scope)
     }
 }
 

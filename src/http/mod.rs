@@ -21,7 +21,6 @@ use warp::reject::Rejection;
 use warp::reply::Response;
 
 use crate::ops::Notebook;
-use crate::ops::search::indexer::SharedIndex;
 
 /// What every request handler shares.
 pub struct State {
@@ -33,8 +32,6 @@ pub struct State {
     /// How long a client may take to send a request's head, or between two parts of
     /// its body; a whole body gets five times as long.
     pub request_timeout: std::time::Duration,
-    /// The search index, kept up to date by the background indexer.
-    pub search: SharedIndex,
     /// The host names served beyond IP literals and `localhost`.
     pub hosts: Arc<guard::AllowedHosts>,
     /// The tokens in force and the web sessions (`auth`).

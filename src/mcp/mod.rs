@@ -24,20 +24,13 @@ use serde::Serialize;
 
 pub(crate) use access::McpAccess;
 
-use crate::error::Result;
-use crate::ops::search::backlinks::NoteLinks;
-use crate::ops::search::{Limit, Query, SearchResults};
+use crate::ops::Notebook;
 use crate::ops::tokens::Scope;
-use crate::ops::{NotePath, Notebook};
 use render::ToolError;
 
-/// What the tools run against: the notebook, and its search index as the caller keeps
-/// it (the server's background indexer, or a command's own catch-up).
+/// What the tools run against: the notebook (the server's, or a command's own).
 pub(crate) trait Backend: Send + Sync + 'static {
     fn notebook(&self) -> &Notebook;
-    /// A search that sees the writes made before it, among what `scope` may read.
-    fn search(&self, query: &Query, limit: Limit, scope: &Scope) -> Result<SearchResults>;
-    fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks>;
 }
 
 /// One MCP server: the tools and resources of a notebook, within an access.

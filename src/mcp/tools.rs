@@ -145,7 +145,10 @@ impl NotesServer {
             let query = Query::parse(&args.query)?;
             let asked = Limit::new(limit).unwrap_or(Limit::DEFAULT);
             // Results and total alike count only what the session may read.
-            let found = backend.search(&query, asked, access.scope())?;
+            // A client that just wrote a note expects to find it.
+            let notebook = backend.notebook();
+            notebook.settle_index();
+            let found = notebook.search(&query, asked, access.scope())?;
             let results: Vec<SearchHit> = found.results;
             Ok(Found {
                 query: found.query,
@@ -346,6 +349,7 @@ impl NotesServer {
             let limit = count("limit", args.limit, 100, 500)?;
             let path = note_path(backend, access, &args.path)?;
             let mut links = backend
+                .notebook()
                 .links(&path, access.scope())
                 .map_err(|e| ToolError::at(path.as_str(), e))?;
             let totals = (links.outgoing.len(), links.incoming.len());

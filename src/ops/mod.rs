@@ -48,7 +48,8 @@ pub(crate) struct Config {
     pub(crate) base_url: Option<String>,
 }
 
-/// A notes folder and the operations on it. Shared by every request and command.
+/// A notes folder, its search index and the operations on them. Shared by every
+/// request and command.
 pub struct Notebook {
     config: Config,
     note_locks: locks::KeyedLocks,
@@ -60,6 +61,8 @@ pub struct Notebook {
     public_root: root::RootDir,
     listener: OnceLock<ChangeListener>,
     history: history::Slot,
+    /// The search index: the server's, or one caught up on each use (`search::source`).
+    index: search::source::IndexSlot,
 }
 
 impl Notebook {
@@ -73,6 +76,7 @@ impl Notebook {
             files: files::cache::FileCache::default(),
             listener: OnceLock::new(),
             history: history::Slot::default(),
+            index: search::source::IndexSlot::default(),
         }
     }
 

@@ -21,6 +21,6 @@ pub(super) async fn links(
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
     let scope = scope.unwrap_or_default();
-    let links = blocking(&state, move |s| s.notebook.links(&s.search, &path, &scope)).await?;
+    let links = blocking(&state, move |s| s.notebook.links(&path, &scope)).await?;
     Ok(reply::json(StatusCode::OK, &links))
 }

@@ -24,10 +24,7 @@ pub(super) async fn search(
     let (query, limit) = parse_params(&raw)?;
     // A folder token's results and total count the notes it may read only.
     let scope = scope.unwrap_or_default();
-    let hits = blocking(&state, move |s| {
-        s.notebook.search(&s.search, &query, limit, &scope)
-    })
-    .await?;
+    let hits = blocking(&state, move |s| s.notebook.search(&query, limit, &scope)).await?;
     Ok(reply::json(StatusCode::OK, &hits))
 }
 

@@ -24,8 +24,8 @@ fn state(dir: &std::path::Path, max_body: u64) -> Arc<State> {
         secure: false,
     };
     let auth = auth::Auth::new(&notebook, listening).expect("no tokens file");
+    notebook.serve_index(SharedIndex::open(dir));
     Arc::new(State {
-        search: SharedIndex::open(dir),
         notebook,
         max_body,
         max_upload: max_body,

@@ -93,6 +93,7 @@ pub fn run(
             },
         );
         notebook.on_change(indexer.listener());
+        notebook.serve_index(search.clone());
         // The list follows the folder by its own watch, read at the start of each list.
         notebook.watch_list();
         // Sized now, with the index and the watcher open.
@@ -105,14 +106,13 @@ pub fn run(
             max_body: settings.max_body,
             max_upload: settings.max_upload,
             request_timeout: settings.request_timeout,
-            search,
             hosts: Arc::new(http::guard::AllowedHosts::new(
                 settings.allow_hosts.iter().map(String::as_str),
                 base_url.as_deref(),
             )),
             auth,
         });
-        record_outside_edits(state.clone(), history_work);
+        record_outside_edits(state.clone(), search, history_work);
         let listener = tokio::net::TcpListener::from_std(listener)?;
         println!("notes: serving {} on http://{addr}", notes_dir.display());
         let settling = state.clone();
@@ -230,7 +230,11 @@ const MERGES_WAIT: Duration = Duration::from_secs(120);
 /// Records, on a thread of its own, the notes edited outside the service that the
 /// indexer's passes cover, until the indexer stops; a pass over every note also
 /// builds the list there first.
-fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Covered>) {
+fn record_outside_edits(
+    state: Arc<State>,
+    search: SharedIndex,
+    work: std::sync::mpsc::Receiver<Covered>,
+) {
     let spawned = std::thread::Builder::new()
         .name("history-outside".into())
         .spawn(move || {
@@ -240,7 +244,7 @@ fn record_outside_edits(state: Arc<State>, work: std::sync::mpsc::Receiver<Cover
                         // After the merges a first start's pass began: they map the
                         // index's files, and this pass allocates for every note; one
                         // after the other, the two peaks do not add up.
-                        if let Ok(index) = state.search.get() {
+                        if let Ok(index) = search.get() {
                             index.merges.wait_until_at_most(0, MERGES_WAIT);
                         }
                         // The list of every note is built here, once the index has

@@ -150,8 +150,7 @@ pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>)
     let outcome = match Query::parse(&query) {
         Ok(parsed) => {
             blocking(&state, move |s| {
-                s.notebook
-                    .search(&s.search, &parsed, Limit::DEFAULT, &scope)
+                s.notebook.search(&parsed, Limit::DEFAULT, &scope)
             })
             .await
         }
@@ -248,7 +247,7 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             .and_then(|list| list.meta(at.as_str()).and_then(NoteMeta::changed_at));
         // The index answers backlinks; while it is rebuilt the note still shows.
         // A session limited to a folder never reaches the interface (the door).
-        let backlinks = match s.notebook.backlinks(&s.search, &at, &Scope::full()) {
+        let backlinks = match s.notebook.backlinks(&at, &Scope::full()) {
             Ok(incoming) => Backlinks::Found(incoming),
             Err(Error::IndexRebuilding) => Backlinks::Indexing,
             Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,

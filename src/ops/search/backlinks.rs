@@ -14,7 +14,7 @@ use tantivy::query::{BooleanQuery, Occur, Query as IndexQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, Term};
 
-use super::{IndexSource, NotesIndex, columns};
+use super::{NotesIndex, columns};
 use crate::error::{Error, Result};
 use crate::ops::links::{self, Folder, Resolver};
 use crate::ops::tokens::Scope;
@@ -76,40 +76,23 @@ pub(crate) struct ResolverCache(Mutex<Option<(u64, Arc<Resolver>)>>);
 
 impl Notebook {
     /// The links of note `path`: its own (resolved) and those of the notes linking to
-    /// it, as the caller's `scope` may see them (`NoteLinks::keep_within`). `source` is
-    /// asked to apply the writes made so far first. `NotFound` when the note does not
-    /// exist.
-    pub(crate) fn links(
-        &self,
-        source: &impl IndexSource,
-        path: &NotePath,
-        scope: &Scope,
-    ) -> Result<NoteLinks> {
-        self.links_with(source, path, scope, true)
+    /// it, as the caller's `scope` may see them (`NoteLinks::keep_within`), once the index
+    /// holds the writes made so far. `NotFound` when the note does not exist.
+    pub(crate) fn links(&self, path: &NotePath, scope: &Scope) -> Result<NoteLinks> {
+        self.links_with(path, scope, true)
     }
 
     /// The links of other notes to note `path` alone, as `scope` may see them (the web
     /// page's "Linked from"): its own, which may be many, are not even listed.
-    pub(crate) fn backlinks(
-        &self,
-        source: &impl IndexSource,
-        path: &NotePath,
-        scope: &Scope,
-    ) -> Result<Vec<Incoming>> {
-        Ok(self.links_with(source, path, scope, false)?.incoming)
+    pub(crate) fn backlinks(&self, path: &NotePath, scope: &Scope) -> Result<Vec<Incoming>> {
+        Ok(self.links_with(path, scope, false)?.incoming)
     }
 
     /// `links`, with the note's own links only when `outgoing`.
-    fn links_with(
-        &self,
-        source: &impl IndexSource,
-        path: &NotePath,
-        scope: &Scope,
-        outgoing: bool,
-    ) -> Result<NoteLinks> {
-        source.settle();
+    fn links_with(&self, path: &NotePath, scope: &Scope, outgoing: bool) -> Result<NoteLinks> {
+        self.settle_index();
         let note = self.read(path)?;
-        let index = source.current()?;
+        let index = self.current_index()?;
         let attempt = |index: &NotesIndex| {
             catch_unwind(AssertUnwindSafe(|| {
                 let resolver = index.resolver()?;
@@ -119,7 +102,7 @@ impl Notebook {
             .unwrap_or_else(|_| Err(Error::IndexBroken("reading links panicked".into())))
         };
         let (resolver, candidates) = match attempt(&index) {
-            Err(Error::IndexBroken(why)) => attempt(&source.damaged(&index, why)?)?,
+            Err(Error::IndexBroken(why)) => attempt(&self.damaged_index(&index, why)?)?,
             other => other?,
         };
         let mut own = Vec::new();
@@ -256,19 +239,8 @@ mod tests {
 
     use super::*;
     use crate::ops::Config;
+    use crate::ops::search::indexer::SharedIndex;
     use crate::ops::search::updater::IndexUpdater;
-
-    struct Ready(NotesIndex);
-
-    impl IndexSource for Ready {
-        fn current(&self) -> Result<NotesIndex> {
-            Ok(self.0.clone())
-        }
-
-        fn damaged(&self, _: &NotesIndex, why: String) -> Result<NotesIndex> {
-            Err(Error::IndexBroken(why))
-        }
-    }
 
     fn write(dir: &Path, path: &str, text: &str) {
         let full = dir.join(path);
@@ -303,15 +275,18 @@ mod tests {
             public_dir: dir.path().join("public"),
             base_url: None,
         });
+        // As the server reads it: the index this updater keeps.
+        let shared = SharedIndex::default();
+        shared.set(updater.index().clone());
+        book.serve_index(shared);
         (dir, book, updater)
     }
 
     #[test]
     fn outgoing_and_incoming_links_of_a_note() {
-        let (_dir, book, updater) = setup();
-        let source = Ready(updater.index().clone());
+        let (_dir, book, _updater) = setup();
         let bread = NotePath::parse("kitchen/bread.md").unwrap();
-        let links = book.links(&source, &bread, &Scope::full()).unwrap();
+        let links = book.links(&bread, &Scope::full()).unwrap();
         assert_eq!(links.path, "kitchen/bread.md");
         assert_eq!(
             links.outgoing,
@@ -359,13 +334,8 @@ mod tests {
             ),
         );
         updater.catch_up(&mut |_, _| {}).unwrap();
-        let source = Ready(updater.index().clone());
         let links = book
-            .links(
-                &source,
-                &NotePath::parse("soup.md").unwrap(),
-                &Scope::full(),
-            )
+            .links(&NotePath::parse("soup.md").unwrap(), &Scope::full())
             .unwrap();
         let quoted: Vec<(u32, &str)> = links
             .incoming
@@ -395,14 +365,13 @@ mod tests {
     #[test]
     fn an_edit_changes_backlinks_once_indexed() {
         let (dir, book, mut updater) = setup();
-        let source = Ready(updater.index().clone());
         let soup = NotePath::parse("soup.md").unwrap();
-        let before = book.links(&source, &soup, &Scope::full()).unwrap();
+        let before = book.links(&soup, &Scope::full()).unwrap();
         assert_eq!(before.incoming.len(), 2, "{before:?}");
         write(dir.path(), "unrelated.md", "nothing now\n");
         write(dir.path(), "new.md", "\n\n[[Soup]]\n");
         updater.catch_up(&mut |_, _| {}).unwrap();
-        let after = book.links(&source, &soup, &Scope::full()).unwrap();
+        let after = book.links(&soup, &Scope::full()).unwrap();
         let from: Vec<(&str, u32)> = after
             .incoming
             .iter()
@@ -413,14 +382,9 @@ mod tests {
 
     #[test]
     fn a_missing_note_is_not_found() {
-        let (_dir, book, updater) = setup();
-        let source = Ready(updater.index().clone());
+        let (_dir, book, _updater) = setup();
         let err = book
-            .links(
-                &source,
-                &NotePath::parse("nope.md").unwrap(),
-                &Scope::full(),
-            )
+            .links(&NotePath::parse("nope.md").unwrap(), &Scope::full())
             .unwrap_err();
         assert!(matches!(err, Error::NotFound), "{err:?}");
     }

@@ -13,6 +13,7 @@ pub(crate) mod query;
 mod run;
 pub(crate) mod schema;
 mod snippet;
+pub(crate) mod source;
 pub mod updater;
 pub(crate) mod words;
 
@@ -194,11 +195,6 @@ impl NotesIndex {
         }
     }
 
-    /// Whether the index holds no note (nor attachment).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.reader.searcher().num_docs() == 0
-    }
-
     fn dir(&self, notes_dir: &Path) -> PathBuf {
         index_dir(notes_dir)
     }
@@ -245,40 +241,28 @@ pub(crate) fn index_error(what: &str, dir: &Path, e: impl std::fmt::Display) -> 
     Error::Index(format!("{what} the index {}: {e}", dir.display()).into())
 }
 
-/// Where a search finds its index, and what becomes of an index found damaged: the
-/// server's indexer rebuilds it in the background, a command rebuilds it on the spot.
-pub(crate) trait IndexSource {
-    /// The index to read now, or why there is none (being rebuilt, cannot be opened).
-    fn current(&self) -> Result<NotesIndex>;
-
-    /// `index` turned out damaged (`why`): the index to ask once more, or the error
-    /// the search answers.
-    fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex>;
-
-    /// Waits (briefly) until the index holds the writes made so far, for a reader that
-    /// must see its own writes. An index caught up by its reader has nothing to wait for.
-    fn settle(&self) {}
-}
-
 impl Notebook {
     /// Runs a query: the one search of the CLI, the API, the web interface and MCP,
     /// among the notes the caller's `scope` may read (results and total alike). A
-    /// damaged index (an error saying so, or a panic while reading it) goes back to
-    /// `source`, and the index it answers with is asked once more.
+    /// damaged index (an error saying so, or a panic while reading it) is reported
+    /// (`damaged_index`), and the index that answers is asked once more.
     pub(crate) fn search(
         &self,
-        source: &impl IndexSource,
         query: &Query,
         limit: Limit,
         scope: &Scope,
     ) -> Result<SearchResults> {
         let reader = self.reader(scope)?;
-        let index = source.current()?;
+        let index = self.current_index()?;
         let dir = self.notes_dir();
         match read_guarded(&index, dir, query, limit, &reader) {
-            Err(Error::IndexBroken(why)) => {
-                read_guarded(&source.damaged(&index, why)?, dir, query, limit, &reader)
-            }
+            Err(Error::IndexBroken(why)) => read_guarded(
+                &self.damaged_index(&index, why)?,
+                dir,
+                query,
+                limit,
+                &reader,
+            ),
             other => other,
         }
     }

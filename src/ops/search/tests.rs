@@ -1,36 +1,25 @@
 //! The search module's tests: sources, prefixes, older and damaged indexes.
 
-use std::cell::Cell;
-
+use super::indexer::SharedIndex;
 use super::run::{PREFIX_WORDS, prefix_words};
 use super::updater::IndexUpdater;
 use super::*;
 
 use crate::ops::Config;
 
-/// A source that hands out one index, or one error, and counts the damage reported.
-struct Fixed {
-    index: Option<NotesIndex>,
-    damaged: Cell<usize>,
-}
-
-impl IndexSource for Fixed {
-    fn current(&self) -> Result<NotesIndex> {
-        self.index.clone().ok_or(Error::IndexRebuilding)
-    }
-
-    fn damaged(&self, _: &NotesIndex, _: String) -> Result<NotesIndex> {
-        self.damaged.set(self.damaged.get() + 1);
-        Err(Error::IndexRebuilding)
-    }
-}
-
-fn notebook(dir: &Path) -> Notebook {
-    Notebook::new(Config {
+/// A notebook reading `index` as the server's (none: the server could not open it).
+fn notebook(dir: &Path, index: Option<NotesIndex>) -> (Notebook, SharedIndex) {
+    let book = Notebook::new(Config {
         notes_dir: dir.to_path_buf(),
         public_dir: dir.join("public"),
         base_url: None,
-    })
+    });
+    let shared = SharedIndex::default();
+    if let Some(index) = index {
+        shared.set(index);
+    }
+    book.serve_index(shared.clone());
+    (book, shared)
 }
 
 fn indexed(dir: &Path) -> NotesIndex {
@@ -50,14 +39,10 @@ fn a_search_reads_the_index_its_source_gives() {
     .unwrap();
     std::fs::write(notes.path().join("b.md"), "# Other\n\nEchidnas, again.").unwrap();
     std::fs::write(notes.path().join("c.md"), "# Nothing\n\nHere.").unwrap();
-    let source = Fixed {
-        index: Some(indexed(notes.path())),
-        damaged: Cell::new(0),
-    };
-    let book = notebook(notes.path());
+    let (book, shared) = notebook(notes.path(), Some(indexed(notes.path())));
     let query = Query::parse("echidna").unwrap();
     let found = book
-        .search(&source, &query, Limit::new(1).unwrap(), &Scope::full())
+        .search(&query, Limit::new(1).unwrap(), &Scope::full())
         .unwrap();
     assert_eq!(found.query, "echidna");
     assert_eq!(found.total, 2);
@@ -71,12 +56,11 @@ fn a_search_reads_the_index_its_source_gives() {
     assert_eq!(found.results[0].highlighted_title, "a");
     // A note deleted since it was indexed is never returned.
     std::fs::remove_file(notes.path().join("a.md")).unwrap();
-    let found = book
-        .search(&source, &query, Limit::DEFAULT, &Scope::full())
-        .unwrap();
+    let found = book.search(&query, Limit::DEFAULT, &Scope::full()).unwrap();
     assert_eq!(found.total, 1);
     assert_eq!(found.results[0].path, "b.md");
-    assert_eq!(source.damaged.get(), 0);
+    // Nothing was reported damaged.
+    assert!(shared.get().is_ok());
 }
 
 #[test]
@@ -104,14 +88,10 @@ fn notes_indexed_by_an_older_version_are_indexed_again() {
     let markdown = "# Guide\n\nRead [the guide](https://example.org/manual).";
     std::fs::write(&file, markdown).unwrap();
     let index = indexed(notes.path());
-    let book = notebook(notes.path());
-    let source = Fixed {
-        index: Some(index.clone()),
-        damaged: Cell::new(0),
-    };
+    let (book, _shared) = notebook(notes.path(), Some(index.clone()));
     let total = |words: &str| {
         let query = Query::parse(words).unwrap();
-        book.search(&source, &query, Limit::DEFAULT, &Scope::full())
+        book.search(&query, Limit::DEFAULT, &Scope::full())
             .unwrap()
             .total
     };
@@ -163,16 +143,10 @@ fn an_index_without_the_attachment_fields_is_replaced_and_filled_again() {
         create(&index_dir(notes.path()), builder.build()).unwrap();
     }
     let index = indexed(notes.path());
-    let book = notebook(notes.path());
-    let source = Fixed {
-        index: Some(index),
-        damaged: Cell::new(0),
-    };
+    let (book, _shared) = notebook(notes.path(), Some(index));
     let found = |words: &str| {
         let query = Query::parse(words).unwrap();
-        let results = book
-            .search(&source, &query, Limit::DEFAULT, &Scope::full())
-            .unwrap();
+        let results = book.search(&query, Limit::DEFAULT, &Scope::full()).unwrap();
         results
             .results
             .iter()
@@ -190,18 +164,44 @@ fn an_index_without_the_attachment_fields_is_replaced_and_filled_again() {
 }
 
 #[test]
-fn without_an_index_the_source_answers() {
+fn without_an_index_the_server_says_why() {
     let notes = tempfile::tempdir().unwrap();
-    let source = Fixed {
-        index: None,
-        damaged: Cell::new(0),
-    };
     let query = Query::parse("x").unwrap();
-    let err = notebook(notes.path())
-        .search(&source, &query, Limit::DEFAULT, &Scope::full())
+    let (book, _shared) = notebook(notes.path(), None);
+    let err = book
+        .search(&query, Limit::DEFAULT, &Scope::full())
         .unwrap_err();
-    assert!(matches!(err, Error::IndexRebuilding), "{err:?}");
-    assert_eq!(source.damaged.get(), 0);
+    assert!(matches!(err, Error::Index(_)), "{err:?}");
+}
+
+#[test]
+fn a_command_catches_up_by_itself_or_waits_for_the_owner() {
+    let notes = tempfile::tempdir().unwrap();
+    std::fs::write(notes.path().join("a.md"), "wombat").unwrap();
+    let book = Notebook::new(Config {
+        notes_dir: notes.path().to_path_buf(),
+        public_dir: notes.path().join("public"),
+        base_url: None,
+    });
+    let total = |book: &Notebook| {
+        let query = Query::parse("wombat").unwrap();
+        book.search(&query, Limit::DEFAULT, &Scope::full())
+            .unwrap()
+            .total
+    };
+    // Never indexed: built by the search itself.
+    assert_eq!(total(&book), 1);
+    // Another process owns the writer and catches up a moment later: waited for.
+    let index = NotesIndex::open_or_create(notes.path()).unwrap();
+    let mut owner = IndexUpdater::new(index, notes.path()).unwrap();
+    std::fs::write(notes.path().join("b.md"), "wombat too").unwrap();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            owner.catch_up(&mut |_, _| {}).unwrap();
+        });
+        assert_eq!(total(&book), 2);
+    });
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use super::updater::IndexUpdater;
-use super::{IndexSource, NotesIndex, heal};
+use super::{NotesIndex, heal};
 use crate::error::{Error, Result};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{Changed, FilePath, NotePath};
@@ -436,19 +436,17 @@ mod tests {
     fn a_damaged_index_reads_as_being_rebuilt_until_replaced() {
         let notes = tempfile::tempdir().unwrap();
         let shared = SharedIndex::default();
-        assert!(matches!(shared.current(), Err(Error::Index(_))));
+        assert!(matches!(shared.get(), Err(Error::Index(_))));
         let first = NotesIndex::open_or_create(notes.path()).unwrap();
         shared.set(first.clone());
-        assert!(shared.current().is_ok());
-        let answer = IndexSource::damaged(&shared, &first, "test".into());
-        assert!(matches!(answer, Err(Error::IndexRebuilding)));
-        assert!(matches!(shared.current(), Err(Error::IndexRebuilding)));
+        assert!(shared.get().is_ok());
+        shared.mark_damaged(&first, "test".into());
+        assert!(matches!(shared.get(), Err(Error::IndexRebuilding)));
         // Once the indexer puts a new index in place, damage seen through the old one
         // no longer takes it away.
         let second = NotesIndex::open_or_create(notes.path()).unwrap();
         shared.set(second);
-        let answer = IndexSource::damaged(&shared, &first, "late".into());
-        assert!(matches!(answer, Err(Error::IndexRebuilding)));
-        assert!(shared.current().is_ok());
+        shared.mark_damaged(&first, "late".into());
+        assert!(shared.get().is_ok());
     }
 }

@@ -60,8 +60,8 @@ impl SharedIndex {
     }
 
     /// Marks `index` as damaged, unless it was replaced meanwhile, and asks the indexer
-    /// to rebuild it.
-    pub(super) fn mark_damaged(&self, index: &NotesIndex, why: String) {
+    /// to rebuild it; searches answer `IndexRebuilding` meanwhile.
+    pub(crate) fn mark_damaged(&self, index: &NotesIndex, why: String) {
         {
             let mut slot = self.0.slot.write().unwrap_or_else(PoisonError::into_inner);
             match &*slot {
@@ -78,24 +78,11 @@ impl SharedIndex {
             let _ = queue.send(Message::Heal(why));
         }
     }
-}
-
-/// A damaged index is handed to the indexer to rebuild; meanwhile searches answer
-/// `IndexRebuilding`.
-impl IndexSource for SharedIndex {
-    fn current(&self) -> Result<NotesIndex> {
-        self.get()
-    }
-
-    fn damaged(&self, index: &NotesIndex, why: String) -> Result<NotesIndex> {
-        self.mark_damaged(index, why);
-        Err(Error::IndexRebuilding)
-    }
 
     /// Asks the indexer to apply what it was told before now, and waits for its answer
     /// for at most `SETTLE_WAIT` (a failing or busy indexer does not hold a request up
     /// longer; the answer is then what the index holds).
-    fn settle(&self) {
+    pub(crate) fn settle(&self) {
         let (reply, answer) = mpsc::channel();
         {
             let queue = self

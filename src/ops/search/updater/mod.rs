@@ -171,6 +171,7 @@ impl IndexUpdater {
         })
     }
 
+    #[cfg(test)]
     pub(crate) fn index(&self) -> &NotesIndex {
         &self.index
     }
@@ -245,18 +246,7 @@ impl IndexUpdater {
     /// vanished ones removed. Only what differs is touched.
     pub(crate) fn catch_up(&mut self, progress: Progress) -> Result<Changes> {
         let files = store::note_files(&self.notes_dir)?;
-        let gone: Vec<Box<str>> = {
-            let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-            self.known
-                .keys()
-                .filter(|p| !on_disk.contains(&***p))
-                .cloned()
-                .collect()
-        };
-        let stale: Vec<&NoteFile> = files
-            .iter()
-            .filter(|f| self.known.get(f.path.as_str()) != Some(&stamp_key(&f.id)))
-            .collect();
+        let (gone, stale) = differences(&self.known, &files);
         let mut changes = self.catch_up_files()?;
         for path in gone {
             self.remove(&path);
@@ -454,6 +444,30 @@ impl IndexUpdater {
             .reload()
             .map_err(|e| classified("cannot reload the index", &e))
     }
+}
+
+/// The notes `known` holds that are gone from `files`, and those of `files` it does
+/// not hold as they are (new or changed).
+fn differences<'a>(known: &Stamps, files: &'a [NoteFile]) -> (Vec<Box<str>>, Vec<&'a NoteFile>) {
+    let on_disk: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let gone = known
+        .keys()
+        .filter(|p| !on_disk.contains(&***p))
+        .cloned()
+        .collect();
+    let stale = files
+        .iter()
+        .filter(|f| known.get(f.path.as_str()) != Some(&stamp_key(&f.id)))
+        .collect();
+    (gone, stale)
+}
+
+/// How many notes `index` does not hold as the files of `notes_dir` are (new, changed
+/// or gone), and how many notes there are: what a catch-up would do, without the writer.
+pub(crate) fn behind(index: &NotesIndex, notes_dir: &Path) -> Result<(usize, usize)> {
+    let files = store::note_files(notes_dir)?;
+    let (gone, stale) = differences(&known_stamps(index)?, &files);
+    Ok((gone.len() + stale.len(), files.len()))
 }
 
 fn write_error(e: TantivyError) -> Error {
