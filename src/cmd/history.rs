@@ -43,11 +43,16 @@ pub(super) fn list(notebook: &Notebook, args: HistoryArgs) -> anyhow::Result<Exi
     for version in &versions {
         let _ = writeln!(
             out,
-            "{}  {}  {:<12}  {} bytes",
+            "{}  {}  {:<12}  {} bytes{}",
             style(short(&version.id)).yellow(),
             style(&version.at).dim(),
             version.operation,
-            version.size
+            version.size,
+            // A version made under a former path (before a move) names it.
+            version
+                .path
+                .as_deref()
+                .map_or_else(String::new, |p| format!("  (as {p})"))
         );
     }
     super::print(&out)

@@ -23,6 +23,7 @@ mod files_cache;
 mod guard;
 mod history;
 mod history_files;
+mod history_follow;
 mod history_git;
 mod history_moves;
 mod history_prune;

@@ -67,6 +67,7 @@ impl Notebook {
                         at: rfc3339(e.at),
                         operation: e.op.to_string(),
                         size: e.size,
+                        path: None,
                     })
                     .collect::<Vec<_>>()
             })
@@ -88,7 +89,7 @@ impl Notebook {
         let blob = store
             .with_index(|index| {
                 let entries = index.notes.get(path.as_str())?;
-                let at = listed(entries, id)?;
+                let at = listed(entries.iter(), id)?;
                 if before_removal {
                     entries[..=at].iter().rev().find_map(|e| e.blob)
                 } else {

@@ -2,7 +2,7 @@
 //! of a note hold a text (a delete or the old path of a move holds none), and a delete
 //! that answers the version holding the text it removed, for its Undo.
 
-use super::{Version, failed, rfc3339};
+use super::{Version, failed, version_of};
 use crate::error::{Error, Result};
 use crate::ops::model::Precondition;
 use crate::ops::{NotePath, Notebook};
@@ -15,27 +15,17 @@ pub(crate) struct KeptVersion {
 }
 
 impl Notebook {
-    /// The versions of a note, newest first, each saying whether it holds a text;
-    /// `NotFound` when the note has none.
+    /// The versions of a note, newest first (under former paths too), each saying
+    /// whether it holds a text; `NotFound` when the note has none.
     pub(crate) fn kept_versions(&self, path: &NotePath) -> Result<Vec<KeptVersion>> {
-        let versions = self.history_store()?.with_index(|index| {
-            index.notes.get(path.as_str()).map(|entries| {
-                entries
-                    .iter()
-                    .rev()
-                    .map(|e| KeptVersion {
-                        version: Version {
-                            id: e.commit.to_string(),
-                            at: rfc3339(e.at),
-                            operation: e.op.to_string(),
-                            size: e.size,
-                        },
-                        has_text: e.blob.is_some(),
-                    })
-                    .collect::<Vec<_>>()
+        let followed = self.followed(path)?.ok_or(Error::NotFound)?;
+        Ok(followed
+            .iter()
+            .map(|(at, e)| KeptVersion {
+                version: version_of(path, at, e),
+                has_text: e.blob.is_some(),
             })
-        });
-        versions.map_err(failed)?.ok_or(Error::NotFound)
+            .collect())
     }
 
     /// Deletes a note like `delete`, then answers the id of its newest version that

@@ -10,6 +10,7 @@ mod committer;
 mod compare;
 mod error;
 mod files;
+mod follow;
 mod index;
 mod kept;
 mod layout;
@@ -40,8 +41,9 @@ use crate::ops::{NotePath, Notebook};
 /// The store's folder inside `.notes/`.
 pub(crate) const STORE_DIR: &str = "history.git";
 
-/// One version of a note: `{"id", "at", "operation", "size"}`; `size` is 0 for a
-/// change that removed the note (a delete, or the old path of a move).
+/// One version of a note: `{"id", "at", "operation", "size"}`, and `"path"` when the
+/// note had another path then (before a move); `size` is 0 for a change that removed
+/// the note (a delete, or the old path of a move).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Version {
     pub(crate) id: String,
@@ -49,6 +51,8 @@ pub(crate) struct Version {
     pub(crate) at: String,
     pub(crate) operation: String,
     pub(crate) size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) path: Option<String>,
 }
 
 /// A note's history, newest first: the API's answer.
@@ -177,23 +181,14 @@ impl Notebook {
             .map_err(failed)
     }
 
-    /// The versions of a note, newest first; `NotFound` when it has none.
+    /// The versions of a note, newest first, its versions under former paths
+    /// included (`follow`); `NotFound` when it has none.
     pub(crate) fn history(&self, path: &NotePath) -> Result<Vec<Version>> {
-        let versions = self.history_store()?.with_index(|index| {
-            index.notes.get(path.as_str()).map(|entries| {
-                entries
-                    .iter()
-                    .rev()
-                    .map(|e| Version {
-                        id: e.commit.to_string(),
-                        at: rfc3339(e.at),
-                        operation: e.op.to_string(),
-                        size: e.size,
-                    })
-                    .collect::<Vec<_>>()
-            })
-        });
-        versions.map_err(failed)?.ok_or(Error::NotFound)
+        let followed = self.followed(path)?.ok_or(Error::NotFound)?;
+        Ok(followed
+            .iter()
+            .map(|(at, e)| version_of(path, at, e))
+            .collect())
     }
 
     /// The text of version `id` of a note (the full id, or a prefix of at least 4 hex
@@ -206,20 +201,18 @@ impl Notebook {
     /// The text of version `id`, or when that version removed the note (a delete, the
     /// old path of a move) and `before_removal`, the text it had just before.
     fn version_text(&self, path: &NotePath, id: &str, before_removal: bool) -> Result<Vec<u8>> {
-        let store = self.history_store()?;
-        let blob = store
-            .with_index(|index| {
-                let entries = index.notes.get(path.as_str())?;
-                let at = listed(entries, id)?;
+        let followed = self.followed(path)?.ok_or(Error::VersionNotFound)?;
+        // Newest first: the text just before a removal is further on.
+        let blob = listed(followed.iter().map(|(_, e)| e), id)
+            .and_then(|at| {
                 if before_removal {
-                    entries[..=at].iter().rev().find_map(|e| e.blob)
+                    followed[at..].iter().find_map(|(_, e)| e.blob)
                 } else {
-                    entries[at].blob
+                    followed[at].1.blob
                 }
             })
-            .map_err(failed)?
             .ok_or(Error::VersionNotFound)?;
-        store.blob(blob).map_err(failed)
+        self.history_store()?.blob(blob).map_err(failed)
     }
 
     /// Version `id` of a note as a NoteResponse (its text read like a note's).
@@ -333,18 +326,28 @@ impl Notebook {
     }
 }
 
-/// How many moves in a row `moved_to` follows.
+/// A version of the note at `path` that it had at `at`.
+fn version_of(path: &NotePath, at: &str, e: &index::Entry) -> Version {
+    Version {
+        id: e.commit.to_string(),
+        at: rfc3339(e.at),
+        operation: e.op.to_string(),
+        size: e.size,
+        path: (at != path.as_str()).then(|| at.to_string()),
+    }
+}
+
+/// How many moves in a row `moved_to` and `follow` follow.
 const MOVES_FOLLOWED: usize = 1000;
 
 /// Where version `id` (the full id, or a prefix of at least 4 hex digits that names
 /// one version) is among a note's entries.
-fn listed(entries: &[index::Entry], id: &str) -> Option<usize> {
+fn listed<'a>(entries: impl Iterator<Item = &'a index::Entry>, id: &str) -> Option<usize> {
     let id = id.to_ascii_lowercase();
     if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     let mut found = entries
-        .iter()
         .enumerate()
         .filter(|(_, e)| e.commit.to_string().starts_with(&id));
     let (at, first) = found.next()?;

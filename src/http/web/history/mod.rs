@@ -237,6 +237,7 @@ mod tests {
                 at: "2026-11-23T10:00:00Z".to_string(),
                 operation: "put".to_string(),
                 size: 1,
+                path: None,
             },
             has_text: true,
         }

@@ -169,7 +169,10 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                             td { input type="radio" name="from" value=(id) form="compare" checked[checked_from == Some(at)] aria-label=(format!("Compare from version {}", versions.len() - at)); }
                             td { input type="radio" name="to" value=(id) form="compare" checked[checked_to == Some(at)] aria-label=(format!("Compare to version {}", versions.len() - at)); }
                             td { (moment(&kept.version.at)) }
-                            td { (operation(&kept.version.operation, kept.has_text)) " " code.id title=(id) { (short(id)) } }
+                            td {
+                                (operation(&kept.version.operation, kept.has_text)) " " code.id title=(id) { (short(id)) }
+                                @if let Some(former) = &kept.version.path { " " span.former-path { "as " code { (former) } } }
+                            }
                             td.size { @if kept.has_text { (size(kept.version.size)) } @else { "—" } }
                             // A table cell is not made a flex box: it would lose its borders.
                             td { div.row-actions {
