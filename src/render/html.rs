@@ -15,6 +15,7 @@ use pulldown_cmark_escape::escape_html;
 
 use super::ids::{ID_TEXT_CHARS, Ids};
 use super::links::{LinkPlaces, NoteLinks};
+use super::obsidian::Comments;
 use super::pieces::Split;
 use super::sanitize::{TableCells, safe_event};
 
@@ -34,6 +35,7 @@ pub(super) fn write_split(
     let mut page = Page {
         links: NoteLinks::new(places),
         table: TableCells::default(),
+        comments: Comments::default(),
         ids: Ids::default(),
         title: skip_title,
         first: true,
@@ -49,6 +51,7 @@ pub(super) fn write_split(
             page: &mut page,
             newline: &newline,
             routed: Vec::new(),
+            shown: Vec::new(),
             heading: None,
             ready: VecDeque::new(),
         };
@@ -79,6 +82,7 @@ impl fmt::Write for Sink<'_, '_> {
 struct Page<'l, 't> {
     links: NoteLinks<'l>,
     table: TableCells,
+    comments: Comments,
     ids: Ids,
     /// The title a first level-1 heading is left out for, until the first event.
     title: Option<&'t str>,
@@ -139,6 +143,8 @@ struct Staged<'s, 'l, 't, 'p, I> {
     newline: &'s Cell<bool>,
     /// What the links' routing made of one event.
     routed: Vec<Event<'p>>,
+    /// What hiding comments made of one event.
+    shown: Vec<Event<'p>>,
     /// The heading whose events wait for its id.
     heading: Option<Heading<'p, 't>>,
     /// Events ready to be written, in order.
@@ -163,12 +169,22 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
                 }
                 continue;
             };
-            let Page { links, table, .. } = &mut *self.page;
+            let Page {
+                links,
+                table,
+                comments,
+                ..
+            } = &mut *self.page;
+            let mut shown = std::mem::take(&mut self.shown);
             let mut routed = std::mem::take(&mut self.routed);
-            links.route(event, &mut routed, |event| safe_event(event, table));
+            comments.filter(event, &mut shown);
+            for event in shown.drain(..) {
+                links.route(event, &mut routed, |event| safe_event(event, table));
+            }
             for event in routed.drain(..) {
                 self.stage(event);
             }
+            self.shown = shown;
             self.routed = routed;
         }
     }
