@@ -15,7 +15,7 @@ use pulldown_cmark_escape::escape_html;
 
 use super::ids::{ID_TEXT_CHARS, Ids};
 use super::links::{LinkPlaces, NoteLinks};
-use super::obsidian::Comments;
+use super::obsidian::{Comments, Highlights};
 use super::pieces::Split;
 use super::sanitize::{TableCells, safe_event};
 
@@ -52,6 +52,8 @@ pub(super) fn write_split(
             newline: &newline,
             routed: Vec::new(),
             shown: Vec::new(),
+            marked: Vec::new(),
+            highlights: Highlights::default(),
             heading: None,
             ready: VecDeque::new(),
         };
@@ -145,6 +147,9 @@ struct Staged<'s, 'l, 't, 'p, I> {
     routed: Vec<Event<'p>>,
     /// What hiding comments made of one event.
     shown: Vec<Event<'p>>,
+    /// What highlighting made of one event.
+    marked: Vec<Event<'p>>,
+    highlights: Highlights<'p>,
     /// The heading whose events wait for its id.
     heading: Option<Heading<'p, 't>>,
     /// Events ready to be written, in order.
@@ -160,6 +165,11 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
                 return Some(self.page.finish(event, self.newline.get()));
             }
             let Some(event) = self.events.next() else {
+                let mut marked = std::mem::take(&mut self.marked);
+                self.highlights.give_up(&mut marked);
+                for event in marked.drain(..) {
+                    self.stage(event);
+                }
                 // A piece ends every heading it starts; were one still open, it is
                 // written as it stands.
                 let mut heading = self.heading.take()?;
@@ -181,9 +191,14 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
             for event in shown.drain(..) {
                 links.route(event, &mut routed, |event| safe_event(event, table));
             }
+            let mut marked = std::mem::take(&mut self.marked);
             for event in routed.drain(..) {
+                self.highlights.filter(event, &mut marked);
+            }
+            for event in marked.drain(..) {
                 self.stage(event);
             }
+            self.marked = marked;
             self.shown = shown;
             self.routed = routed;
         }

@@ -66,3 +66,19 @@ fn comments_are_not_in_the_visible_text() {
     }
     assert_eq!(visible.finish(), "a  b");
 }
+
+#[test]
+fn highlights_are_marks() {
+    assert_eq!(
+        to_html("A ==marked **bold**== word and a==b.\n", None),
+        "<p>A <mark>marked <strong>bold</strong></mark> word and a==b.</p>\n"
+    );
+    assert_eq!(
+        to_html("==<script>x</script>== and `==code==` and ====\n", None),
+        "<p><mark>&lt;script&gt;x&lt;/script&gt;</mark> and <code>==code==</code> and ====</p>\n"
+    );
+    assert_eq!(
+        to_html("**a ==b** c==\n\n==open\n\nnext==\n", None),
+        "<p><strong>a ==b</strong> c==</p>\n<p>==open</p>\n<p>next==</p>\n"
+    );
+}
