@@ -12,6 +12,7 @@
 mod html;
 mod ids;
 mod links;
+mod obsidian;
 mod pieces;
 mod sanitize;
 mod text;

@@ -15,6 +15,7 @@ use pulldown_cmark_escape::escape_html;
 
 use super::ids::{ID_TEXT_CHARS, Ids};
 use super::links::{LinkPlaces, NoteLinks};
+use super::obsidian::{Comments, Highlights};
 use super::pieces::Split;
 use super::sanitize::{TableCells, safe_event};
 
@@ -34,6 +35,7 @@ pub(super) fn write_split(
     let mut page = Page {
         links: NoteLinks::new(places),
         table: TableCells::default(),
+        comments: Comments::default(),
         ids: Ids::default(),
         title: skip_title,
         first: true,
@@ -49,6 +51,9 @@ pub(super) fn write_split(
             page: &mut page,
             newline: &newline,
             routed: Vec::new(),
+            shown: Vec::new(),
+            marked: Vec::new(),
+            highlights: Highlights::default(),
             heading: None,
             ready: VecDeque::new(),
         };
@@ -79,6 +84,7 @@ impl fmt::Write for Sink<'_, '_> {
 struct Page<'l, 't> {
     links: NoteLinks<'l>,
     table: TableCells,
+    comments: Comments,
     ids: Ids,
     /// The title a first level-1 heading is left out for, until the first event.
     title: Option<&'t str>,
@@ -139,6 +145,11 @@ struct Staged<'s, 'l, 't, 'p, I> {
     newline: &'s Cell<bool>,
     /// What the links' routing made of one event.
     routed: Vec<Event<'p>>,
+    /// What hiding comments made of one event.
+    shown: Vec<Event<'p>>,
+    /// What highlighting made of one event.
+    marked: Vec<Event<'p>>,
+    highlights: Highlights<'p>,
     /// The heading whose events wait for its id.
     heading: Option<Heading<'p, 't>>,
     /// Events ready to be written, in order.
@@ -154,6 +165,11 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
                 return Some(self.page.finish(event, self.newline.get()));
             }
             let Some(event) = self.events.next() else {
+                let mut marked = std::mem::take(&mut self.marked);
+                self.highlights.give_up(&mut marked);
+                for event in marked.drain(..) {
+                    self.stage(event);
+                }
                 // A piece ends every heading it starts; were one still open, it is
                 // written as it stands.
                 let mut heading = self.heading.take()?;
@@ -163,12 +179,27 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
                 }
                 continue;
             };
-            let Page { links, table, .. } = &mut *self.page;
+            let Page {
+                links,
+                table,
+                comments,
+                ..
+            } = &mut *self.page;
+            let mut shown = std::mem::take(&mut self.shown);
             let mut routed = std::mem::take(&mut self.routed);
-            links.route(event, &mut routed, |event| safe_event(event, table));
+            comments.filter(event, &mut shown);
+            for event in shown.drain(..) {
+                links.route(event, &mut routed, |event| safe_event(event, table));
+            }
+            let mut marked = std::mem::take(&mut self.marked);
             for event in routed.drain(..) {
+                self.highlights.filter(event, &mut marked);
+            }
+            for event in marked.drain(..) {
                 self.stage(event);
             }
+            self.marked = marked;
+            self.shown = shown;
             self.routed = routed;
         }
     }

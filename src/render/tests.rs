@@ -192,6 +192,7 @@ fn visible_text_is_what_a_reader_sees() {
 mod checker;
 mod hostile;
 mod links;
+mod obsidian;
 
 use checker::violations;
 

@@ -4,6 +4,7 @@
 use pulldown_cmark::{Event, LinkType, Tag, TagEnd};
 
 use super::links::wiki_label;
+use super::obsidian::Comments;
 use super::pieces::Split;
 
 /// The opening words of a note body as plain text, at most `max` characters (cut at a
@@ -99,6 +100,10 @@ impl VisibleText {
 /// The reader's text of the events pushed so far.
 struct ReaderText {
     text: String,
+    /// `%%comments%%` are not seen.
+    comments: Comments,
+    /// What hiding comments made of one event.
+    shown: Vec<Event<'static>>,
     summary: bool,
     /// Depth of the blocks left out (a summary's headings, code and HTML).
     skip: usize,
@@ -111,6 +116,8 @@ impl ReaderText {
     fn new(reading: Reading) -> Self {
         ReaderText {
             text: String::new(),
+            comments: Comments::default(),
+            shown: Vec::new(),
             summary: reading == Reading::Summary,
             skip: 0,
             bare_wiki: false,
@@ -118,6 +125,16 @@ impl ReaderText {
     }
 
     fn push(&mut self, event: &Event) {
+        let mut shown = std::mem::take(&mut self.shown);
+        self.comments
+            .filter(event.clone().into_static(), &mut shown);
+        for event in shown.drain(..) {
+            self.push_shown(&event);
+        }
+        self.shown = shown;
+    }
+
+    fn push_shown(&mut self, event: &Event) {
         let summary = self.summary;
         let text = &mut self.text;
         match event {

@@ -44,6 +44,7 @@ mod notes_paths;
 mod notes_read;
 mod notes_serve;
 mod notes_write;
+mod obsidian_markdown;
 mod offline_index;
 mod openapi;
 mod public_api;

@@ -18,8 +18,8 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
             continue;
         }
         let allowed: &[&str] = match tag {
-            "p" | "em" | "strong" | "del" | "blockquote" | "ul" | "li" | "pre" | "hr" | "br"
-            | "table" | "thead" | "tbody" | "tr" => &[],
+            "p" | "em" | "strong" | "del" | "mark" | "blockquote" | "ul" | "li" | "pre" | "hr"
+            | "br" | "table" | "thead" | "tbody" | "tr" => &[],
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => &["id"],
             "code" => &["class"],
             "ol" => &["start"],
