@@ -24,6 +24,10 @@ pub(super) fn run(notebook: &Notebook, args: SearchArgs) -> anyhow::Result<ExitC
     if args.json {
         return super::print_json(&results);
     }
+    // Said apart from the results, so a script reading stdout sees them unchanged.
+    if results.partial {
+        eprintln!("No note has every word; closest matches:");
+    }
     let colours = console::colors_enabled();
     let mut out = String::new();
     for (rank, hit) in results.results.iter().enumerate() {

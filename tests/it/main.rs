@@ -59,6 +59,7 @@ mod scope_paths;
 mod search_api;
 mod search_cjk;
 mod search_files;
+mod search_partial;
 mod search_tags;
 mod sections;
 mod serve_owner;

@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
-    PhraseQuery, Query as IndexQuery, RangeQuery, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, EmptyQuery, FuzzyTermQuery, Occur,
+    PhrasePrefixQuery, PhraseQuery, Query as IndexQuery, RangeQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
@@ -66,6 +66,10 @@ pub struct SearchResults {
     /// How many notes (or attachments, for a `file:` query) match: all of them, not
     /// only those returned.
     pub(crate) total: usize,
+    /// True when no note has every word and the results are the notes with some of
+    /// them (`run`); absent otherwise, so an answer with every word keeps its shape.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) partial: bool,
 }
 
 /// One matching note, or attachment (for a `file:` query).

@@ -20,14 +20,25 @@ impl NotesIndex {
         reader: &Reader,
     ) -> Result<SearchResults> {
         let limit = limit.get();
-        let mut plan = self.plan(query);
-        plan.query = self.within(plan.query, query.is_for_files(), reader);
         let searcher = self.reader.searcher();
         // A few more than asked for, in case some were deleted since the last commit.
         let collector = (TopDocs::with_limit(limit + 8).order_by_score(), Count);
-        let (top, count) = searcher
-            .search(plan.query.as_ref(), &collector)
-            .map_err(|e| heal::read_error("cannot query", &self.dir(notes_dir), &e))?;
+        let run = |plan: &mut Plan| {
+            let scoped = std::mem::replace(&mut plan.query, Box::new(EmptyQuery));
+            plan.query = self.within(scoped, query.is_for_files(), reader);
+            searcher
+                .search(plan.query.as_ref(), &collector)
+                .map_err(|e| heal::read_error("cannot query", &self.dir(notes_dir), &e))
+        };
+        let mut plan = self.plan(query, false);
+        let (mut top, mut count) = run(&mut plan)?;
+        // No note has every word: the notes with some of them, marked as partial. Only
+        // then, so a query that finds something costs one search, whatever the size.
+        let partial = count == 0 && plan.words > 1;
+        if partial {
+            plan = self.plan(query, true);
+            (top, count) = run(&mut plan)?;
+        }
         let snippets = self.snippet_terms(&searcher, &plan).map_err(|e| {
             heal::read_error("cannot read term statistics of", &self.dir(notes_dir), &e)
         })?;
@@ -73,12 +84,15 @@ impl NotesIndex {
         Ok(SearchResults {
             query: query.as_str().to_string(),
             total: count.saturating_sub(stale),
+            partial: partial && !results.is_empty(),
             results,
         })
     }
 
-    /// The tantivy query of a parsed query, and the words to highlight.
-    fn plan(&self, query: &Query) -> Plan {
+    /// The tantivy query of a parsed query, and the words to highlight. Every word (or
+    /// phrase) is required; with `partial`, at least one of them is (ranked by how
+    /// many and how rare), while exclusions and tag filters stay hard filters.
+    fn plan(&self, query: &Query, partial: bool) -> Plan {
         let fields = self.searched(query);
         let fields = fields.as_slice();
         let mut must: Vec<Box<dyn IndexQuery>> = Vec::new();
@@ -106,10 +120,24 @@ impl NotesIndex {
                 }
             }
         }
+        let words = must.len();
         // Tag filters select without ranking; alone, every selected note scores 1.
         let filter_score = if must.is_empty() { 1.0 } else { 0.0 };
         let mut parts: Vec<(Occur, Box<dyn IndexQuery>)> = Vec::new();
-        parts.extend(must.into_iter().map(|q| (Occur::Must, q)));
+        if partial && words > 1 {
+            // Each word found adds a fixed amount above its own score: a note with
+            // more of the words ranks above one that repeats a single word often.
+            let some = must
+                .into_iter()
+                .flat_map(|q| {
+                    let found = ConstScoreQuery::new(q.box_clone(), PARTIAL_WORD_SCORE);
+                    [(Occur::Should, q), (Occur::Should, Box::new(found) as _)]
+                })
+                .collect();
+            parts.push((Occur::Must, Box::new(BooleanQuery::new(some))));
+        } else {
+            parts.extend(must.into_iter().map(|q| (Occur::Must, q)));
+        }
         parts.extend(filters.into_iter().map(|q| {
             (
                 Occur::Must,
@@ -121,6 +149,7 @@ impl NotesIndex {
             query: Box::new(BooleanQuery::new(parts)),
             highlight,
             prefix,
+            words,
         }
     }
 
@@ -320,10 +349,16 @@ pub(super) fn prefix_words(
     Ok(Some(words.into_iter().collect()))
 }
 
+/// What each word found adds to a note's score in a partial answer: more than one
+/// word's usual score, so notes with more of the words come first.
+const PARTIAL_WORD_SCORE: f32 = 8.0;
+
 struct Plan {
     query: Box<dyn IndexQuery>,
     highlight: HashSet<String>,
     prefix: Option<String>,
+    /// How many words (or phrases) the query asks for: a partial match needs two.
+    words: usize,
 }
 
 /// Documents where the words appear (one word, or several in a row) in one of `fields`.

@@ -54,6 +54,9 @@ pub(crate) fn search(page: &SearchView) -> Markup {
             Some(Err(message)) => p.error role="alert" { (message) },
             Some(Ok(found)) => {
                 p.meta { (plural(found.total, "result", "results")) " for “" (page.query) "”" }
+                @if found.partial {
+                    p.partial role="status" { "No note has every word; closest matches:" }
+                }
                 @if found.results.is_empty() {
                     div.empty-state { p { "Nothing matches. Try fewer or other words." } }
                 } @else {
