@@ -155,6 +155,7 @@ impl NotesServer {
                 truncated: results.len() < found.total,
                 results,
                 total: found.total,
+                partial: found.partial,
             })
         })
         .await

@@ -108,6 +108,9 @@ pub(crate) struct Found {
     /// Matching notes, shown or not.
     pub(crate) total: usize,
     pub(crate) truncated: bool,
+    /// No note has every word: these are the closest matches (present only then).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) partial: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

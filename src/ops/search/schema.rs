@@ -104,7 +104,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// 2: the body is indexed as the text a reader sees, not as Markdown.
 /// 3: CJK runs are indexed as pairs of characters (`words`); tags as Obsidian reads
 /// them (`tags`).
-pub(crate) const CONTENT_VERSION: u32 = 3;
+/// 4: `%%comments%%` left out of the text (`render::obsidian`).
+pub(crate) const CONTENT_VERSION: u32 = 4;
 
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
 /// as their alt text): what is indexed, and what a snippet is cut from.
