@@ -81,11 +81,21 @@ impl Notebook {
     /// The version an undo brings back: a deleted note's last text, else the newest
     /// version whose text differs from the latest one.
     pub(crate) fn previous_version(&self, path: &NotePath) -> Result<String> {
+        self.previous_of(path.as_str(), false)
+    }
+
+    /// The newest version of `key` before its latest with other content (a note's or
+    /// an attachment's); with `delete_itself`, a latest change that removed it is the
+    /// answer (restoring a delete brings back what it removed).
+    pub(super) fn previous_of(&self, key: &str, delete_itself: bool) -> Result<String> {
         let found = self
             .history_store()?
             .with_index(|index| {
-                let entries = index.notes.get(path.as_str())?;
+                let entries = index.notes.get(key)?;
                 let latest = entries.last()?;
+                if delete_itself && latest.blob.is_none() {
+                    return Some(latest.commit.to_string());
+                }
                 entries
                     .iter()
                     .rev()

@@ -112,23 +112,7 @@ impl Notebook {
     /// The version `notes restore FILE` brings back by default: the one before the
     /// last change, or for a deleted file the delete (its bytes before it).
     pub(crate) fn previous_file_version(&self, path: &FilePath) -> Result<String> {
-        let found = self
-            .history_store()?
-            .with_index(|index| {
-                let entries = index.notes.get(path.as_str())?;
-                let latest = entries.last()?;
-                if latest.blob.is_none() {
-                    return Some(latest.commit.to_string());
-                }
-                entries
-                    .iter()
-                    .rev()
-                    .skip(1)
-                    .find(|e| e.blob.is_some() && e.blob != latest.blob)
-                    .map(|e| e.commit.to_string())
-            })
-            .map_err(failed)?;
-        found.ok_or(Error::VersionNotFound)
+        self.previous_of(path.as_str(), true)
     }
 }
 
