@@ -7,24 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::history_moves::{post, put};
 use crate::support::{Server, Workspace, eventually, stderr, stdout};
 use crate::web_pages::page;
-
-fn put(server: &Server, note: &str, text: &str) {
-    let r = server.put_markdown(&format!("/api/v1/notes/{note}"), text);
-    assert!(r.status().is_success(), "{note}: {}", r.status());
-}
-
-fn post(server: &Server, route: &str, body: Value) -> (u16, Value) {
-    crate::support::json(
-        server
-            .request("POST", route)
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .send()
-            .unwrap(),
-    )
-}
 
 fn mv(server: &Server, from: &str, to: &str) {
     let (status, body) = post(server, "/api/v1/move", json!({"from": from, "to": to}));

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 
 use crate::support::{Server, Workspace, eventually, stderr, stdout};
 
-fn put(server: &Server, note: &str, text: &str) {
+pub(crate) fn put(server: &Server, note: &str, text: &str) {
     let r = server.put_markdown(&format!("/api/v1/notes/{note}"), text);
     assert!(r.status().is_success(), "{note}: {}", r.status());
 }
 
-fn post(server: &Server, route: &str, body: Value) -> (u16, Value) {
+pub(crate) fn post(server: &Server, route: &str, body: Value) -> (u16, Value) {
     crate::support::json(
         server
             .request("POST", route)

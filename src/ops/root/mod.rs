@@ -13,4 +13,4 @@ pub(crate) use dir::RootDir;
 pub(crate) use landing::Landing;
 pub(crate) use open::{open_error, path_error};
 pub(crate) use open::{resolve, resolve_rel};
-pub(crate) use rename::FOLDER_TRIES;
+pub(crate) use rename::again_if_folder_gone;

@@ -13,7 +13,23 @@ use crate::ops::path::INTERNAL_DIR;
 /// How many times a write makes its folder again when it went under it for being empty
 /// (another request's delete emptied it between the folder's making and the new name):
 /// a third loss needs two more folders emptied and removed in that instant.
-pub(crate) const FOLDER_TRIES: usize = 3;
+const FOLDER_TRIES: usize = 3;
+
+/// Runs `once` again while it fails for a folder that went away under it (`gone`),
+/// at most `FOLDER_TRIES` times in all: the folder was removed for being empty
+/// (`remove_emptied`), and the next try makes it again.
+pub(crate) fn again_if_folder_gone<T, E>(
+    mut once: impl FnMut() -> Result<T, E>,
+    gone: impl Fn(&E) -> bool,
+) -> Result<T, E> {
+    let mut tries = 1;
+    loop {
+        match once() {
+            Err(e) if gone(&e) && tries < FOLDER_TRIES => tries += 1,
+            other => return other,
+        }
+    }
+}
 
 /// The path of a file of the service inside the notes dir.
 fn internal(name: &str) -> String {
@@ -26,15 +42,10 @@ impl RootDir {
     /// gone; both folders are synced after. A folder of `to` removed meanwhile for
     /// being empty (`remove_emptied`) is made again, up to `FOLDER_TRIES` times.
     pub(crate) fn rename_note(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {
-        let mut tries = 1;
-        loop {
-            match self.rename_once(from, to) {
-                Err(e) if e.kind() == io::ErrorKind::NotFound && tries < FOLDER_TRIES => {
-                    tries += 1;
-                }
-                other => return other,
-            }
-        }
+        again_if_folder_gone(
+            || self.rename_once(from, to),
+            |e| e.kind() == io::ErrorKind::NotFound,
+        )
     }
 
     fn rename_once(&self, from: &NotePath, to: &NotePath) -> io::Result<()> {

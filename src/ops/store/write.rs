@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::ops::front_matter::{self, Document, FrontMatter};
 use crate::ops::ids::Op;
 use crate::ops::model::{DeleteConfirmation, NoteFields, NoteInput, Precondition, PutOutcome};
-use crate::ops::root::{FOLDER_TRIES, open_error, path_error};
+use crate::ops::root::{again_if_folder_gone, open_error, path_error};
 use crate::ops::{NotePath, Notebook, clock, fsutil};
 
 /// The placeholder sentence of an empty body.
@@ -139,17 +139,13 @@ impl Notebook {
         create: bool,
         gate: &mut dyn FnMut(Option<u64>) -> io::Result<()>,
     ) -> Result<()> {
-        let mut tries = 1;
-        loop {
-            match self.store_gated_once(parent, name, bytes, mode, create, gate) {
-                Err(Error::CreateDirFailed(e) | Error::WriteFailed(e))
-                    if e.kind() == io::ErrorKind::NotFound && tries < FOLDER_TRIES =>
-                {
-                    tries += 1;
-                }
-                other => return other,
-            }
-        }
+        again_if_folder_gone(
+            || self.store_gated_once(parent, name, bytes, mode, create, gate),
+            |e| {
+                matches!(e, Error::CreateDirFailed(e) | Error::WriteFailed(e)
+                    if e.kind() == io::ErrorKind::NotFound)
+            },
+        )
     }
 
     /// One try of `store_gated`.
