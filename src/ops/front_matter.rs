@@ -31,6 +31,10 @@ pub struct FrontMatter {
     pub(crate) last_modified: String,
     #[serde(default)]
     pub(crate) tags: Vec<String>,
+    /// Obsidian's other names of the note (`aliases:`, or `alias:`; a list or one
+    /// string): link targets and searched words, never part of the spec'd JSON.
+    #[serde(skip)]
+    pub(crate) aliases: Vec<String>,
 }
 
 /// A note's text split in two. `yaml` is the whole mapping, unknown keys included, in
@@ -366,11 +370,21 @@ fn fields_of(yaml: &Mapping) -> FrontMatter {
         title: string("title"),
         date: string("date"),
         last_modified: string("last_modified"),
-        tags: match yaml.get("tags") {
-            Some(Value::Sequence(items)) => items.iter().filter_map(scalar).collect(),
-            Some(other) => scalar(other).into_iter().collect(),
-            None => Vec::new(),
-        },
+        tags: strings(yaml.get("tags")),
+        aliases: strings(yaml.get("aliases").or_else(|| yaml.get("alias")))
+            .into_iter()
+            .map(|alias| alias.trim().to_string())
+            .filter(|alias| !alias.is_empty())
+            .collect(),
+    }
+}
+
+/// A list of scalars, or one scalar as a list of one.
+fn strings(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::Sequence(items)) => items.iter().filter_map(scalar).collect(),
+        Some(other) => scalar(other).into_iter().collect(),
+        None => Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@ fn parses_and_reads_fields() {
             date: "01-02-2024".into(),
             last_modified: "01-02-2024:10:30".into(),
             tags: vec!["a".into(), "b".into()],
+            aliases: vec![],
         }
     );
     assert_eq!(doc.body, "# Hi\n");
@@ -77,6 +78,7 @@ fn new_documents_use_spec_key_order() {
         date: "21-11-2026".into(),
         last_modified: "21-11-2026:09:05".into(),
         tags: vec![],
+        aliases: vec![],
     };
     let doc = Document::new(&fields, "text".into());
     assert_eq!(
@@ -305,4 +307,16 @@ mod properties {
             prop_assert_eq!(back.body, doc.body);
         }
     }
+}
+
+#[test]
+fn aliases_are_a_list_or_one_string() {
+    let aliases = |text: &str| parse_fields(text).unwrap().0.aliases;
+    assert_eq!(
+        aliases("---\naliases:\n  - Start here\n  - \" First \"\n---\n"),
+        ["Start here", "First"]
+    );
+    assert_eq!(aliases("---\naliases: Library\n---\n"), ["Library"]);
+    assert_eq!(aliases("---\nalias: [One, 2]\n---\n"), ["One", "2"]);
+    assert!(aliases("---\naliases: []\ntitle: T\n---\n").is_empty());
 }

@@ -105,7 +105,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// 3: CJK runs are indexed as pairs of characters (`words`); tags as Obsidian reads
 /// them (`tags`).
 /// 4: `%%comments%%` left out of the text (`render::obsidian`).
-pub(crate) const CONTENT_VERSION: u32 = 4;
+/// 5: front matter `aliases` searched with the title.
+pub(crate) const CONTENT_VERSION: u32 = 5;
 
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
 /// as their alt text): what is indexed, and what a snippet is cut from.
@@ -141,6 +142,10 @@ pub(crate) fn document(
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, path.as_str());
     doc.add_text(fields.title, &title);
+    // Aliases are searched as titles are; results show the first value, the title.
+    for alias in &front.aliases {
+        doc.add_text(fields.title, alias);
+    }
     for tag in tags.finish() {
         doc.add_text(fields.tags, &tag);
         for filed in crate::ops::front_matter::tags::with_parents(&tag) {

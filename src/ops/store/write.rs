@@ -317,6 +317,7 @@ fn build_from_fields(
         date,
         last_modified: clock::stamp(now),
         tags: supplied.tags.unwrap_or_default(),
+        aliases: Vec::new(),
     };
     let body = request
         .body
@@ -344,6 +345,7 @@ fn build_from_markdown(path: &NotePath, text: String) -> Result<String> {
             date: clock::date(now),
             last_modified: clock::stamp(now),
             tags: Vec::new(),
+            aliases: Vec::new(),
         };
         return Document::new(&fields, text)
             .emit()
