@@ -68,6 +68,7 @@ mod spec_routes;
 mod special_files;
 mod tokens;
 mod tokens_closed;
+mod vault_fixture;
 mod web_attachments;
 mod web_browser;
 mod web_dates;
