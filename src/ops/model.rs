@@ -44,6 +44,10 @@ pub(crate) struct NoteMeta {
     /// API's JSON, which the spec fixes.
     #[serde(skip)]
     pub(crate) modified: i64,
+    /// The `#tags` of the body (Obsidian's), for the web list's tag filter; not in the
+    /// API's JSON, whose `tags` are the front matter's.
+    #[serde(skip)]
+    pub(crate) body_tags: Box<[CompactString]>,
 }
 
 impl NoteMeta {

@@ -65,4 +65,10 @@ fn body_tags_nested_tags_and_tag_strings_are_found() {
     assert!(page.contains("/note/nested.md"), "{page}");
     let page = server.get("/?tag=bar").text().unwrap();
     assert!(page.contains("/note/string.md"), "{page}");
+    // Body tags file a note too, and never from code.
+    let page = server.get("/?tag=inbox").text().unwrap();
+    assert!(page.contains("/note/body.md"), "{page}");
+    assert!(page.contains("/note/hash.md"), "{page}");
+    assert!(!page.contains("/note/code.md"), "{page}");
+    assert!(!server.get("/").text().unwrap().contains("notatag"));
 }

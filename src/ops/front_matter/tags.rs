@@ -62,6 +62,19 @@ impl NoteTags {
     }
 }
 
+/// The `#tags` of a note's body (Markdown) alone, for the web list's tag filter. Most
+/// notes have none: a scan of the raw text finds that without parsing it.
+pub(crate) fn tags_of_body(body: &str) -> Vec<String> {
+    if body_tags(body).next().is_none() {
+        return Vec::new();
+    }
+    let mut tags = NoteTags::default();
+    for event in pulldown_cmark::Parser::new_ext(body, crate::render::options()) {
+        tags.push(&event);
+    }
+    tags.finish()
+}
+
 /// The tags of front matter values: each split at commas, trimmed, a leading `#` and a
 /// trailing `/` dropped, empty ones left out.
 pub(crate) fn front_tags<S: AsRef<str>>(values: &[S]) -> impl Iterator<Item = &str> {
@@ -128,6 +141,16 @@ mod tests {
         let body = "# Heading\n\nSee #inbox and #project/alpha_1, not a#b or #123.\n\n\
                     `#code` and http://x.org/#frag\n\n```\n#fenced\n```\n\n## About #topic\n";
         assert_eq!(of(&[], body), ["inbox", "project/alpha_1", "topic"]);
+    }
+
+    #[test]
+    fn a_body_alone_is_scanned_before_it_is_parsed() {
+        assert!(tags_of_body("# Title\n\nNo tags, `#x` a#b #12.\n").is_empty());
+        assert_eq!(
+            tags_of_body("Text #inbox\n\n```\n#no\n```\n#a/b"),
+            ["inbox", "a/b"]
+        );
+        assert!(tags_of_body("```\n#fenced\n```\n").is_empty());
     }
 
     #[test]

@@ -184,6 +184,7 @@ mod tests {
                 date: Default::default(),
                 size: 0,
                 modified: 0,
+                body_tags: Box::default(),
             })
             .collect();
         notes.sort_by(|a, b| a.path.cmp(&b.path));

@@ -38,7 +38,7 @@ fn display_title(path: &NotePath, fields: Option<&FrontMatter>) -> String {
 
 /// The list entry of a note's text.
 pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
-    let (title, fields, _) = index_fields_of(path, text);
+    let (title, fields, body) = index_fields_of(path, text);
     NoteMeta {
         path: path.as_str().into(),
         title: title.into(),
@@ -47,6 +47,10 @@ pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
         date: fields.date.into(),
         size,
         modified: 0,
+        body_tags: front_matter::tags::tags_of_body(&text[body..])
+            .into_iter()
+            .map(Into::into)
+            .collect(),
     }
 }
 

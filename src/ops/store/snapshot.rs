@@ -153,7 +153,9 @@ impl ListOrder {
         for &at in &recent {
             // As Obsidian reads them: `a, b` is two tags, and `a/b` is filed under `a`.
             filed.clear();
-            for tag in front_matter::tags::front_tags(&notes[at as usize].tags) {
+            let note = &notes[at as usize];
+            let body = note.body_tags.iter().map(|tag| tag.as_str());
+            for tag in front_matter::tags::front_tags(&note.tags).chain(body) {
                 for tag in front_matter::tags::with_parents(tag) {
                     if !filed.contains(&tag) {
                         filed.push(tag);
@@ -191,6 +193,7 @@ mod tests {
             date: Default::default(),
             size: 1,
             modified: 0,
+            body_tags: Box::default(),
         }
     }
 
