@@ -21,6 +21,7 @@ mod file_types;
 mod files;
 mod files_cache;
 mod guard;
+mod head_requests;
 mod history;
 mod history_files;
 mod history_follow;

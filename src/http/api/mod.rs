@@ -4,7 +4,8 @@
 //!
 //! The spec's routes (`/api/v1/notes`, `/api/v1/notes/{path}`, `/api/public/list`,
 //! `/api/public/toggle`) take exactly the spec's methods and read no query parameter;
-//! what the service adds lives on routes of its own (sections, pages, search, …).
+//! every route that answers GET answers HEAD as GET without the body (RFC 9110; hyper
+//! leaves the body out and keeps every header). What the service adds lives on routes of its own (sections, pages, search, …).
 //!
 //! Order matters for speed, not meaning: the hot routes (read a note, the list, write a
 //! note, toggle) come first, and a request only ever fails filters that reject without
@@ -34,7 +35,7 @@ use warp::reply::Response;
 pub(super) use self::files::for_browser as file_for_browser;
 use super::support::body::{self, BodyStream};
 use super::support::reject::HttpError;
-use super::support::{is_get, is_post, method_is, raw_query, reply, with_state};
+use super::support::{is_post, is_read, method_is, raw_query, reply, with_state};
 use super::{State, auth};
 
 /// One group of routes, boxed: the chain of every route stays shallow for the compiler.
@@ -113,13 +114,13 @@ fn notes(state: &Arc<State>) -> Routes {
     // method does not pay for the check here; the 405 route below checks the path
     // first, as the spec orders it.
     let read = note()
-        .and(method_is(is_get))
+        .and(method_is(is_read))
         .and(notes::path())
         .and(warp::header::headers_cloned())
         .and(with_state(state.clone()))
         .and_then(notes::read);
     let read_list = list()
-        .and(method_is(is_get))
+        .and(method_is(is_read))
         .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(notes_list::list);
@@ -137,11 +138,14 @@ fn notes(state: &Arc<State>) -> Routes {
         .and(with_state(state.clone()))
         .and_then(notes::delete);
     // The spec's rule 4, after rules 1-3 (the path's checks) and before any body is
-    // read: every method but GET, PUT and DELETE.
+    // read: every method but GET (and HEAD, GET without the body), PUT and DELETE.
     let other_method = note()
         .and(notes::path())
         .and(method_is(|m| {
-            !matches!(*m, Method::GET | Method::PUT | Method::DELETE)
+            !matches!(
+                *m,
+                Method::GET | Method::HEAD | Method::PUT | Method::DELETE
+            )
         }))
         .and_then(|_| refuse(HttpError::NoteMethodNotAllowed));
     read.or(read_list)
@@ -152,7 +156,7 @@ fn notes(state: &Arc<State>) -> Routes {
         .unify()
         .or(other_method)
         .unify()
-        .or(refuse_others(list(), |m| !is_get(m), "GET"))
+        .or(refuse_others(list(), |m| !is_read(m), "GET"))
         .unify()
         .boxed()
 }
@@ -169,13 +173,13 @@ fn public(state: &Arc<State>) -> Routes {
         .and(with_state(state.clone()))
         .and_then(public::toggle)
         .or(list()
-            .and(method_is(is_get))
+            .and(method_is(is_read))
             .and(with_state(state.clone()))
             .and_then(public::list))
         .unify()
         .or(refuse_others(toggle(), |m| !is_post(m), "POST"))
         .unify()
-        .or(refuse_others(list(), |m| !is_get(m), "GET"))
+        .or(refuse_others(list(), |m| !is_read(m), "GET"))
         .unify()
         .boxed()
 }
@@ -187,19 +191,19 @@ fn lookups(state: &Arc<State>) -> Routes {
     let openapi = || warp::path!("api" / "v1" / "openapi.json");
     let move_path = || warp::path!("api" / "v1" / "move");
     search()
-        .and(method_is(is_get))
+        .and(method_is(is_read))
         .and(raw_query())
         .and(auth::scope())
         .and(with_state(state.clone()))
         .and_then(search::search)
         .or(links()
-            .and(method_is(is_get))
+            .and(method_is(is_read))
             .and(notes::path())
             .and(auth::scope())
             .and(with_state(state.clone()))
             .and_then(links::links))
         .unify()
-        .or(openapi().and(method_is(is_get)).map(openapi_json))
+        .or(openapi().and(method_is(is_read)).map(openapi_json))
         .unify()
         .or(move_path()
             .and(method_is(is_post))
@@ -209,11 +213,11 @@ fn lookups(state: &Arc<State>) -> Routes {
             .and(with_state(state.clone()))
             .and_then(moves::post))
         .unify()
-        .or(refuse_others(search(), |m| !is_get(m), "GET"))
+        .or(refuse_others(search(), |m| !is_read(m), "GET"))
         .unify()
-        .or(refuse_others(links(), |m| !is_get(m), "GET"))
+        .or(refuse_others(links(), |m| !is_read(m), "GET"))
         .unify()
-        .or(refuse_others(openapi(), |m| !is_get(m), "GET"))
+        .or(refuse_others(openapi(), |m| !is_read(m), "GET"))
         .unify()
         .or(refuse_others(move_path(), |m| !is_post(m), "POST"))
         .unify()
@@ -241,7 +245,7 @@ fn files(state: &Arc<State>) -> Routes {
             .and_then(files::delete))
         .unify()
         .or(list()
-            .and(method_is(is_get))
+            .and(method_is(is_read))
             .and(raw_query())
             .and(auth::scope())
             .and(with_state(state.clone()))
@@ -261,7 +265,7 @@ fn files(state: &Arc<State>) -> Routes {
                 })
             }))
         .unify()
-        .or(refuse_others(list(), |m| !is_get(m), "GET"))
+        .or(refuse_others(list(), |m| !is_read(m), "GET"))
         .unify()
         .boxed()
 }
@@ -272,7 +276,7 @@ fn history(state: &Arc<State>) -> Routes {
     let restore = || warp::path!("api" / "v1" / "restore");
     let trash = || warp::path!("api" / "v1" / "trash");
     history()
-        .and(method_is(is_get))
+        .and(method_is(is_read))
         .and(history::target())
         .and(raw_query())
         .and(warp::header::headers_cloned())
@@ -286,15 +290,15 @@ fn history(state: &Arc<State>) -> Routes {
             .and_then(history::restore))
         .unify()
         .or(trash()
-            .and(method_is(is_get))
+            .and(method_is(is_read))
             .and(with_state(state.clone()))
             .and_then(history::trash))
         .unify()
-        .or(refuse_others(history(), |m| !is_get(m), "GET"))
+        .or(refuse_others(history(), |m| !is_read(m), "GET"))
         .unify()
         .or(refuse_others(restore(), |m| !is_post(m), "POST"))
         .unify()
-        .or(refuse_others(trash(), |m| !is_get(m), "GET"))
+        .or(refuse_others(trash(), |m| !is_read(m), "GET"))
         .unify()
         .boxed()
 }
@@ -305,7 +309,7 @@ fn extensions(state: &Arc<State>) -> Routes {
     let sections = || warp::path!("api" / "v1" / "sections" / ..);
     let pages = || warp::path!("api" / "v1" / "pages" / "notes");
     sections()
-        .and(method_is(is_get))
+        .and(method_is(is_read))
         .and(notes::path())
         .and(with_state(state.clone()))
         .and_then(sections::outline)
@@ -318,7 +322,7 @@ fn extensions(state: &Arc<State>) -> Routes {
             .and_then(sections::patch))
         .unify()
         .or(pages()
-            .and(method_is(is_get))
+            .and(method_is(is_read))
             .and(raw_query())
             .and(auth::scope())
             .and(with_state(state.clone()))
@@ -330,7 +334,7 @@ fn extensions(state: &Arc<State>) -> Routes {
             "GET, PATCH",
         ))
         .unify()
-        .or(refuse_others(pages(), |m| !is_get(m), "GET"))
+        .or(refuse_others(pages(), |m| !is_read(m), "GET"))
         .unify()
         .boxed()
 }

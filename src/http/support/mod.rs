@@ -56,10 +56,6 @@ pub(crate) fn method_is(
         .untuple_one()
 }
 
-pub(crate) fn is_get(method: &Method) -> bool {
-    method == Method::GET
-}
-
 pub(crate) fn is_post(method: &Method) -> bool {
     method == Method::POST
 }
