@@ -179,6 +179,22 @@ fn byte_ranges_and_head() {
         ],
     );
 
+    // Of several parts, the satisfiable one alone is answered; several: the whole file.
+    assert_ranges(
+        &server,
+        "/api/v1/files/r.bin",
+        &bytes,
+        &[("bytes=700000-,-2", 599_998, 600_000)],
+    );
+    let whole = server
+        .request("GET", "/api/v1/files/r.bin")
+        .header("range", "bytes=210-,2494-6115,-2")
+        .send()
+        .unwrap();
+    assert_eq!(whole.status().as_u16(), 200);
+    assert!(whole.headers().get("content-range").is_none());
+    assert_eq!(whole.bytes().unwrap().as_ref(), &bytes[..]);
+
     let r = server.raw("HEAD", "/api/v1/files/r.bin", &[], b"");
     assert_eq!(r.status, 200, "{}", r.head);
     let head = r.head.to_ascii_lowercase();

@@ -89,11 +89,15 @@ pub(super) async fn read(
     }
     let len = opened.info.size;
     let range = match headers.typed_get::<headers::Range>() {
-        Some(range) => Some(
-            byte_range(&range, len)
-                .or_else(|| whole_for_long_suffix(header_str(&headers, header::RANGE), len))
-                .ok_or(HttpError::RangeNotSatisfiable(len))?,
-        ),
+        Some(range) => {
+            match byte_ranges(&range, header_str(&headers, header::RANGE), len)[..] {
+                [] => return Err(HttpError::RangeNotSatisfiable(len).into()),
+                [one] => Some(one),
+                // Several parts: the whole file (a server may ignore `Range`, RFC 9110
+                // 14.2), never only the first part.
+                _ => None,
+            }
+        }
         None => None,
     };
     let (status, (start, end)) = match range {
@@ -140,10 +144,21 @@ pub(super) async fn read(
     Ok(response)
 }
 
-/// The one range of a `Range` header, as `[start, end)` within a file of `len` bytes;
-/// `None` when it is not satisfiable. Several ranges are answered with the first.
-fn byte_range(range: &headers::Range, len: u64) -> Option<(u64, u64)> {
-    let (start, end) = range.satisfiable_ranges(len).next()?;
+/// The satisfiable ranges of a `Range` header, each as `[start, end)` within a file of
+/// `len` bytes; empty when none is.
+fn byte_ranges(range: &headers::Range, header: &str, len: u64) -> Vec<(u64, u64)> {
+    let mut ranges: Vec<(u64, u64)> = range
+        .satisfiable_ranges(len)
+        .filter_map(|bounds| bounded(bounds, len))
+        .collect();
+    if ranges.is_empty() {
+        ranges.extend(whole_for_long_suffix(header, len));
+    }
+    ranges
+}
+
+/// One range as `[start, end)`; `None` when it starts past the end.
+fn bounded((start, end): (Bound<u64>, Bound<u64>), len: u64) -> Option<(u64, u64)> {
     let start = match start {
         Bound::Unbounded => 0,
         Bound::Included(s) => s,
@@ -159,16 +174,15 @@ fn byte_range(range: &headers::Range, len: u64) -> Option<(u64, u64)> {
 
 /// `bytes=-N` asks for the last N bytes; when N is past the file's length it means the
 /// whole file (RFC 9110, 14.1.2), a case the `headers` crate reports as unsatisfiable.
-/// Only a lone suffix is taken here; anything else stays as the crate read it.
 fn whole_for_long_suffix(header: &str, len: u64) -> Option<(u64, u64)> {
-    let suffix: u64 = header
-        .trim()
-        .strip_prefix("bytes=")?
-        .trim()
-        .strip_prefix('-')?
-        .parse()
-        .ok()?;
-    (suffix > 0 && len > 0).then_some((0, len))
+    let specs = header.trim().strip_prefix("bytes=")?;
+    let long_suffix = specs.split(',').any(|spec| {
+        spec.trim()
+            .strip_prefix('-')
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n > 0)
+    });
+    (long_suffix && len > 0).then_some((0, len))
 }
 
 /// Whether `If-None-Match` names the current tag (or `*`).
@@ -351,25 +365,38 @@ mod tests {
         map.typed_get::<headers::Range>().unwrap()
     }
 
+    fn ranges(text: &str, len: u64) -> Vec<(u64, u64)> {
+        byte_ranges(&range(text), text, len)
+    }
+
     #[test]
     fn ranges_within_the_file() {
-        assert_eq!(byte_range(&range("bytes=0-9"), 100), Some((0, 10)));
-        assert_eq!(byte_range(&range("bytes=90-"), 100), Some((90, 100)));
-        assert_eq!(byte_range(&range("bytes=-10"), 100), Some((90, 100)));
-        assert_eq!(byte_range(&range("bytes=50-500"), 100), Some((50, 100)));
-        assert_eq!(byte_range(&range("bytes=100-"), 100), None);
-        assert_eq!(byte_range(&range("bytes=200-300"), 100), None);
-        assert_eq!(byte_range(&range("bytes=-0"), 100), None);
+        assert_eq!(ranges("bytes=0-9", 100), [(0, 10)]);
+        assert_eq!(ranges("bytes=90-", 100), [(90, 100)]);
+        assert_eq!(ranges("bytes=-10", 100), [(90, 100)]);
+        assert_eq!(ranges("bytes=50-500", 100), [(50, 100)]);
+        assert!(ranges("bytes=100-", 100).is_empty());
+        assert!(ranges("bytes=200-300", 100).is_empty());
+        assert!(ranges("bytes=-0", 100).is_empty());
+    }
+
+    #[test]
+    fn every_satisfiable_part_is_kept() {
+        assert_eq!(ranges("bytes=5000-,-2", 100), [(98, 100)]);
+        assert_eq!(
+            ranges("bytes=10-19,50-59,-2", 100),
+            [(10, 20), (50, 60), (98, 100)]
+        );
+        assert!(ranges("bytes=500-600,700-", 100).is_empty());
     }
 
     #[test]
     fn a_suffix_past_the_start_is_the_whole_file() {
-        assert_eq!(byte_range(&range("bytes=-500"), 100), None);
-        assert_eq!(whole_for_long_suffix("bytes=-500", 100), Some((0, 100)));
+        assert_eq!(ranges("bytes=-500", 100), [(0, 100)]);
+        assert_eq!(ranges("bytes=500-,-600", 100), [(0, 100)]);
+        assert!(ranges("bytes=-5", 0).is_empty());
         assert_eq!(whole_for_long_suffix("bytes=-0", 100), None);
-        assert_eq!(whole_for_long_suffix("bytes=-5", 0), None);
         assert_eq!(whole_for_long_suffix("bytes=200-300", 100), None);
-        assert_eq!(whole_for_long_suffix("bytes=-5,-600", 100), None);
     }
 
     #[test]
