@@ -16,10 +16,9 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
         notebook.turn_history_off();
     }
     let notes_dir = notebook.notes_dir();
-    std::fs::create_dir_all(notes_dir)
-        .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
     // Other machines reach the service only with a token, or on purpose. This is the
-    // start's check; the server holds the rule at every request after (`http::auth`).
+    // start's check, before anything is created; the server holds the rule at every
+    // request after (`http::auth`).
     if !crate::http::is_loopback(&args.listen) && !args.no_auth {
         let tokens = notebook
             .tokens()
@@ -28,6 +27,8 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
             anyhow::bail!(super::messages::no_token_off_loopback(&args.listen));
         }
     }
+    std::fs::create_dir_all(notes_dir)
+        .with_context(|| format!("cannot create notes dir {}", notes_dir.display()))?;
     // Before anything touches the folder: the clean-up and repair below would undo the
     // work in progress of a server already running on it, and two indexers fight.
     let ownership = claim(notes_dir)?;

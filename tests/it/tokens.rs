@@ -329,6 +329,17 @@ fn serve_off_loopback_needs_a_token_or_no_auth() {
         err.contains("notes token create") && err.contains("--no-auth"),
         "{err}"
     );
+    assert!(err.starts_with("error: "), "{err}");
+    // Refused before anything is made: a folder that did not exist still does not.
+    let missing = ws.root.path().join("never-made");
+    let out = ws
+        .cli()
+        .env("NOTES_DIR", &missing)
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!missing.exists());
     // With --no-auth, or with a token, it starts.
     assert!(starts_off_loopback(&ws, &["--no-auth"]));
     let _secret = token(&ws, &[]);
