@@ -10,12 +10,12 @@ use console::style;
 use super::escape;
 use crate::cli::AttachArgs;
 use crate::error::Error;
+use crate::ops::Notebook;
 use crate::ops::files::Source;
-use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: AttachArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
-    let note = NotePath::parse(&args.note).map_err(at)?;
+    let note = super::note_arg::parse(notebook, &args.note)?;
     let mut sources = Vec::with_capacity(args.files.len());
     for file in &args.files {
         let shown = file.display().to_string();

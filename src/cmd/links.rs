@@ -9,12 +9,12 @@ use console::style;
 use super::{escape, messages};
 use crate::cli::LinksArgs;
 use crate::error::Error;
+use crate::ops::Notebook;
 use crate::ops::tokens::Scope;
-use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: LinksArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
-    let path = NotePath::parse(&args.note).map_err(at)?;
+    let path = super::note_arg::parse(notebook, &args.note)?;
     let links = super::with_progress(!args.json, |tick| {
         notebook.on_index_progress(tick);
         notebook.links(&path, &Scope::full())

@@ -13,6 +13,7 @@ mod man;
 mod mcp;
 mod messages;
 mod mv;
+mod note_arg;
 mod publish;
 mod put;
 mod reindex;
@@ -126,6 +127,11 @@ fn at_note(notebook: &Notebook, note: &str, err: Error) -> anyhow::Error {
         && notebook.notes_dir().join(note).is_dir();
     if names_folder {
         return anyhow::anyhow!("{note}: is a folder, not a note (`notes list` shows the notes)");
+    }
+    if note_arg::wants_hint(&err)
+        && let Some(hint) = note_arg::hint(notebook, note)
+    {
+        return anyhow::anyhow!("{note}: {}; {hint}", cause(&err));
     }
     anyhow::anyhow!("{note}: {}", cause(&err))
 }

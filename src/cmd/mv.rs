@@ -5,14 +5,14 @@ use std::process::ExitCode;
 use super::escape;
 use crate::cli::MvArgs;
 use crate::error::Error;
+use crate::ops::Notebook;
 use crate::ops::model::Precondition;
 use crate::ops::tokens::Scope;
-use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: MvArgs) -> anyhow::Result<ExitCode> {
     let at_from = |err| super::at_note(notebook, &args.from, err);
-    let from = NotePath::parse(&args.from).map_err(at_from)?;
-    let to = NotePath::parse(&args.to).map_err(|err| super::at_note(notebook, &args.to, err))?;
+    let from = super::note_arg::parse(notebook, &args.from)?;
+    let to = super::note_arg::destination(notebook, &from, &args.to)?;
     let moved = notebook
         .move_note(&from, &to, &Precondition::None, &Scope::full())
         .map_err(|err| match err {

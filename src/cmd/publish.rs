@@ -8,7 +8,7 @@ use super::escape;
 use crate::cli::{NoteArgs, PublishArgs};
 use crate::ops::publish::RepairReport;
 use crate::ops::tokens::Scope;
-use crate::ops::{NotePath, Notebook, PageEffect, Publication};
+use crate::ops::{Notebook, PageEffect, Publication};
 
 pub(super) fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<ExitCode> {
     if args.repair {
@@ -18,14 +18,14 @@ pub(super) fn publish(notebook: &Notebook, args: PublishArgs) -> anyhow::Result<
         anyhow::bail!("a note path is required (or --repair)");
     };
     let at = |err| super::at_note(notebook, note, err);
-    let path = NotePath::parse(note).map_err(at)?;
+    let path = super::note_arg::parse(notebook, note)?;
     let publication = notebook.publish(&path, &Scope::full()).map_err(at)?;
     report(&publication, args.json, args.quiet)
 }
 
 pub(super) fn unpublish(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
-    let path = NotePath::parse(&args.note).map_err(at)?;
+    let path = super::note_arg::parse(notebook, &args.note)?;
     let publication = notebook.unpublish(&path, &Scope::full()).map_err(at)?;
     report(&publication, args.json, args.quiet)
 }

@@ -9,11 +9,11 @@ use anyhow::Context;
 
 use crate::cli::PutArgs;
 use crate::ops::model::{NoteInput, Precondition};
-use crate::ops::{NotePath, Notebook, front_matter};
+use crate::ops::{Notebook, front_matter};
 
 pub(super) fn run(notebook: &Notebook, args: PutArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
-    let path = NotePath::parse(&args.note).map_err(at)?;
+    let path = super::note_arg::parse(notebook, &args.note)?;
     let (bytes, source) = match args.file.as_deref() {
         Some(file) if file.as_os_str() != "-" => (
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?,

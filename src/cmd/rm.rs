@@ -3,12 +3,12 @@
 use std::process::ExitCode;
 
 use crate::cli::NoteArgs;
+use crate::ops::Notebook;
 use crate::ops::model::Precondition;
-use crate::ops::{NotePath, Notebook};
 
 pub(super) fn run(notebook: &Notebook, args: NoteArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
-    let path = NotePath::parse(&args.note).map_err(at)?;
+    let path = super::note_arg::parse(notebook, &args.note)?;
     let confirmation = notebook.delete(&path, &Precondition::None).map_err(at)?;
     if args.json {
         return super::print_json(&confirmation);

@@ -4,11 +4,11 @@
 use std::process::ExitCode;
 
 use crate::cli::ShowArgs;
-use crate::ops::{NotePath, Notebook};
+use crate::ops::Notebook;
 
 pub(super) fn run(notebook: &Notebook, args: ShowArgs) -> anyhow::Result<ExitCode> {
     let at = |err| super::at_note(notebook, &args.note, err);
-    let path = NotePath::parse(&args.note).map_err(at)?;
+    let path = super::note_arg::parse(notebook, &args.note)?;
     if let Some(version) = &args.version {
         let note = notebook.version_note(&path, version).map_err(at)?;
         if args.json {

@@ -9,6 +9,7 @@ mod cli_docs;
 mod cli_escapes;
 mod cli_files;
 mod cli_history;
+mod cli_names;
 mod cli_notes;
 mod cli_polish;
 mod cli_public;
