@@ -2,6 +2,7 @@
 //! whose text is the domain's message; versions as plain tags; long texts and lists
 //! cut into bounded pieces, the cut always marked.
 
+use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
@@ -116,8 +117,8 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
-/// One page of a sorted list: the items after `cursor` (a key from the previous page),
-/// at most `limit`; the next cursor when more follow.
+/// One page of a sorted list: the items after `cursor` (the key `cursor_key` read from
+/// the previous page's cursor), at most `limit`; the next cursor when more follow.
 pub(crate) fn page<'a, T>(
     items: impl IntoIterator<Item = &'a T>,
     key: impl Fn(&T) -> &str,
@@ -132,15 +133,69 @@ where
         .skip_while(|item| cursor.is_some_and(|after| key(item) <= after));
     let shown: Vec<&T> = rest.by_ref().take(limit).collect();
     let next = match (shown.last(), rest.next()) {
-        (Some(last), Some(_)) => Some(key(last).to_string()),
+        (Some(last), Some(_)) => Some(cursor_after(key(last))),
         _ => None,
     };
     (shown, next)
 }
 
+/// The cursor of the page after `key`: the key in hexadecimal behind a short check, so
+/// a cursor no page gave is told apart from one whose key is gone.
+fn cursor_after(key: &str) -> String {
+    let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{:08x}.{hex}", check_of(key))
+}
+
+fn check_of(key: &str) -> u32 {
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as u32
+}
+
+/// The key a cursor given back names; an invalid-params error (-32602) for a cursor no
+/// page gave.
+pub(crate) fn cursor_key(cursor: Option<&str>) -> Result<Option<String>, ErrorData> {
+    let Some(cursor) = cursor else {
+        return Ok(None);
+    };
+    let invalid = || {
+        ErrorData::invalid_params(
+            "cursor is not one this server gave: pass nextCursor of the previous page as it is",
+            None,
+        )
+    };
+    let (check, hex) = cursor.split_once('.').ok_or_else(invalid)?;
+    let bytes = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(invalid)?;
+    let key = String::from_utf8(bytes).map_err(|_| invalid())?;
+    match u32::from_str_radix(check, 16) {
+        Ok(check) if check == check_of(&key) => Ok(Some(key)),
+        _ => Err(invalid()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_garbage_is_refused() {
+        let items = ["a.md", "b c/é.md", "z.md"];
+        let (shown, next) = page(&items, |s| s, None, 2);
+        assert_eq!(shown, [&"a.md", &"b c/é.md"]);
+        let after = cursor_key(next.as_deref()).unwrap().unwrap();
+        assert_eq!(after, "b c/é.md");
+        let (shown, next) = page(&items, |s| s, Some(&after), 2);
+        assert_eq!((shown, next), (vec![&"z.md"], None));
+        for garbage in ["zzz", "0.6162", "x.zz", "", "00000000.612e6d64"] {
+            assert!(cursor_key(Some(garbage)).is_err(), "{garbage}");
+        }
+        assert_eq!(cursor_key(None).unwrap(), None);
+    }
 
     #[test]
     fn versions_round_trip_with_or_without_quotes() {
@@ -173,9 +228,11 @@ mod tests {
         }
         let items = ["a", "b", "c", "d", "e"];
         let (first, next) = page(&items, key, None, 2);
-        assert_eq!((first, next.as_deref()), (vec![&"a", &"b"], Some("b")));
+        let after = cursor_key(next.as_deref()).unwrap();
+        assert_eq!((first, after.as_deref()), (vec![&"a", &"b"], Some("b")));
         let (second, next) = page(&items, key, Some("b"), 2);
-        assert_eq!((second, next.as_deref()), (vec![&"c", &"d"], Some("d")));
+        let after = cursor_key(next.as_deref()).unwrap();
+        assert_eq!((second, after.as_deref()), (vec![&"c", &"d"], Some("d")));
         let (last, next) = page(&items, key, Some("d"), 2);
         assert_eq!((last, next), (vec![&"e"], None));
         let (exact, next) = page(&items, key, Some("c"), 2);

@@ -6,7 +6,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
 
-use super::render::{ToolError, etag_of, page, version_of, window};
+use super::render::{ToolError, cursor_key, etag_of, page, version_of, window};
 use super::{Backend, McpAccess, NotesServer};
 use crate::ops::model::{NoteInput, NoteMeta, Precondition, PutOutcome};
 use crate::ops::search::{Limit, Query, SearchHit};
@@ -46,6 +46,7 @@ impl NotesServer {
         annotations(title = "List notes", read_only_hint = true, open_world_hint = false)
     )]
     async fn list_notes(&self, Parameters(args): Parameters<ListNotesArgs>) -> Answer {
+        let after = cursor_key(args.cursor.as_deref())?;
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let limit = count("limit", args.limit, 100, 500)?;
             let raw = args.folder.as_deref().unwrap_or("").trim_matches('/');
@@ -58,12 +59,8 @@ impl NotesServer {
                 .iter()
                 .filter(|n| is_under(&n.path, &folder) && reader.holds(&n.path))
                 .collect();
-            let (notes, next_cursor) = page(
-                within.iter().copied(),
-                |n| &n.path,
-                args.cursor.as_deref(),
-                limit,
-            );
+            let (notes, next_cursor) =
+                page(within.iter().copied(), |n| &n.path, after.as_deref(), limit);
             Ok(NotesPage {
                 notes: notes.into_iter().cloned().collect(),
                 total: within.len(),
@@ -327,10 +324,11 @@ impl NotesServer {
         annotations(title = "List tags", read_only_hint = true, open_world_hint = false)
     )]
     async fn list_tags(&self, Parameters(args): Parameters<ListTagsArgs>) -> Answer {
+        let after = cursor_key(args.cursor.as_deref())?;
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let limit = count("limit", args.limit, 200, 1000)?;
             let tags = backend.notebook().tags(access.scope())?;
-            let (shown, next_cursor) = page(&tags, |t| &t.name, args.cursor.as_deref(), limit);
+            let (shown, next_cursor) = page(&tags, |t| &t.name, after.as_deref(), limit);
             Ok(TagsPage {
                 tags: shown.into_iter().cloned().collect(),
                 total: tags.len(),

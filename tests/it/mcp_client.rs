@@ -185,6 +185,37 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     assert_eq!(ideas["total"], 1);
     let message = refused(client, "list_notes", json!({"limit": 0})).await;
     assert!(message.contains("limit 0 is out of range"), "{message}");
+    // Counts are integers in the schema (never null), and taken as text too.
+    let list_notes = listed.iter().find(|t| t.name == "list_notes").unwrap();
+    assert_eq!(
+        list_notes.input_schema["properties"]["limit"]["type"], "integer",
+        "{:?}",
+        list_notes.input_schema
+    );
+    let as_text = ok(client, "list_notes", json!({"limit": "1"})).await;
+    assert_eq!(as_text["notes"].as_array().unwrap().len(), 1, "{as_text}");
+    // A cursor no page gave is an invalid-params error, not an empty page.
+    let Value::Object(garbage) = json!({"cursor": "zzz"}) else {
+        unreachable!()
+    };
+    let error = tokio::time::timeout(
+        EXCHANGE,
+        client.call_tool(CallToolRequestParams::new("list_notes").with_arguments(garbage)),
+    )
+    .await
+    .expect("answer in time")
+    .expect_err("a garbage cursor is refused");
+    match error {
+        rmcp::ServiceError::McpError(data) => {
+            assert_eq!(
+                data.code,
+                rmcp::model::ErrorCode::INVALID_PARAMS,
+                "{data:?}"
+            );
+            assert!(data.message.contains("cursor"), "{data:?}");
+        }
+        other => panic!("{other}"),
+    }
 
     // read_note: whole, then in pieces.
     let alpha = ok(client, "read_note", json!({"path": "alpha.md"})).await;

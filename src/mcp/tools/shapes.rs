@@ -2,7 +2,7 @@
 //! and the shapes of their answers.
 
 use rmcp::schemars;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::ops::model::NoteMeta;
 use crate::ops::search::SearchHit;
@@ -14,6 +14,8 @@ pub(crate) struct ListNotesArgs {
     /// Folder to list, relative to the notes folder (every note when left out)
     pub(crate) folder: Option<String>,
     /// Most notes to return (1 to 500; 100 when left out)
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "u32")]
     pub(crate) limit: Option<u32>,
     /// The `nextCursor` of the previous page, to get the page after it
     pub(crate) cursor: Option<String>,
@@ -42,8 +44,12 @@ pub(crate) struct ReadNoteArgs {
     /// matched exactly
     pub(crate) heading: Option<Vec<String>>,
     /// Where to start, in bytes: the `nextOffset` of the previous piece (0 when left out)
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "u64")]
     pub(crate) offset: Option<usize>,
     /// Most bytes of text to return (1 to 262144; 32768 when left out)
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "u32")]
     pub(crate) max_bytes: Option<u32>,
 }
 
@@ -96,6 +102,8 @@ pub(crate) struct SearchNotesArgs {
     /// as a prefix
     pub(crate) query: String,
     /// Most results to return (1 to 50; 10 when left out)
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "u32")]
     pub(crate) limit: Option<u32>,
 }
 
@@ -216,6 +224,8 @@ pub(crate) struct Deleted {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ListTagsArgs {
     /// Most tags to return (1 to 1000; 200 when left out)
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "u32")]
     pub(crate) limit: Option<u32>,
     /// The `nextCursor` of the previous page
     pub(crate) cursor: Option<String>,
@@ -244,6 +254,8 @@ pub(crate) struct NoteLinksArgs {
     /// Note path, relative to the notes folder
     pub(crate) path: String,
     /// Most links to return each way (1 to 500; 100 when left out)
+    #[serde(default, deserialize_with = "whole")]
+    #[schemars(with = "u32")]
     pub(crate) limit: Option<u32>,
 }
 
@@ -255,4 +267,32 @@ pub(crate) struct Publicity {
     pub(crate) status: crate::ops::publish::Visibility,
     /// The page's file name in the public folder.
     pub(crate) page: String,
+}
+
+/// An optional whole number, given as a JSON number or as text (`"2"`: some clients
+/// send every argument as a string). Its schema says `integer`, never `null`.
+fn whole<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<u64> + std::str::FromStr,
+{
+    use serde::de::Error;
+    use serde_json::Value;
+    let not_whole = |shown: &dyn std::fmt::Display| {
+        D::Error::custom(format!("{shown} is not a whole number in range"))
+    };
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| T::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| not_whole(&n)),
+        Some(Value::String(text)) => text
+            .trim()
+            .parse::<T>()
+            .map(Some)
+            .map_err(|_| not_whole(&format_args!("{text:?}"))),
+        Some(other) => Err(not_whole(&other)),
+    }
 }
