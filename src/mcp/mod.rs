@@ -5,6 +5,7 @@
 //! nothing from `http`.
 
 mod access;
+mod prompts;
 mod render;
 mod resources;
 mod tools;
@@ -14,9 +15,10 @@ use std::sync::Arc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -116,6 +118,7 @@ impl ServerHandler for NotesServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(Implementation::new("notes", env!("CARGO_PKG_VERSION")))
@@ -172,6 +175,31 @@ impl ServerHandler for NotesServer {
                 resources::list(backend, access, cursor.as_deref())
             })
             .await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListPromptsResult, ErrorData> {
+        let server = self.within(&context);
+        Ok(ListPromptsResult::with_all_items(prompts::list(
+            server.access.read_only(),
+        )))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetPromptResponse, ErrorData> {
+        let server = self.within(&context);
+        prompts::get(
+            &request.name,
+            request.arguments.as_ref(),
+            server.access.read_only(),
+        )
+        .map(Into::into)
     }
 
     async fn list_resource_templates(

@@ -194,6 +194,30 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     );
     let as_text = ok(client, "list_notes", json!({"limit": "1"})).await;
     assert_eq!(as_text["notes"].as_array().unwrap().len(), 1, "{as_text}");
+    // Prompts: listed, and filled in with their arguments.
+    let prompts = tokio::time::timeout(EXCHANGE, client.list_all_prompts())
+        .await
+        .expect("answer in time")
+        .expect("prompts/list");
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"summarise_folder"), "{names:?}");
+    let Value::Object(folder) = json!({"folder": "ideas"}) else {
+        unreachable!()
+    };
+    let summary = tokio::time::timeout(
+        EXCHANGE,
+        client.get_prompt(
+            rmcp::model::GetPromptRequestParams::new("summarise_folder").with_arguments(folder),
+        ),
+    )
+    .await
+    .expect("answer in time")
+    .expect("prompts/get");
+    let text = serde_json::to_string(&summary).unwrap();
+    assert!(
+        text.contains("list_notes with folder") && text.contains("ideas"),
+        "{text}"
+    );
     // A cursor no page gave is an invalid-params error, not an empty page.
     let Value::Object(garbage) = json!({"cursor": "zzz"}) else {
         unreachable!()
