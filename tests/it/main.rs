@@ -61,6 +61,7 @@ mod search_cjk;
 mod search_files;
 mod search_partial;
 mod search_tags;
+mod saves_keep_yaml;
 mod sections;
 mod serve_owner;
 mod sessions;
