@@ -5,6 +5,9 @@ mod edit;
 mod scan;
 pub(crate) mod tags;
 
+/// Notes with front matters as people write them, for property tests.
+#[cfg(test)]
+pub(crate) use edit::tests::properties::note as sample_note;
 pub(crate) use edit::{Change, edit, touch};
 
 use std::cell::Cell;

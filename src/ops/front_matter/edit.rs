@@ -291,9 +291,8 @@ fn render(
             let tail = tail.trim_end_matches('\n');
             let nested = matches!(value, Value::Sequence(_) | Value::Mapping(_));
             let step = match old {
-                Some(old) if nested && first == ":" => {
-                    child_depth(old.lines().skip(1), indent).saturating_sub(child_depth(tail.lines(), 0))
-                }
+                Some(old) if nested && first == ":" => child_depth(old.lines().skip(1), indent)
+                    .saturating_sub(child_depth(tail.lines(), 0)),
                 _ => 0,
             };
             if tail.is_empty() {
@@ -364,7 +363,9 @@ fn plain(value: &Value) -> Option<String> {
 fn child_depth<'a>(mut lines: impl Iterator<Item = &'a str>, indent: usize) -> usize {
     lines
         .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map_or(0, |l| (l.len() - l.trim_start_matches(' ').len()).saturating_sub(indent))
+        .map_or(0, |l| {
+            (l.len() - l.trim_start_matches(' ').len()).saturating_sub(indent)
+        })
 }
 
 /// Every line of `text` moved right by `by` spaces (blank lines left empty), joined
@@ -372,7 +373,13 @@ fn child_depth<'a>(mut lines: impl Iterator<Item = &'a str>, indent: usize) -> u
 fn shifted(text: &str, by: usize) -> String {
     let pad = " ".repeat(by);
     text.lines()
-        .map(|l| if l.is_empty() { String::new() } else { format!("{pad}{l}") })
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{pad}{l}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -388,4 +395,4 @@ pub(crate) fn touch(text: String, now: &str) -> Result<String, Error> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -33,8 +33,14 @@ fn unknown_keys_keep_their_order() {
 
 #[test]
 fn last_modified_is_inserted_after_date() {
-    let out = edit("---\ntitle: T\ndate: d\nx: 1\n---\nb", &[Change::text("last_modified", "now")]);
-    assert_eq!(out.unwrap(), "---\ntitle: T\ndate: d\nlast_modified: now\nx: 1\n---\nb");
+    let out = edit(
+        "---\ntitle: T\ndate: d\nx: 1\n---\nb",
+        &[Change::text("last_modified", "now")],
+    );
+    assert_eq!(
+        out.unwrap(),
+        "---\ntitle: T\ndate: d\nlast_modified: now\nx: 1\n---\nb"
+    );
 }
 
 #[test]

@@ -307,12 +307,17 @@ mod tests {
         map.insert("mood".into(), "ok".into());
         map.insert("author".into(), Value::Null);
         let out = apply(text, &Edit::SetFrontMatter { map: map.clone() }, "now").unwrap();
-        assert_eq!(keys(&out), ["zeta", "title", "last_modified", "mood"]);
-        assert!(out.ends_with("---\n\nbody\n"));
-        assert!(out.contains("title: New\n"));
+        // Only the keys set change: no last_modified is added, the rest keeps its text.
+        assert_eq!(out, "---\nzeta: 1\ntitle: New\nmood: ok\n---\n\nbody\n");
+        let stamped = "---\nlast_modified: old\n# hand-written\ntitle:  T\n---\nbody\n";
+        let out = apply(stamped, &Edit::SetFrontMatter { map: map.clone() }, "now").unwrap();
+        assert_eq!(
+            out,
+            "---\nlast_modified: now\n# hand-written\ntitle: New\nmood: ok\n---\nbody\n"
+        );
 
         let out = apply("body\r\n", &Edit::SetFrontMatter { map }, "now").unwrap();
-        assert_eq!(keys(&out), ["title", "last_modified", "mood"]);
+        assert_eq!(keys(&out), ["title", "mood"]);
         assert!(out.starts_with("---\r\ntitle: New\r\n"));
         assert!(out.ends_with("---\r\n\r\nbody\r\n"));
 

@@ -7,9 +7,9 @@ use serde_yaml::Mapping;
 
 use super::{note_of, write};
 use crate::error::{Error, Result};
+use crate::ops::NotePath;
 use crate::ops::front_matter::{self, Change, Document};
 use crate::ops::model::{FrontMatterInput, NoteEdit, NoteFields};
-use crate::ops::NotePath;
 
 /// A whole text given as is (MCP): stored as given; when it changes the note and keeps
 /// the note's `last_modified` as it was, that key is set to `now`.
@@ -51,7 +51,7 @@ pub(super) fn edit(
     let fields = shown.front_matter.clone().unwrap_or_default();
     let title = edit.title.trim();
     let mut changes = Vec::new();
-    if title != shown.title {
+    if one_line(title) != one_line(&shown.title) {
         changes.push(match title {
             "" => Change::Remove("title".into()),
             title => Change::text("title", title),
@@ -112,6 +112,11 @@ fn new_front_matter(changes: &[Change], body: String) -> Result<String> {
     )
 }
 
+/// A title as a one-line form field holds it: line breaks dropped, trimmed.
+fn one_line(title: &str) -> String {
+    title.replace(['\r', '\n'], "").trim().to_string()
+}
+
 /// Tags as the editor compares them: trimmed, without a leading `#`, each once, in order.
 fn tag_set(tags: &[String]) -> Vec<&str> {
     let mut set: Vec<&str> = Vec::new();
@@ -128,4 +133,122 @@ fn tag_set(tags: &[String]) -> Vec<&str> {
 fn checked(text: String) -> Result<String> {
     front_matter::check(&text)?;
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::front_matter::sample_note;
+    use proptest::prelude::*;
+
+    const NOW: &str = "06-12-2026:21:30";
+
+    fn path() -> NotePath {
+        NotePath::parse("dir/my-note.md").unwrap()
+    }
+
+    /// What the editor shows of `text`, sent back as a browser sends it.
+    fn unchanged(text: &str) -> NoteEdit {
+        let shown = note_of(&path(), text, 0);
+        NoteEdit {
+            title: shown.title,
+            tags: shown.front_matter.map(|f| f.tags).unwrap_or_default(),
+            body: shown.body.replace("\r\n", "\n"),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn a_save_without_an_edit_is_the_identity(note in sample_note()) {
+            let text = note.text();
+            prop_assert_eq!(edit(&path(), unchanged(&text), Some(&text), NOW).unwrap(), text.clone());
+            prop_assert_eq!(verbatim(text.clone(), Some(&text), NOW).unwrap(), text);
+        }
+
+        #[test]
+        fn a_body_edit_changes_the_body_and_a_stamp_the_note_had(note in sample_note()) {
+            let text = note.text();
+            let mut asked = unchanged(&text);
+            asked.body.push_str("more\n");
+            let out = edit(&path(), asked, Some(&text), NOW).unwrap();
+            let (old, new) = (front_matter::parse(&text).unwrap(), front_matter::parse(&out).unwrap());
+            let mut expected = old.yaml.clone();
+            if let Some(stamp) = expected.get_mut("last_modified") {
+                *stamp = NOW.into();
+            }
+            prop_assert_eq!(&new.yaml, &expected);
+            prop_assert_eq!(new.body.replace("\r\n", "\n"), format!("{}more\n", old.body.replace("\r\n", "\n")));
+            if !old.yaml.contains_key("last_modified") {
+                prop_assert!(out.starts_with(&text[..text.len() - old.body.len()]));
+            }
+        }
+    }
+
+    #[test]
+    fn the_form_changes_only_its_keys() {
+        let text = "---\ntags:\n  - a\ntitle: 'Old'  # mine\n---\nbody\n";
+        let asked = |title: &str, tags: &[&str]| NoteEdit {
+            title: title.into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            body: "body\n".into(),
+        };
+        let save = |e| edit(&path(), e, Some(text), NOW).unwrap();
+        assert_eq!(
+            save(asked("New", &["a"])),
+            "---\ntags:\n  - a\ntitle: 'New'\n---\nbody\n"
+        );
+        assert_eq!(
+            save(asked("Old", &["a", "b"])),
+            "---\ntags:\n  - a\n  - b\ntitle: 'Old'  # mine\n---\nbody\n"
+        );
+        assert_eq!(save(asked("", &["a"])), "---\ntags:\n  - a\n---\nbody\n");
+        // A note without front matter shows its file name; kept, nothing is added.
+        let plain = "text";
+        let shown = NoteEdit {
+            title: "my-note".into(),
+            tags: vec![],
+            body: "text".into(),
+        };
+        assert_eq!(edit(&path(), shown, Some(plain), NOW).unwrap(), "text");
+    }
+
+    #[test]
+    fn a_broken_front_matter_is_kept_unless_a_key_must_change() {
+        let text = "---\n: [\n---\nbody";
+        let mut asked = unchanged(text);
+        asked.body = format!("{}!", asked.body);
+        assert_eq!(
+            edit(&path(), asked, Some(text), NOW).unwrap(),
+            format!("{text}!")
+        );
+        let mut asked = unchanged(text);
+        asked.title = "T".into();
+        assert!(matches!(
+            edit(&path(), asked, Some(text), NOW),
+            Err(Error::FrontMatterUnreadable)
+        ));
+    }
+
+    #[test]
+    fn verbatim_text_keeps_a_stamp_it_sets_and_gets_none_it_lacks() {
+        let old = "---\nlast_modified: 01-01-2020:10:00\n---\nold\n";
+        let same_stamp = old.replace("old\n", "new\n");
+        assert_eq!(
+            verbatim(same_stamp.clone(), Some(old), NOW).unwrap(),
+            same_stamp.replace("01-01-2020:10:00", NOW)
+        );
+        let own_stamp = old.replace("01-01-2020:10:00", "02-02-2022:22:22");
+        assert_eq!(
+            verbatim(own_stamp.clone(), Some(old), NOW).unwrap(),
+            own_stamp
+        );
+        let none = "---\ntitle: T\n---\nx".to_string();
+        assert_eq!(
+            verbatim(none.clone(), Some("---\ntitle: T\n---\ny"), NOW).unwrap(),
+            none
+        );
+        assert_eq!(verbatim("new".into(), None, NOW).unwrap(), "new");
+    }
 }

@@ -37,9 +37,7 @@ impl Notebook {
             NoteInput::Verbatim(text) => {
                 saves::verbatim(text, existing, &clock::stamp(Local::now()))
             }
-            NoteInput::Edit(edit) => {
-                saves::edit(path, edit, existing, &clock::stamp(Local::now()))
-            }
+            NoteInput::Edit(edit) => saves::edit(path, edit, existing, &clock::stamp(Local::now())),
         })
     }
 
@@ -341,9 +339,12 @@ pub(super) fn build_from_fields(
             Change::text("last_modified", fields.last_modified),
             Change::list("tags", &fields.tags),
         ];
-        changes.extend(supplied.extra.into_iter().filter_map(|(key, value)| {
-            Some(Change::Set(key.as_str()?.to_string(), value))
-        }));
+        changes.extend(
+            supplied
+                .extra
+                .into_iter()
+                .filter_map(|(key, value)| Some(Change::Set(key.as_str()?.to_string(), value))),
+        );
         let text = front_matter::edit(&format!("{head}{body}"), &changes)?;
         front_matter::check(&text)?;
         return Ok(text);
@@ -419,9 +420,11 @@ mod tests {
         let text = build_from_fields(&p, request, Some(existing)).unwrap();
         let doc = front_matter::parse(&text).unwrap();
         let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
+        // The note's keys stay where they were; new ones go after their spec'd
+        // neighbour, others last.
         assert_eq!(
             keys,
-            ["title", "date", "last_modified", "tags", "mood", "author"]
+            ["title", "date", "last_modified", "tags", "author", "mood"]
         );
         assert_eq!(doc.fields().date, "01-01-2020");
         assert_eq!(doc.body, "new");

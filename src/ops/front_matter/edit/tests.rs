@@ -30,7 +30,13 @@ fn a_plain_scalar_is_replaced_on_its_line() {
 #[test]
 fn quotes_stay_quotes() {
     let text = "---\ntitle: \"Old\"\nsub: 'x'\n---\n";
-    let out = edit(text, &[Change::text("title", "say \"hi\""), Change::text("sub", "it's")]);
+    let out = edit(
+        text,
+        &[
+            Change::text("title", "say \"hi\""),
+            Change::text("sub", "it's"),
+        ],
+    );
     assert_eq!(
         out.unwrap(),
         "---\ntitle: \"say \\\"hi\\\"\"\nsub: 'it''s'\n---\n"
@@ -39,7 +45,8 @@ fn quotes_stay_quotes() {
 
 #[test]
 fn lists_keep_their_indentation_or_their_brackets() {
-    let tags = |t: &[&str]| Change::list("tags", &t.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let tags =
+        |t: &[&str]| Change::list("tags", &t.iter().map(|s| s.to_string()).collect::<Vec<_>>());
     let block = "---\ntags:\n  - a\n  - b\nx: 1\n---\n";
     assert_eq!(
         edit(block, &[tags(&["a", "c"])]).unwrap(),
@@ -61,7 +68,10 @@ fn a_missing_spec_key_goes_after_its_neighbour_and_others_go_last() {
         set(text, "last_modified", "now"),
         "---\ntitle: T\n# when\ndate: d\nlast_modified: now\n\nx: 1\n---\nb"
     );
-    assert_eq!(set(text, "mood", "ok"), "---\ntitle: T\n# when\ndate: d\n\nx: 1\nmood: ok\n---\nb");
+    assert_eq!(
+        set(text, "mood", "ok"),
+        "---\ntitle: T\n# when\ndate: d\n\nx: 1\nmood: ok\n---\nb"
+    );
     let only_tags = "---\nx: 1\ntags: [a]\n---\n";
     assert_eq!(
         set(only_tags, "title", "T"),
@@ -97,18 +107,27 @@ fn nested_values_and_block_scalars_are_replaced_whole() {
     map.insert("b".into(), 2.into());
     let out = edit(
         text,
-        &[Change::text("note", "three"), Change::Set("meta".into(), Value::Mapping(map))],
+        &[
+            Change::text("note", "three"),
+            Change::Set("meta".into(), Value::Mapping(map)),
+        ],
     )
     .unwrap();
     assert_eq!(out, "---\nnote: three\nmeta:\n    b: 2\nz: 0\n---\n");
     let multi = set("---\nnote: x\n---\n", "note", "a\nb");
-    assert_eq!(parse(&multi).unwrap().yaml.get("note"), Some(&Value::from("a\nb")));
+    assert_eq!(
+        parse(&multi).unwrap().yaml.get("note"),
+        Some(&Value::from("a\nb"))
+    );
 }
 
 #[test]
 fn quoted_keys_are_found() {
     let text = "---\n\"title\": Old\n'date': d\n---\n";
-    assert_eq!(set(text, "title", "New"), "---\n\"title\": New\n'date': d\n---\n");
+    assert_eq!(
+        set(text, "title", "New"),
+        "---\n\"title\": New\n'date': d\n---\n"
+    );
 }
 
 #[test]
@@ -137,7 +156,11 @@ fn touch_refreshes_only_a_stamp_the_note_has() {
         touch(with.into(), "now").unwrap(),
         "---\nlast_modified: now\ntitle: T\n---\nx"
     );
-    for text in ["---\ntitle: T\n---\nx", "no front matter", "---\n: : :\n---\n"] {
+    for text in [
+        "---\ntitle: T\n---\nx",
+        "no front matter",
+        "---\n: : :\n---\n",
+    ] {
         assert_eq!(touch(text.into(), "now").unwrap(), text);
     }
 }
@@ -150,7 +173,7 @@ fn text_without_front_matter_is_unreadable_here() {
     ));
 }
 
-mod properties {
+pub(crate) mod properties {
     use super::*;
     use proptest::prelude::*;
 
@@ -184,12 +207,16 @@ mod properties {
             Just("\n".to_string()),
             Just(" []\n".to_string()),
             (word, word).prop_map(|(v, c)| format!(" {v}   # {c}\n")),
-            (prop::sample::select(vec!["", "  ", "    "]), prop::collection::vec(word, 1..4))
+            (
+                prop::sample::select(vec!["", "  ", "    "]),
+                prop::collection::vec(word, 1..4)
+            )
                 .prop_map(|(pad, items)| {
                     let lines: String = items.iter().map(|i| format!("{pad}- {i}\n")).collect();
                     format!("\n{lines}")
                 }),
-            prop::collection::vec(word, 0..4).prop_map(|items| format!(" [{}]\n", items.join(", "))),
+            prop::collection::vec(word, 0..4)
+                .prop_map(|items| format!(" [{}]\n", items.join(", "))),
             (prop::sample::select(vec!["  ", "    "]), word, word).prop_map(|(pad, a, b)| {
                 format!("\n{pad}child: {a}\n{pad}# inside\n{pad}other: [{b}]\n")
             }),
@@ -198,7 +225,8 @@ mod properties {
     }
 
     fn gap() -> impl Strategy<Value = String> {
-        prop::sample::select(vec!["", "", "\n", "# a comment\n", "\n# x: 1\n\n"]).prop_map(str::to_string)
+        prop::sample::select(vec!["", "", "\n", "# a comment\n", "\n# x: 1\n\n"])
+            .prop_map(str::to_string)
     }
 
     fn entries() -> impl Strategy<Value = Vec<Entry>> {
@@ -237,7 +265,11 @@ mod properties {
             let pad = " ".repeat(self.indent);
             text.split_inclusive('\n')
                 .map(|l| {
-                    let l = if l.trim().is_empty() { l.to_string() } else { format!("{pad}{l}") };
+                    let l = if l.trim().is_empty() {
+                        l.to_string()
+                    } else {
+                        format!("{pad}{l}")
+                    };
                     l.replace('\n', self.newline)
                 })
                 .collect()
@@ -262,7 +294,11 @@ mod properties {
                 }
             }
             let blank = if self.blank { nl } else { "" };
-            after.push_str(&format!("{}---{nl}{blank}{}", self.lines(&self.tail), self.body));
+            after.push_str(&format!(
+                "{}---{nl}{blank}{}",
+                self.lines(&self.tail),
+                self.body
+            ));
             (before, entry, after)
         }
 
@@ -282,13 +318,22 @@ mod properties {
             "[a-z #\\[\\]\n-]{0,30}",
             any::<bool>(),
         )
-            .prop_map(|(entries, indent, newline, tail, blank, body, last_newline)| {
-                let mut body = body.replace('\n', newline);
-                if last_newline && !body.ends_with('\n') {
-                    body.push_str(newline);
-                }
-                Note { entries, indent, newline, tail, blank, body }
-            })
+            .prop_map(
+                |(entries, indent, newline, tail, blank, body, last_newline)| {
+                    let mut body = body.replace('\n', newline);
+                    if last_newline && !body.ends_with('\n') {
+                        body.push_str(newline);
+                    }
+                    Note {
+                        entries,
+                        indent,
+                        newline,
+                        tail,
+                        blank,
+                        body,
+                    }
+                },
+            )
     }
 
     proptest! {
@@ -348,7 +393,8 @@ mod properties {
                     && out.len() > text.len()
             });
             prop_assert!(same, "{:?} → {:?}", text, out);
-            prop_assert_eq!(parse(&out).unwrap().yaml.get("fresh_key"), Some(&Value::from(value)));
+            let back = parse(&out).unwrap();
+            prop_assert_eq!(back.yaml.get("fresh_key"), Some(&Value::from(value)));
         }
     }
 }
