@@ -188,17 +188,26 @@ fn key_of(rest: &str) -> Option<(Option<String>, String)> {
     }
     let key_end = match rest.chars().next()? {
         quote @ ('"' | '\'') => closing_quote(rest, quote)? + 1,
-        _ => (0..rest.len())
-            .find(|&i| rest[i..].starts_with(':') && value_follows(&rest[i + 1..]))?,
+        _ => {
+            rest.char_indices()
+                .find(|&(i, c)| c == ':' && value_follows(&rest[i + 1..]))?
+                .0
+        }
     };
     let key_text = &rest[..key_end];
     if !rest[key_end..].trim_start().starts_with(':') {
         return None;
     }
-    let key = serde_yaml::from_str::<Value>(key_text)
-        .ok()
-        .and_then(|k| k.as_str().map(str::to_string));
-    Some((key, key_text.trim_end().to_string()))
+    let key_text = key_text.trim_end();
+    // A plain key is its own text (read alone it could be YAML of another shape).
+    let key = if rest.starts_with(['"', '\'']) {
+        serde_yaml::from_str::<Value>(key_text)
+            .ok()
+            .and_then(|k| k.as_str().map(str::to_string))
+    } else {
+        Some(key_text.to_string())
+    };
+    Some((key, key_text.to_string()))
 }
 
 /// Whether what follows a `:` makes it a key's colon (a space, a tab or the line's end).
@@ -267,7 +276,9 @@ fn render(
 ) -> Option<String> {
     let old_value = old.map(|old| {
         let first = old.lines().next().unwrap_or_default().trim_start();
-        first[key_text.len().min(first.len())..]
+        first
+            .get(key_text.len()..)
+            .unwrap_or_default()
             .trim_start()
             .trim_start_matches(':')
             .trim()

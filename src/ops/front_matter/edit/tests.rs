@@ -122,6 +122,28 @@ fn nested_values_and_block_scalars_are_replaced_whole() {
 }
 
 #[test]
+fn keys_and_values_beyond_ascii_are_edited() {
+    let text = "---\n\u{a9062}: []\nété: \"ça\"\n---\n";
+    let out = edit(
+        text,
+        &[
+            Change::list("\u{a9062}", &["ü".into()]),
+            Change::text("été", "là"),
+            Change::text("\u{1680}new", "x"),
+        ],
+    )
+    .unwrap();
+    let doc = parse(&out).unwrap();
+    assert_eq!(
+        doc.yaml.get("\u{a9062}"),
+        Some(&Value::Sequence(vec!["ü".into()]))
+    );
+    assert_eq!(doc.yaml.get("été"), Some(&Value::from("là")));
+    assert_eq!(doc.yaml.get("\u{1680}new"), Some(&Value::from("x")));
+    assert!(out.contains("été: \"là\"\n"), "{out}");
+}
+
+#[test]
 fn quoted_keys_are_found() {
     let text = "---\n\"title\": Old\n'date': d\n---\n";
     assert_eq!(
@@ -189,6 +211,7 @@ pub(crate) mod properties {
     fn key() -> impl Strategy<Value = (String, String)> {
         prop_oneof![
             "[a-z][a-z0-9_]{0,6}".prop_map(|k| (k.clone(), k)),
+            "[a-zé€\u{a9062}][a-zé:€]{0,4}".prop_map(|k| (k.clone(), k)),
             prop::sample::select(vec!["title", "date", "last_modified", "tags", "aliases"])
                 .prop_map(|k| (k.to_string(), k.to_string())),
             "[a-z]{1,5}".prop_map(|k| (k.clone(), format!("\"{k}\""))),
