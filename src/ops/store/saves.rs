@@ -187,6 +187,39 @@ mod tests {
     }
 
     #[test]
+    fn the_fixture_vault_saves_unchanged_and_a_title_edit_touches_its_line_only() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vault");
+        let mut seen = 0;
+        for entry in walkdir::WalkDir::new(&root) {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            assert_eq!(
+                edit(&path(), unchanged(&text), Some(&text), NOW).unwrap(),
+                text
+            );
+            let mut renamed = unchanged(&text);
+            renamed.title = "Renamed".into();
+            let Ok(out) = edit(&path(), renamed, Some(&text), NOW) else {
+                continue;
+            };
+            let others = |t: &str| -> Vec<String> {
+                t.lines()
+                    .filter(|l| !l.trim_start().starts_with("title:"))
+                    .filter(|l| !l.trim_start().starts_with("last_modified:"))
+                    .filter(|l| !l.is_empty() && *l != "---")
+                    .map(str::to_string)
+                    .collect()
+            };
+            assert_eq!(others(&out), others(&text), "{}", entry.path().display());
+            seen += 1;
+        }
+        assert!(seen >= 15, "{seen} notes");
+    }
+
+    #[test]
     fn the_form_changes_only_its_keys() {
         let text = "---\ntags:\n  - a\ntitle: 'Old'  # mine\n---\nbody\n";
         let asked = |title: &str, tags: &[&str]| NoteEdit {
