@@ -172,7 +172,7 @@ impl NotesServer {
     async fn create_note(&self, Parameters(args): Parameters<CreateNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(backend, access, &args.path)?;
-            let content = NoteInput::Markdown(args.content);
+            let content = NoteInput::Verbatim(args.content);
             written(
                 &path,
                 backend
@@ -198,7 +198,7 @@ impl NotesServer {
     async fn update_note(&self, Parameters(args): Parameters<UpdateNoteArgs>) -> Answer {
         self.blocking(move |backend: &dyn Backend, access: &McpAccess| {
             let path = note_path(backend, access, &args.path)?;
-            let content = NoteInput::Markdown(args.content);
+            let content = NoteInput::Verbatim(args.content);
             let cond = if_match(Some(&args.version));
             written(&path, backend.notebook().put(&path, content, cond))
         })

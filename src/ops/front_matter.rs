@@ -1,8 +1,14 @@
 //! Front matter: split a note into its YAML block and body, read the four spec'd fields
 //! leniently, and emit the block again with every other key kept in its place.
 
+mod edit;
 mod scan;
 pub(crate) mod tags;
+
+/// Notes with front matters as people write them, for property tests.
+#[cfg(test)]
+pub(crate) use edit::tests::properties::note as sample_note;
+pub(crate) use edit::{Change, edit, touch};
 
 use std::cell::Cell;
 
@@ -313,27 +319,6 @@ impl Document {
     /// string becomes a one-element list, anything else reads as empty.
     pub fn fields(&self) -> FrontMatter {
         fields_of(&self.yaml)
-    }
-
-    /// Sets `last_modified`, in place when the key exists, else after `date` (or
-    /// `title`, or first), so the spec's order holds for notes that had none.
-    pub(crate) fn set_last_modified(&mut self, value: String) {
-        let key = Value::from("last_modified");
-        if let Some(slot) = self.yaml.get_mut(&key) {
-            *slot = value.into();
-            return;
-        }
-        let keys: Vec<&Value> = self.yaml.keys().collect();
-        let at = ["date", "title"]
-            .iter()
-            .find_map(|k| keys.iter().position(|key| key.as_str() == Some(*k)))
-            .map_or(0, |i| i + 1);
-        let mut rebuilt = Mapping::with_capacity(self.yaml.len() + 1);
-        let mut entries = std::mem::take(&mut self.yaml).into_iter();
-        rebuilt.extend(entries.by_ref().take(at));
-        rebuilt.insert(key, value.into());
-        rebuilt.extend(entries);
-        self.yaml = rebuilt;
     }
 
     /// Adds the keys of `extra` that the mapping does not have yet, after the others.

@@ -142,9 +142,23 @@ pub(crate) enum NoteInput {
     /// A note's whole text as given (a `text/markdown` PUT, `notes put`): a front
     /// matter is made when it has none, and its last_modified refreshed when it has one.
     Markdown(String),
-    /// A note made from fields (a JSON NoteRequest, the web editor), with the spec's
-    /// defaults for what is left out.
+    /// A note made from fields (a JSON NoteRequest, a new note of the web editor), with
+    /// the spec's defaults for what is left out.
     Fields(NoteFields),
+    /// A note's whole text, stored as given (MCP): only its `last_modified` is
+    /// refreshed, when it has one the change left alone.
+    Verbatim(String),
+    /// A save of the web editor: only what differs from the note is written.
+    Edit(NoteEdit),
+}
+
+/// What the web editor sends for an existing note: the title and tags as shown (a title
+/// left as shown, or tags left as they were, change nothing) and the body.
+#[derive(Debug, Default)]
+pub(crate) struct NoteEdit {
+    pub(crate) title: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) body: String,
 }
 
 /// The fields of a NoteRequest. Every one is optional.

@@ -57,6 +57,7 @@ mod publish_crash;
 mod races;
 mod reliability;
 mod render_safety;
+mod saves_keep_yaml;
 mod scope_paths;
 mod search_api;
 mod search_cjk;

@@ -22,7 +22,7 @@ use crate::http::support::blocking;
 use crate::http::support::body::BodyStream;
 use crate::http::support::reject::HttpError;
 use crate::ops::NotePath;
-use crate::ops::model::{FrontMatterInput, NoteFields, NoteInput, Precondition};
+use crate::ops::model::{FrontMatterInput, NoteEdit, NoteFields, NoteInput, Precondition};
 use crate::ops::tokens::Scope;
 
 /// Which form was posted.
@@ -177,16 +177,24 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
         Ok(path) => path,
         Err(err) => return Ok(refuse(err.status(), views::explain(&err), &form, &body)),
     };
-    let input = NoteInput::Fields(NoteFields {
-        body: Some(body.clone()),
-        front_matter: Some(FrontMatterInput {
-            title: Some(form.title.trim().to_string()),
-            tags: Some(split_tags(&form.tags)),
-            date: Some(form.date.clone()),
-            ..FrontMatterInput::default()
+    let input = match mode {
+        Mode::New => NoteInput::Fields(NoteFields {
+            body: Some(body.clone()),
+            front_matter: Some(FrontMatterInput {
+                title: Some(form.title.trim().to_string()),
+                tags: Some(split_tags(&form.tags)),
+                date: Some(form.date.clone()),
+                ..FrontMatterInput::default()
+            }),
+            ..NoteFields::default()
         }),
-        ..NoteFields::default()
-    });
+        // An existing note gets only what the form changed.
+        Mode::Edit => NoteInput::Edit(NoteEdit {
+            title: form.title.clone(),
+            tags: split_tags(&form.tags),
+            body: body.clone(),
+        }),
+    };
     let cond = match mode {
         Mode::New => Precondition::IfNoneMatchAny,
         Mode::Edit if form.etag.is_empty() => Precondition::None,

@@ -24,9 +24,7 @@ fn parses_and_reads_fields() {
 #[test]
 fn unknown_keys_keep_their_order() {
     let text = "---\nzeta: 1\ntitle: T\nauthor: Ann\nlast_modified: old\nextra:\n  nested: true\n---\nbody";
-    let mut doc = parse(text).unwrap();
-    doc.set_last_modified("new".into());
-    let out = doc.emit().unwrap();
+    let out = edit(text, &[Change::text("last_modified", "new")]).unwrap();
     assert_eq!(
         out,
         "---\nzeta: 1\ntitle: T\nauthor: Ann\nlast_modified: new\nextra:\n  nested: true\n---\nbody"
@@ -35,10 +33,14 @@ fn unknown_keys_keep_their_order() {
 
 #[test]
 fn last_modified_is_inserted_after_date() {
-    let mut doc = parse("---\ntitle: T\ndate: d\nx: 1\n---\nb").unwrap();
-    doc.set_last_modified("now".into());
-    let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
-    assert_eq!(keys, ["title", "date", "last_modified", "x"]);
+    let out = edit(
+        "---\ntitle: T\ndate: d\nx: 1\n---\nb",
+        &[Change::text("last_modified", "now")],
+    );
+    assert_eq!(
+        out.unwrap(),
+        "---\ntitle: T\ndate: d\nlast_modified: now\nx: 1\n---\nb"
+    );
 }
 
 #[test]
@@ -297,10 +299,10 @@ mod properties {
 
         #[test]
         fn last_modified_update_keeps_the_rest(yaml in mapping(), body in any::<String>()) {
-            let mut doc = Document { yaml, body, blank_line: true, newline: "\n" };
+            let doc = Document { yaml, body, blank_line: true, newline: "\n" };
             let before: Vec<Value> = doc.yaml.keys().filter(|k| k.as_str() != Some("last_modified")).cloned().collect();
-            doc.set_last_modified("21-11-2026:10:00".into());
-            let back = parse(&doc.emit().unwrap()).unwrap();
+            let text = edit(&doc.emit().unwrap(), &[Change::text("last_modified", "21-11-2026:10:00")]).unwrap();
+            let back = parse(&text).unwrap();
             let after: Vec<Value> = back.yaml.keys().filter(|k| k.as_str() != Some("last_modified")).cloned().collect();
             prop_assert_eq!(before, after);
             prop_assert_eq!(back.fields().last_modified, "21-11-2026:10:00");

@@ -4,15 +4,15 @@
 
 use std::ops::Range;
 
-use serde_yaml::Mapping;
+use serde_yaml::{Mapping, Value};
 
 use super::parse::{self, Heading};
 use super::{Edit, HeadingPath};
 use crate::error::{Error, Result};
-use crate::ops::front_matter::{self, Document};
+use crate::ops::front_matter::{self, Change, Document};
 
 /// The note's text after `edit`; `now` is the `last_modified` stamp written when the
-/// note has (or gets) a front matter.
+/// note's front matter has that key.
 pub(crate) fn apply(text: &str, edit: &Edit, now: &str) -> Result<String> {
     let edited = match edit {
         Edit::SetFrontMatter { map } => return set_front_matter(text, map, now),
@@ -112,52 +112,60 @@ fn splice(text: &str, range: Range<usize>, add: &str) -> String {
     out
 }
 
-/// The note's `last_modified` set to `now` when it has a front matter that parses (a
-/// note without one gets none from a section edit).
+/// The note's `last_modified` set to `now` when its front matter has one (a section
+/// edit adds no key); the rest of the front matter keeps its text.
 fn refresh_last_modified(text: String, now: &str) -> Result<String> {
-    match front_matter::parse(&text) {
-        Some(mut doc) => {
-            doc.set_last_modified(now.to_string());
-            emit(&doc)
-        }
-        None => Ok(text),
-    }
+    let text = front_matter::touch(text, now)?;
+    front_matter::check(&text)?;
+    Ok(text)
 }
 
 /// Merges `map` into the front matter: a key it has is replaced in place, a new key
-/// goes after the others, a `null` removes the key (as in a JSON merge patch); every
-/// other key stays, in its order. A note without front matter gets one.
+/// goes after the others (a spec'd one after its spec'd neighbour), a `null` removes the key (as in a JSON merge patch); every
+/// other key keeps its text. `last_modified` is refreshed when the note has one. A note
+/// without front matter gets one holding the keys set.
 fn set_front_matter(text: &str, map: &Mapping, now: &str) -> Result<String> {
-    let mut doc = match front_matter::parse(text) {
-        Some(doc) => doc,
+    let mut changes: Vec<Change> = map
+        .iter()
+        .filter_map(|(key, value)| {
+            let key = key.as_str()?.to_string();
+            Some(match value {
+                Value::Null => Change::Remove(key),
+                value => Change::Set(key, value.clone()),
+            })
+        })
+        .collect();
+    let text = match front_matter::parse(text) {
+        Some(doc) => {
+            if doc.yaml.contains_key("last_modified") && !map.contains_key("last_modified") {
+                changes.push(Change::text("last_modified", now));
+            }
+            front_matter::edit(text, &changes)?
+        }
         None if front_matter::body_offset(text) > 0 => {
             return Err(Error::FrontMatterUnreadable);
         }
-        None => Document {
-            yaml: Mapping::new(),
-            body: text.to_string(),
-            blank_line: true,
-            newline: newline_of(text),
-        },
-    };
-    for (key, value) in map {
-        if value.is_null() {
-            doc.yaml.shift_remove(key);
-        } else if let Some(slot) = doc.yaml.get_mut(key) {
-            *slot = value.clone();
-        } else {
-            doc.yaml.insert(key.clone(), value.clone());
+        None => {
+            let mut yaml = Mapping::new();
+            for change in changes {
+                if let Change::Set(key, value) = change {
+                    yaml.insert(key.into(), value);
+                }
+            }
+            if yaml.is_empty() {
+                text.to_string()
+            } else {
+                Document {
+                    yaml,
+                    body: text.to_string(),
+                    blank_line: true,
+                    newline: newline_of(text),
+                }
+                .emit()
+                .map_err(|e| Error::FrontMatterFailed(e.to_string()))?
+            }
         }
-    }
-    doc.set_last_modified(now.to_string());
-    emit(&doc)
-}
-
-/// The document's text, within the bounds every written front matter keeps.
-fn emit(doc: &Document) -> Result<String> {
-    let text = doc
-        .emit()
-        .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
+    };
     front_matter::check(&text)?;
     Ok(text)
 }
@@ -299,12 +307,17 @@ mod tests {
         map.insert("mood".into(), "ok".into());
         map.insert("author".into(), Value::Null);
         let out = apply(text, &Edit::SetFrontMatter { map: map.clone() }, "now").unwrap();
-        assert_eq!(keys(&out), ["zeta", "title", "last_modified", "mood"]);
-        assert!(out.ends_with("---\n\nbody\n"));
-        assert!(out.contains("title: New\n"));
+        // Only the keys set change: no last_modified is added, the rest keeps its text.
+        assert_eq!(out, "---\nzeta: 1\ntitle: New\nmood: ok\n---\n\nbody\n");
+        let stamped = "---\nlast_modified: old\n# hand-written\ntitle:  T\n---\nbody\n";
+        let out = apply(stamped, &Edit::SetFrontMatter { map: map.clone() }, "now").unwrap();
+        assert_eq!(
+            out,
+            "---\nlast_modified: now\n# hand-written\ntitle: New\nmood: ok\n---\nbody\n"
+        );
 
         let out = apply("body\r\n", &Edit::SetFrontMatter { map }, "now").unwrap();
-        assert_eq!(keys(&out), ["title", "last_modified", "mood"]);
+        assert_eq!(keys(&out), ["title", "mood"]);
         assert!(out.starts_with("---\r\ntitle: New\r\n"));
         assert!(out.ends_with("---\r\n\r\nbody\r\n"));
 

@@ -6,6 +6,7 @@
 pub(crate) mod cache;
 mod list;
 mod read;
+mod saves;
 mod snapshot;
 #[cfg(target_os = "linux")]
 mod watch;

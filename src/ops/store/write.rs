@@ -7,9 +7,10 @@ use std::io;
 use chrono::Local;
 
 use super::note_of;
+use super::saves;
 use super::title_from_stem;
 use crate::error::{Error, Result};
-use crate::ops::front_matter::{self, Document, FrontMatter};
+use crate::ops::front_matter::{self, Change, Document, FrontMatter};
 use crate::ops::ids::Op;
 use crate::ops::model::{DeleteConfirmation, NoteFields, NoteInput, Precondition, PutOutcome};
 use crate::ops::root::{again_if_folder_gone, open_error, path_error};
@@ -33,11 +34,15 @@ impl Notebook {
         self.write_recorded(path, &cond, Op::Put, |existing| match input {
             NoteInput::Markdown(text) => build_from_markdown(path, text),
             NoteInput::Fields(fields) => build_from_fields(path, fields, existing),
+            NoteInput::Verbatim(text) => {
+                saves::verbatim(text, existing, &clock::stamp(Local::now()))
+            }
+            NoteInput::Edit(edit) => saves::edit(path, edit, existing, &clock::stamp(Local::now())),
         })
     }
 
-    /// Appends `lines` to an existing note, after a blank line, as a PUT of the whole
-    /// text would write it (front matter kept, its last_modified set). A note that does
+    /// Appends `lines` to an existing note, after a blank line; the front matter keeps
+    /// its text, but for `last_modified`, set when the note has one. A note that does
     /// not exist is not created.
     pub(crate) fn append_to_note(&self, path: &NotePath, lines: &str) -> Result<PutOutcome> {
         self.write_recorded(path, &Precondition::None, Op::Put, |existing| {
@@ -50,7 +55,8 @@ impl Notebook {
             }
             text.push_str(lines);
             text.push('\n');
-            build_from_markdown(path, text)
+            front_matter::check(&text)?;
+            front_matter::touch(text, &clock::stamp(Local::now()))
         })
     }
 
@@ -293,7 +299,7 @@ impl Notebook {
     }
 }
 
-fn build_from_fields(
+pub(super) fn build_from_fields(
     path: &NotePath,
     request: NoteFields,
     existing: Option<&str>,
@@ -323,12 +329,28 @@ fn build_from_fields(
         .body
         .filter(|b| !b.is_empty())
         .unwrap_or_else(|| format!("# {title}\n\n{PLACEHOLDER}\n"));
+    // A note with a front matter keeps its text (keys beyond the four spec'd ones,
+    // comments, layout): only the keys the request sets change.
+    if let Some((previous, doc)) = existing.and_then(|e| Some((e, front_matter::parse(e)?))) {
+        let head = &previous[..previous.len() - doc.body.len()];
+        let mut changes = vec![
+            Change::text("title", fields.title),
+            Change::text("date", fields.date),
+            Change::text("last_modified", fields.last_modified),
+            Change::list("tags", &fields.tags),
+        ];
+        changes.extend(
+            supplied
+                .extra
+                .into_iter()
+                .filter_map(|(key, value)| Some(Change::Set(key.as_str()?.to_string(), value))),
+        );
+        let text = front_matter::edit(&format!("{head}{body}"), &changes)?;
+        front_matter::check(&text)?;
+        return Ok(text);
+    }
     let mut doc = Document::new(&fields, body);
     doc.extend(supplied.extra);
-    // Keys the note had beyond the four spec'd ones are never lost by a JSON write.
-    if let Some(previous) = existing.and_then(front_matter::parse) {
-        doc.extend(previous.yaml);
-    }
     let text = doc
         .emit()
         .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
@@ -351,17 +373,14 @@ fn build_from_markdown(path: &NotePath, text: String) -> Result<String> {
             .emit()
             .map_err(|e| Error::FrontMatterFailed(e.to_string()));
     }
-    match front_matter::parse(&text) {
-        Some(mut doc) => {
-            doc.set_last_modified(clock::stamp(now));
-            // Aliases are written out expanded: the result must be within bounds too.
-            let text = doc
-                .emit()
-                .map_err(|e| Error::FrontMatterFailed(e.to_string()))?;
-            front_matter::check(&text)?;
-            Ok(text)
+    // Only last_modified changes (or is added); the rest of the YAML keeps its text.
+    match front_matter::edit(&text, &[Change::text("last_modified", clock::stamp(now))]) {
+        Ok(edited) => {
+            front_matter::check(&edited)?;
+            Ok(edited)
         }
-        None => Ok(text),
+        Err(Error::FrontMatterUnreadable) => Ok(text),
+        Err(err) => Err(err),
     }
 }
 
@@ -401,9 +420,11 @@ mod tests {
         let text = build_from_fields(&p, request, Some(existing)).unwrap();
         let doc = front_matter::parse(&text).unwrap();
         let keys: Vec<_> = doc.yaml.keys().filter_map(|k| k.as_str()).collect();
+        // The note's keys stay where they were; new ones go after their spec'd
+        // neighbour, others last.
         assert_eq!(
             keys,
-            ["title", "date", "last_modified", "tags", "mood", "author"]
+            ["title", "date", "last_modified", "tags", "author", "mood"]
         );
         assert_eq!(doc.fields().date, "01-01-2020");
         assert_eq!(doc.body, "new");

@@ -70,7 +70,9 @@ pub(crate) fn editor(page: &Editor) -> Markup {
             div.panes {
                 label.field.body {
                     span { "Markdown" }
-                    textarea name="body" rows="18" spellcheck="true" { (page.body) }
+                    // HTML drops one newline right after `<textarea>`: this one, so a
+                    // body that starts with a blank line comes back whole.
+                    textarea name="body" rows="18" spellcheck="true" { "\n" (page.body) }
                 }
                 section.preview hidden aria-live="polite" aria-label="Preview" {
                     span.label { "Preview" }
