@@ -44,6 +44,10 @@ pub(crate) struct NoteMeta {
     /// API's JSON, which the spec fixes.
     #[serde(skip)]
     pub(crate) modified: i64,
+    /// The front matter's `aliases:`: names links may use (`ops::links`). Not in the
+    /// API's JSON.
+    #[serde(skip)]
+    pub(crate) aliases: Vec<CompactString>,
 }
 
 impl NoteMeta {

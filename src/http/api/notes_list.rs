@@ -190,6 +190,7 @@ mod tests {
             date: Default::default(),
             size: 42,
             modified: 0,
+            aliases: Vec::new(),
         }
     }
 

@@ -47,6 +47,7 @@ pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
         date: fields.date.into(),
         size,
         modified: 0,
+        aliases: fields.aliases.into_iter().map(Into::into).collect(),
     }
 }
 
