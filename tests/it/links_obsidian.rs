@@ -128,9 +128,13 @@ fn escaped_pipes_in_a_table_render_and_a_move_keeps_them() {
         [("/note/Target%20Note.md".to_string(), "shown".to_string())],
         "{html}"
     );
-    drop(server);
-    let out = ws.run(&["mv", "Target Note.md", "sub/Renamed.md"]);
-    assert!(out.status.success(), "{}", stdout(&out));
+    let response = server
+        .request("POST", "/api/v1/move")
+        .header("Content-Type", "application/json")
+        .body(r#"{"from": "Target Note.md", "to": "sub/Renamed.md"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), 200, "{}", response.text().unwrap());
     assert_eq!(
         ws.read("table.md"),
         "| Link | Size |\n|---|---|\n| [[Renamed\\|shown]] | x |\n"
