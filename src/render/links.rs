@@ -160,7 +160,9 @@ impl<'p> NoteLinks<'p> {
     ) {
         if let Some(Close::Sized { text, depth, .. }) = self.open.last_mut() {
             match event {
-                Event::Text(t) | Event::Code(t) => text.push_str(&t),
+                Event::Text(t) | Event::Code(t) | Event::InlineHtml(t) | Event::Html(t) => {
+                    text.push_str(&t)
+                }
                 Event::Start(Tag::Link { .. } | Tag::Image { .. }) => *depth += 1,
                 Event::End(TagEnd::Link | TagEnd::Image) if *depth > 0 => *depth -= 1,
                 Event::End(TagEnd::Image) => {
@@ -204,6 +206,7 @@ impl<'p> NoteLinks<'p> {
                     self.open_as_is(as_written(dest_url, title), out, &mut safe);
                     return;
                 }
+                let dest_url = unescaped_pipe(link_type, dest_url);
                 let form = match link_type {
                     LinkType::WikiLink { .. } => LinkForm::Wiki,
                     _ => LinkForm::Link,
@@ -240,6 +243,7 @@ impl<'p> NoteLinks<'p> {
                     title,
                     id,
                 };
+                let dest_url = unescaped_pipe(link_type, dest_url);
                 let form = match link_type {
                     LinkType::WikiLink { .. } => LinkForm::Embed,
                     _ => LinkForm::Image,
@@ -278,7 +282,7 @@ impl<'p> NoteLinks<'p> {
                         let name = dest_url.rsplit('/').next().unwrap_or_default();
                         self.open.push(Close::Sized {
                             src: href,
-                            name: name.trim_end_matches('\\').to_string(),
+                            name: name.to_string(),
                             text: String::new(),
                             depth: 0,
                         });
@@ -343,6 +347,17 @@ impl<'p> NoteLinks<'p> {
             out.push(Event::Text(CowStr::from(label)));
             self.skipping = 1;
         }
+    }
+}
+
+/// A wikilink's target without the `\\` of `[[Note\\|label]]` (the escape Obsidian needs
+/// inside a table: the parser ends the target before the `|`).
+fn unescaped_pipe(link_type: LinkType, dest: CowStr<'_>) -> CowStr<'_> {
+    match link_type {
+        LinkType::WikiLink { .. } if dest.ends_with('\\') => {
+            CowStr::from(dest[..dest.len() - 1].to_string())
+        }
+        _ => dest,
     }
 }
 
