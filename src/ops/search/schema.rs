@@ -38,8 +38,8 @@ pub(crate) struct Fields {
     /// What the note's links may point to, as lookup keys (`links::keys`): backlinks
     /// are a term query on a note's own keys.
     pub(crate) links: Field,
-    /// The title folded as the wikilink title rule compares it, a column: every note's
-    /// name is read from two columns to resolve links.
+    /// The title folded (case and accents), a column. Links no longer resolve by it
+    /// (`ops::links`); kept so the schema stays as it is.
     pub(crate) title_key: Field,
     /// Attachment path, exact and stored: the key of an attachment's document, which
     /// has no `path` (so every reader of notes leaves attachments out).
