@@ -221,9 +221,17 @@ mod tests {
             watch.drain(dir.path()),
             drained(&["a.md", "sub/b.md", "sub/c.md"])
         );
+        // The picture came: the attachments are listed again, once.
+        assert!(watch.take_files_changed());
+        assert!(!watch.take_files_changed());
         assert_eq!(watch.drain(dir.path()), drained(&[]));
         std::fs::remove_file(dir.path().join("sub/b.md")).unwrap();
+        std::fs::write(dir.path().join("picture.png"), "changed").unwrap();
         assert_eq!(watch.drain(dir.path()), drained(&["sub/b.md"]));
+        assert!(!watch.take_files_changed(), "new bytes keep the names");
+        std::fs::rename(dir.path().join("picture.png"), dir.path().join("sub/p.png")).unwrap();
+        assert_eq!(watch.drain(dir.path()), drained(&[]));
+        assert!(watch.take_files_changed());
     }
 
     #[test]
