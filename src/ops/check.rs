@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::ops::links::{Resolver, attachment_path, links_of};
-use crate::ops::{NotePath, Notebook};
+use crate::ops::{FilePath, NotePath, Notebook};
 
 /// What `check` found, with the API's field names.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -77,16 +77,20 @@ impl Notebook {
                 Err(e) => return Err(e),
             }
         }
-        let resolver = Resolver::new(
-            notes
-                .iter()
-                .map(|(path, note)| (path.clone(), note.title.as_str())),
-        );
         let mut attachments: HashMap<String, u64> =
             crate::ops::files::attachment_files(self.notes_dir(), self.notes_dir())
                 .into_iter()
                 .map(|f| (f.path.to_string(), f.meta.len()))
                 .collect();
+        let resolver = Resolver::new(
+            notes.iter().map(|(path, note)| {
+                let aliases = note.front_matter.as_ref().map(|f| f.aliases.as_slice());
+                (path.clone(), aliases.unwrap_or_default())
+            }),
+            attachments
+                .keys()
+                .filter_map(|path| FilePath::parse(path).ok()),
+        );
         let mut broken = Vec::new();
         let mut missing_files = Vec::new();
         let mut linked = HashSet::new();
@@ -95,18 +99,16 @@ impl Notebook {
             for link in links_of(&note.content) {
                 if !link.is_note() {
                     // A file is found where a note's page finds it.
-                    let file = attachment_path(from, &link);
-                    match &file {
-                        Some(file) if attachments.contains_key(file.as_str()) => {
-                            used.insert(file.to_string());
-                        }
-                        _ => missing_files.push(MissingFile {
-                            path: from.to_string(),
-                            line: link.line,
-                            target: link.target.clone(),
-                            file: file.map(|f| f.to_string()),
-                        }),
+                    if let Some(file) = resolver.resolve_file(from, &link) {
+                        used.insert(file.to_string());
+                        continue;
                     }
+                    missing_files.push(MissingFile {
+                        path: from.to_string(),
+                        line: link.line,
+                        target: link.target.clone(),
+                        file: attachment_path(from, &link).map(|f| f.to_string()),
+                    });
                     continue;
                 }
                 match resolver.resolve(from, &link) {

@@ -48,6 +48,10 @@ pub(crate) struct NoteMeta {
     /// API's JSON, whose `tags` are the front matter's.
     #[serde(skip)]
     pub(crate) body_tags: Box<[CompactString]>,
+    /// The front matter's `aliases:`: names links may use (`ops::links`). Not in the
+    /// API's JSON.
+    #[serde(skip)]
+    pub(crate) aliases: Vec<CompactString>,
 }
 
 impl NoteMeta {

@@ -115,6 +115,15 @@ enum Close {
     AsIs,
     /// With this markup, or nothing (plain text, a card made whole at its start).
     With(Option<Event<'static>>),
+    /// An embedded image with text after `|` (`![[a.png|100x50]]`, `![[a.png|A cat]]`):
+    /// the `<img>` is made at its end, once its text (a size, or the alt text) is read.
+    /// `depth` counts links and images nested in the text.
+    Sized {
+        src: String,
+        name: String,
+        text: String,
+        depth: usize,
+    },
 }
 
 impl<'p> NoteLinks<'p> {
@@ -149,6 +158,25 @@ impl<'p> NoteLinks<'p> {
         out: &mut Vec<Event<'a>>,
         mut safe: impl FnMut(Event<'a>) -> Event<'a>,
     ) {
+        if let Some(Close::Sized { text, depth, .. }) = self.open.last_mut() {
+            match event {
+                Event::Text(t) | Event::Code(t) | Event::InlineHtml(t) | Event::Html(t) => {
+                    text.push_str(&t)
+                }
+                Event::Start(Tag::Link { .. } | Tag::Image { .. }) => *depth += 1,
+                Event::End(TagEnd::Link | TagEnd::Image) if *depth > 0 => *depth -= 1,
+                Event::End(TagEnd::Image) => {
+                    if let Some(Close::Sized {
+                        src, name, text, ..
+                    }) = self.open.pop()
+                    {
+                        out.push(Event::Html(CowStr::from(sized_image(&src, &name, &text))));
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
         if self.skipping > 0 {
             match &event {
                 Event::Start(Tag::Link { .. } | Tag::Image { .. }) => self.skipping += 1,
@@ -178,6 +206,7 @@ impl<'p> NoteLinks<'p> {
                     self.open_as_is(as_written(dest_url, title), out, &mut safe);
                     return;
                 }
+                let dest_url = unescaped_pipe(link_type, dest_url);
                 let form = match link_type {
                     LinkType::WikiLink { .. } => LinkForm::Wiki,
                     _ => LinkForm::Link,
@@ -214,6 +243,7 @@ impl<'p> NoteLinks<'p> {
                     title,
                     id,
                 };
+                let dest_url = unescaped_pipe(link_type, dest_url);
                 let form = match link_type {
                     LinkType::WikiLink { .. } => LinkForm::Embed,
                     _ => LinkForm::Image,
@@ -245,6 +275,19 @@ impl<'p> NoteLinks<'p> {
                         self.skipping = 1;
                         return;
                     }
+                    // An image embedded with `|text`: a size or its alt text.
+                    Place::File { href }
+                        if image && link_type == (LinkType::WikiLink { has_pothole: true }) =>
+                    {
+                        let name = dest_url.rsplit('/').next().unwrap_or_default();
+                        self.open.push(Close::Sized {
+                            src: href,
+                            name: name.to_string(),
+                            text: String::new(),
+                            depth: 0,
+                        });
+                        return;
+                    }
                     // An image shows as one (a Markdown image, or an embed of an image
                     // file); another file embedded is a link to it.
                     Place::File { href } if image => {
@@ -265,7 +308,7 @@ impl<'p> NoteLinks<'p> {
             }
             Event::End(end @ (TagEnd::Link | TagEnd::Image)) => match self.open.pop() {
                 Some(Close::With(close)) => out.extend(close),
-                Some(Close::AsIs) | None => out.push(safe(Event::End(end))),
+                Some(Close::AsIs | Close::Sized { .. }) | None => out.push(safe(Event::End(end))),
             },
             event => out.push(safe(event)),
         }
@@ -307,6 +350,17 @@ impl<'p> NoteLinks<'p> {
     }
 }
 
+/// A wikilink's target without the `\\` of `[[Note\\|label]]` (the escape Obsidian needs
+/// inside a table: the parser ends the target before the `|`).
+fn unescaped_pipe(link_type: LinkType, dest: CowStr<'_>) -> CowStr<'_> {
+    match link_type {
+        LinkType::WikiLink { .. } if dest.ends_with('\\') => {
+            CowStr::from(dest[..dest.len() - 1].to_string())
+        }
+        _ => dest,
+    }
+}
+
 /// The label a wikilink or embed without `|label` shows; `None` for any other link,
 /// whose text is the author's.
 fn bare_label(link_type: LinkType, dest: &str) -> Option<String> {
@@ -337,6 +391,40 @@ fn push_href(out: &mut String, href: String) {
     let href = safe_url(CowStr::from(href), false);
     // Writing into a String cannot fail.
     let _ = escape_href(&mut *out, &href);
+}
+
+/// A size written after `|` on an image embed: `100` (width) or `100x50`.
+fn size_of(text: &str) -> Option<(u32, Option<u32>)> {
+    let number = |t: &str| {
+        (!t.is_empty() && t.len() <= 5 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse().ok())
+            .flatten()
+    };
+    let text = text.trim();
+    match text.split_once('x') {
+        Some((w, h)) => Some((number(w)?, Some(number(h)?))),
+        None => Some((number(text)?, None)),
+    }
+}
+
+/// The `<img>` of an image embedded with `|text`: a size (`100`, `100x50`) as its
+/// width and height, its file name as alt text; any other text is the alt text.
+fn sized_image(src: &str, name: &str, text: &str) -> String {
+    let mut html = String::from("<img src=\"");
+    push_href(&mut html, src.to_string());
+    html.push_str("\" alt=\"");
+    let size = size_of(text);
+    let alt = if size.is_some() { name } else { text };
+    let _ = escape_html(&mut html, alt);
+    html.push('"');
+    if let Some((width, height)) = size {
+        html.push_str(&format!(" width=\"{width}\""));
+        if let Some(height) = height {
+            html.push_str(&format!(" height=\"{height}\""));
+        }
+    }
+    html.push_str(" />");
+    html
 }
 
 /// The card of an embedded note: a block-looking link holding the note's title.

@@ -27,14 +27,17 @@ fn web(ws: &Workspace) {
     );
     ws.write(
         "recipes/bread.md",
-        "---\ntitle: Bread basics\n---\n# Bread\n\n## Dough\n\n[back](../hub.md)\n",
+        "---\ntitle: Bread basics\naliases: [Bread basics]\n---\n# Bread\n## Dough\n\n[back](../hub.md)\n",
     );
     ws.write("recipes/soup pot.md", "[[hub]]\n");
     ws.write("diagram.md", "A diagram.\n");
     ws.write("archive/old/bread.md", "An older bread, longer path.\n");
     ws.write("y/dup.md", "same length, later in byte order\n");
     ws.write("x/dup.md", "same length, first in byte order\n");
-    ws.write("paris.md", "---\ntitle: Été à Paris\n---\nNotes.\n");
+    ws.write(
+        "paris.md",
+        "---\ntitle: Été à Paris\naliases: Été à Paris\n---\nNotes.\n",
+    );
 }
 
 fn outgoing(body: &Value) -> Vec<(String, Value, u64)> {
@@ -94,7 +97,8 @@ fn each_syntax_and_each_resolution_rule_over_http() {
     assert_eq!(
         outgoing(&body),
         [
-            // A path from the root; a file name (the shortest path wins); a title.
+            // A path from the root; a file name (the nearest wins); an alias (titles
+            // never resolve).
             row("recipes/bread", j!("recipes/bread.md"), 3),
             row("bread", j!("recipes/bread.md"), 3),
             row("Bread basics#Dough", j!("recipes/bread.md"), 3),
@@ -106,8 +110,8 @@ fn each_syntax_and_each_resolution_rule_over_http() {
             row("#Hub", j!("hub.md"), 6),
             row("Nowhere to be found", Value::Null, 6),
             row("missing.md", Value::Null, 6),
-            // Byte order among equal lengths; title with case and accents folded; a
-            // path suffix `dir/name`.
+            // Byte order among equal lengths; an alias with case folded; a path
+            // suffix `dir/name`.
             row("dup", j!("x/dup.md"), 10),
             row("ÉTÉ À PARIS", j!("paris.md"), 10),
             row("old/bread.md", j!("archive/old/bread.md"), 10),
@@ -183,7 +187,7 @@ fn backlinks_follow_the_services_writes_and_edits_on_disk() {
 
     // A note created on disk becomes a link target for notes already there.
     ws.write("c.md", "[[Later note]]\n");
-    ws.write("later.md", "---\ntitle: Later note\n---\n");
+    ws.write("later.md", "---\naliases: [Later note]\n---\n");
     assert!(eventually(WAIT, || {
         let (_, body) = json(server.get("/api/v1/links/c.md"));
         body["outgoing"][0]["path"] == "later.md"
@@ -299,10 +303,7 @@ fn cli_check_reports_broken_links_and_orphans_and_exits_1() {
 
     // Fixed: exit 0, and the same report with nothing broken.
     ws.write("missing.md", "[[hub]]\n");
-    ws.write(
-        "nowhere.md",
-        "---\ntitle: Nowhere to be found\n---\n[[y/dup]]\n",
-    );
+    ws.write("Nowhere to be found.md", "[[y/dup]]\n");
     ws.write("photo.png", "png");
     ws.write("pic.png", "png");
     let out = ws.run(&["check"]);

@@ -78,7 +78,11 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
             ),
             ("/note/recipes/bread.md".into(), "the loaf".into()),
             ("/new?path=Nowhere%20yet.md".into(), "Nowhere yet".into()),
-            ("/note/recipes/bread.md".into(), "Sourdough BREAD".into()),
+            // A title is no link target (Obsidian's rule): made, like any missing note.
+            (
+                "/new?path=Sourdough%20BREAD.md".into(),
+                "Sourdough BREAD".into()
+            ),
             ("/note/recipes/bread.md#the-dough".into(), "rel".into()),
             ("/note/recipes/bread.md".into(), "Sourdough Bread".into()),
             ("#notes".into(), "Notes".into()),
@@ -87,7 +91,13 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
     );
     assert_eq!(
         links(&alpha, "div.content a.missing"),
-        [("/new?path=Nowhere%20yet.md".into(), "Nowhere yet".into())]
+        [
+            ("/new?path=Nowhere%20yet.md".into(), "Nowhere yet".into()),
+            (
+                "/new?path=Sourdough%20BREAD.md".into(),
+                "Sourdough BREAD".into()
+            )
+        ]
     );
     assert_eq!(
         texts(&alpha, "div.content a.embed .embed-title"),
@@ -173,7 +183,7 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
     // The service's own writes show on the next view, with no wait.
     let put = server.put_markdown(
         "/api/v1/notes/own.md",
-        "---\ntitle: Own\n---\nMine: [[Sourdough Bread#The dough]]\n",
+        "---\ntitle: Own\n---\nMine: [[bread#The dough]]\n",
     );
     assert_eq!(put.status(), 201);
     let own = page(&server, "/note/recipes/bread.md");
@@ -185,10 +195,7 @@ fn web_note_pages_link_notes_headings_and_missing_notes() {
     );
     assert_eq!(
         texts(&own, "section.backlinks li p.line")[3..],
-        [
-            "Mine: Sourdough Bread > The dough",
-            "bake bread <b>today</b>"
-        ]
+        ["Mine: bread > The dough", "bake bread <b>today</b>"]
     );
 
     // The editor's preview renders links the same way, from the note's folder.

@@ -33,6 +33,7 @@ mod history_restore;
 mod history_settle;
 mod hostile;
 mod links;
+mod links_obsidian;
 mod links_pages;
 mod mcp_client;
 mod mcp_http;

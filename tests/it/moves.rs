@@ -79,16 +79,17 @@ fn a_move_rewrites_the_links_of_three_notes_in_their_own_style() {
         json!({
             "from": "a.md",
             "to": "archive/2026/alpha.md",
-            "rewritten": ["archive/2026/alpha.md", "b.md", "d.md", "sub/c.md"],
+            "rewritten": ["b.md", "d.md", "sub/c.md"],
         })
     );
     assert!(!ws.notes().join("a.md").exists());
+    // Its own link still leads to sub/c.md (from the root), as Obsidian reads it.
     assert_eq!(
         ws.read("archive/2026/alpha.md"),
         note(
             "Alpha",
             &[],
-            "# Heading\n\nZephyrine. See [[b]] and [the sibling](../../sub/c.md).\n"
+            "# Heading\n\nZephyrine. See [[b]] and [the sibling](sub/c.md).\n"
         )
     );
     assert_eq!(
@@ -140,7 +141,7 @@ fn a_name_another_note_shares_becomes_the_path() {
     ws.write("z/a.md", "# Other A\n");
     ws.write("n.md", "[[a]] and [[a#Part|the part]]\n");
     // `[[a]]` leads to x/a.md (same length, byte order); at deep/er/a.md the shorter
-    // z/a.md would take the name, so the links spell the path.
+    // z/a.md would take the name, so the links spell the shortest path that leads there.
     let out = ws.run(&["mv", "x/a.md", "deep/er/a.md", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let body: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -148,10 +149,7 @@ fn a_name_another_note_shares_becomes_the_path() {
         body,
         json!({"from": "x/a.md", "to": "deep/er/a.md", "rewritten": ["n.md"]})
     );
-    assert_eq!(
-        ws.read("n.md"),
-        "[[deep/er/a]] and [[deep/er/a#Part|the part]]\n"
-    );
+    assert_eq!(ws.read("n.md"), "[[er/a]] and [[er/a#Part|the part]]\n");
 }
 
 #[test]
@@ -440,10 +438,7 @@ fn a_move_stopped_after_the_rename_is_finished_when_serve_starts() {
         )
     );
     assert!(ws.read("sub/c.md").contains("[x](../moved/a2.md#h)"));
-    assert!(
-        ws.read("moved/a2.md")
-            .contains("[the sibling](../sub/c.md)")
-    );
+    assert!(ws.read("moved/a2.md").contains("[the sibling](sub/c.md)"));
     assert_eq!(crate::support::public_paths(&server), ["moved/a2.md"]);
     assert!(ws.public().join("a2.html").is_file() && !ws.public().join("a.html").exists());
     let log = server.log();

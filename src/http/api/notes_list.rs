@@ -191,6 +191,7 @@ mod tests {
             size: 42,
             modified: 0,
             body_tags: Box::default(),
+            aliases: Vec::new(),
         }
     }
 

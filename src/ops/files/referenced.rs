@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
-use crate::ops::links::{attachment_path, for_each_link};
+use crate::ops::links::for_each_link;
 use crate::ops::store::text_of;
 use crate::ops::{FilePath, NotePath, Notebook};
 
@@ -39,6 +39,7 @@ impl Notebook {
     pub(crate) fn referenced_files(&self, path: &NotePath) -> Result<Vec<Referenced>> {
         let raw = self.read_raw(path)?;
         let text = text_of(raw.bytes());
+        let targets = self.link_targets()?;
         let mut seen: Vec<Referenced> = Vec::new();
         // What `seen` holds, to find a file again without a scan of the list: a note
         // naming many files would otherwise cost the square of their number.
@@ -47,7 +48,7 @@ impl Notebook {
             if link.is_note() {
                 return;
             }
-            let file = attachment_path(path, &link);
+            let file = targets.file_of(path, &link);
             let key = file.clone().ok_or_else(|| link.target.clone());
             if !named.insert(key) {
                 return;

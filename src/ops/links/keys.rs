@@ -1,54 +1,48 @@
 //! Lookup keys, so that backlinks are a lookup and not a scan: each link gives the keys
-//! of every note it could resolve to (`p:` a path, `n:` a file name, `t:` a folded
-//! title), and a note answers to its own three. The notes whose links share a key with a
-//! note are the only ones that can link to it; resolving their links says which do.
+//! of every note it could resolve to (`n:` its file name, `a:` an alias, `p:` the note
+//! itself for `[[#Heading]]`), and a note answers to its own (its path, its name, each
+//! alias). Every rule of `resolve` that finds a note by a path finds one of that file
+//! name, so the name key covers them. The notes whose links share a key with a note are
+//! the only ones that can link to it; resolving their links says which do.
 
 use std::collections::BTreeSet;
 
 use super::Link;
-use super::resolve::{Folder, bare_name, relative_path, root_path};
+use super::resolve::lower;
 use crate::ops::NotePath;
 
 /// The keys of every note link of `links`, the links of note `from`.
-pub(crate) fn keys_of_links(
-    from: &NotePath,
-    links: &[Link],
-    folder: &mut Folder,
-) -> BTreeSet<String> {
+pub(crate) fn keys_of_links(from: &NotePath, links: &[Link]) -> BTreeSet<String> {
     let mut keys = BTreeSet::new();
     for link in links.iter().filter(|l| l.is_note()) {
-        add_link_keys(from, link, folder, &mut keys);
+        add_link_keys(from, link, &mut keys);
     }
     keys
 }
 
-fn add_link_keys(from: &NotePath, link: &Link, folder: &mut Folder, keys: &mut BTreeSet<String>) {
-    if !link.is_wiki() {
-        if let Some(path) = relative_path(from, &link.note) {
-            keys.insert(path_key(&path));
-        }
-        return;
-    }
+fn add_link_keys(from: &NotePath, link: &Link, keys: &mut BTreeSet<String>) {
     if link.note.is_empty() {
         keys.insert(path_key(from.as_str()));
         return;
     }
-    let bare = bare_name(&link.note);
-    if let Some(path) = root_path(bare) {
-        keys.insert(path_key(path.as_str()));
+    let written = link.note.trim_start_matches('/');
+    let name = written.rsplit('/').next().unwrap_or(written);
+    let name = name.strip_suffix(".md").unwrap_or(name);
+    keys.insert(format!("n:{}", lower(name)));
+    if link.is_wiki() {
+        keys.insert(format!("a:{}", lower(written.trim())));
     }
-    let name = bare.rsplit('/').next().unwrap_or(bare);
-    keys.insert(format!("n:{name}"));
-    keys.insert(format!("t:{}", folder.fold(&link.note)));
 }
 
-/// The keys a link to note `path` of title `title` carries.
-pub(crate) fn keys_of_note(path: &NotePath, title: &str, folder: &mut Folder) -> [String; 3] {
-    [
-        path_key(path.as_str()),
-        format!("n:{}", path.stem()),
-        format!("t:{}", folder.fold(title)),
-    ]
+/// The keys a link to note `path` with aliases `aliases` carries.
+pub(crate) fn keys_of_note(path: &NotePath, aliases: &[impl AsRef<str>]) -> Vec<String> {
+    let mut keys = vec![path_key(path.as_str()), format!("n:{}", lower(path.stem()))];
+    keys.extend(
+        aliases
+            .iter()
+            .map(|a| format!("a:{}", lower(a.as_ref().trim()))),
+    );
+    keys
 }
 
 fn path_key(path: &str) -> String {
@@ -61,24 +55,19 @@ mod tests {
     use crate::ops::links::links_of;
 
     fn keys(from: &str, text: &str) -> Vec<String> {
-        keys_of_links(
-            &NotePath::parse(from).unwrap(),
-            &links_of(text),
-            &mut Folder::default(),
-        )
-        .into_iter()
-        .collect()
+        keys_of_links(&NotePath::parse(from).unwrap(), &links_of(text))
+            .into_iter()
+            .collect()
     }
 
     #[test]
     fn each_link_carries_the_keys_of_what_it_may_resolve_to() {
         assert_eq!(
             keys("a/x.md", "[[Recipes/Bread.md#Dough|b]]"),
-            ["n:Bread", "p:Recipes/Bread.md", "t:recipes/bread.md"]
+            ["a:recipes/bread.md", "n:bread"]
         );
         assert_eq!(keys("a/x.md", "[[#Top]]"), ["p:a/x.md"]);
-        assert_eq!(keys("a/x.md", "[b](../r/b%20c.md#h)"), ["p:r/b c.md"]);
-        assert_eq!(keys("a/x.md", "[b](../../c.md)"), Vec::<String>::new());
+        assert_eq!(keys("a/x.md", "[b](../r/b%20c.md#h)"), ["n:b c"]);
         assert_eq!(
             keys("a/x.md", "![[pic.png]] ![p](p.png)"),
             Vec::<String>::new()
@@ -89,12 +78,13 @@ mod tests {
     fn a_note_answers_to_the_keys_of_links_that_resolve_to_it() {
         use crate::ops::links::Resolver;
         let target = NotePath::parse("kitchen/Bread.md").unwrap();
-        let resolver = Resolver::new([(target.clone(), "Pain de mie")]);
-        let mut folder = Folder::default();
-        let own = keys_of_note(&target, "Pain de mie", &mut folder);
+        let aliases = ["Pain de mie"];
+        let resolver = Resolver::new([(target.clone(), aliases)], []);
+        let own = keys_of_note(&target, &aliases);
         for text in [
             "[[kitchen/Bread]]",
             "[[Bread]]",
+            "[[bread]]",
             "[[kitchen/Bread.md#x]]",
             "[[PAIN DE MIE]]",
             "[b](kitchen/Bread.md)",
@@ -106,7 +96,7 @@ mod tests {
                 Some(&target),
                 "{text}"
             );
-            let keys = keys_of_links(&from, &links_of(text), &mut folder);
+            let keys = keys_of_links(&from, &links_of(text));
             assert!(own.iter().any(|k| keys.contains(k)), "{text}: {keys:?}");
         }
     }

@@ -1,7 +1,7 @@
-//! Links between notes: the one place that says what a link is (`parse`), which note it
-//! points to (`resolve`), and how its target is changed in place (`rewrite`); where a
-//! link shown on a page leads (`targets`) and the keys the index finds backlinks by
-//! (`keys`). Every reader of links (backlinks, the check, a move, the pages) goes
+//! Links between notes: the one place that says what a link is (`parse`), which note or
+//! file it points to (`resolve`, Obsidian's rules), and how its target is changed in
+//! place (`rewrite`); where a link shown on a page leads (`targets`) and the keys the
+//! index finds backlinks by (`keys`). Every reader of links (backlinks, the check, a move, the pages) goes
 //! through here, so a link means the same note everywhere.
 
 mod keys;
@@ -15,7 +15,7 @@ use std::ops::Range;
 
 pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::{for_each_link, links_in, links_of};
-pub(crate) use resolve::{Folder, Resolver, fold};
+pub(crate) use resolve::{Resolver, fold};
 pub(crate) use rewrite::rewrite;
 pub(crate) use targets::{Destination, LinkCache, LinkTargets, attachment_path, fragment};
 

@@ -177,8 +177,10 @@ impl Open {
     fn wiki(self, body: &str, base: usize, line: u32, has_pothole: bool) -> Option<Link> {
         // The parser hands the wikilink's target as the slice of text after `[[`.
         let start = self.range.start + if self.image { 3 } else { 2 };
-        let end = start + self.dest_url.len();
-        if body.get(start..end) != Some(self.dest_url.as_str()) {
+        // `[[Note\|label]]` (the escape a table needs): the `\` is not the target's.
+        let written = unescaped_pipe(&self.dest_url);
+        let end = start + written.len();
+        if body.get(start..end) != Some(written) {
             return None;
         }
         let kind = if self.image {
@@ -186,7 +188,7 @@ impl Open {
         } else {
             LinkKind::Wiki
         };
-        let mut link = wiki_link(kind, &self.dest_url)?;
+        let mut link = wiki_link(kind, written)?;
         link.label = has_pothole.then_some(self.label);
         link.line = line;
         link.dest = base + start..base + end;
@@ -220,8 +222,15 @@ pub(crate) fn link_of(kind: LinkKind, dest: &str) -> Option<Link> {
     }
 }
 
+/// A wikilink's target without the `\` of an escaped `|` (`[[Note\|label]]`, as
+/// Obsidian writes a link with a label in a table): the parser ends the target there.
+fn unescaped_pipe(target: &str) -> &str {
+    target.strip_suffix('\\').unwrap_or(target)
+}
+
 /// A wikilink's target `note#Heading`, trimmed; `None` when the note part is a URL.
 fn wiki_link(kind: LinkKind, target: &str) -> Option<Link> {
+    let target = unescaped_pipe(target);
     let (note, heading) = match target.split_once('#') {
         Some((note, heading)) => (note.trim().to_string(), Some(heading.trim().to_string())),
         None => (target.trim().to_string(), None),
@@ -337,6 +346,23 @@ mod tests {
         let link = one("[[recipes/bread.md|Bread]]");
         assert_eq!(link.note, "recipes/bread.md");
         assert!(link.is_note());
+    }
+
+    #[test]
+    fn an_escaped_pipe_in_a_table_ends_the_target() {
+        let text =
+            "| a | b |\n|---|---|\n| [[Note\\|alias]] | ![[img.png\\|100]] |\n\n[[Other\\|x]]\n";
+        let links = links_of(text);
+        assert_eq!(links.len(), 3, "{links:#?}");
+        assert_eq!(links[0].note, "Note");
+        assert_eq!(links[0].target, "Note");
+        assert_eq!(&text[links[0].dest.clone()], "Note");
+        assert_eq!(links[0].label.as_deref(), Some("alias"));
+        assert_eq!(links[1].note, "img.png");
+        assert!(!links[1].is_note());
+        assert_eq!(links[1].label.as_deref(), Some("100"));
+        assert_eq!(links[2].note, "Other");
+        assert_eq!(link_of(LinkKind::Wiki, "Note\\").unwrap().note, "Note");
     }
 
     #[test]

@@ -1,59 +1,115 @@
-//! Which note a link points to. A Markdown link is a path relative to the linking note's
-//! folder. A wikilink names a note by, in order: its path from the root (with or without
-//! `.md`), its file name anywhere (`name` or `dir/name`; the shortest path wins, then
-//! byte order), its title (case and accents folded).
+//! Which note or file a link points to, by Obsidian's rules.
+//!
+//! - A target with a path (`[[sub/x]]`, `![[Attachments/x.jpg]]`, `[t](sub/x.md)`) is
+//!   taken from the linking note's folder, then from the root; a wikilink then matches
+//!   any path ending in `/sub/x` (the nearest, below).
+//! - A bare name (`[[Bread]]`, `![[photo.jpg]]`, `[t](Bread.md)`) is the note or file
+//!   of that file name anywhere in the folder. When several share it, the nearest wins:
+//!   one in the linking note's own folder, then the one sharing the longest folder
+//!   prefix with it, then the shortest path, then byte order.
+//! - Names and paths compare case-insensitively; an exact-case match wins over a
+//!   folded one.
+//! - Then a wikilink's text may be one of a note's `aliases:` (case folded, nearest).
+//!
+//! Titles never resolve (Obsidian's rule). Notes and files are looked up apart: a link
+//! whose name has a file extension (other than `.md`) names a file.
 
 use std::collections::HashMap;
 
 use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer};
 
 use super::Link;
-use crate::ops::NotePath;
 use crate::ops::path;
+use crate::ops::{FilePath, NotePath};
 
-/// What every note is called, indexed for the three wikilink rules. Built once per
+/// Every note and file of the folder, indexed for the rules above. Built once per
 /// version of the notes folder and shared.
 #[derive(Debug, Default)]
 pub(crate) struct Resolver {
-    paths: Vec<NotePath>,
-    /// Path → index in `paths`.
-    by_path: HashMap<String, usize>,
-    /// File name without `.md` → indexes, best first (shortest path, then byte order).
-    by_stem: HashMap<String, Vec<usize>>,
-    /// Folded title → the best note of that title.
-    by_title: HashMap<String, usize>,
+    notes: Table,
+    files: Table,
+    /// Folded alias → the notes that have it.
+    aliases: HashMap<String, Vec<u32>>,
+}
+
+/// The paths of one kind (notes or files) and their lookups.
+#[derive(Debug, Default)]
+struct Table {
+    paths: Vec<String>,
+    /// Exact path → index.
+    exact: HashMap<String, u32>,
+    /// Lowercased path → indexes.
+    folded: HashMap<String, Vec<u32>>,
+    /// Lowercased name (a note's without `.md`, a file's whole) → indexes.
+    names: HashMap<String, Vec<u32>>,
+}
+
+impl Table {
+    fn add(&mut self, path: &str, name: &str) -> Option<u32> {
+        if self.exact.contains_key(path) {
+            return None;
+        }
+        let at = u32::try_from(self.paths.len()).ok()?;
+        self.paths.push(path.to_string());
+        self.exact.insert(path.to_string(), at);
+        self.folded.entry(lower(path)).or_default().push(at);
+        self.names.entry(lower(name)).or_default().push(at);
+        Some(at)
+    }
+
+    /// The entry at `wanted` (a cleaned path from the root): exact, else folded.
+    fn at(&self, from: &str, wanted: &str) -> Option<u32> {
+        if let Some(&at) = self.exact.get(wanted) {
+            return Some(at);
+        }
+        nearest(&self.paths, from, self.folded.get(&lower(wanted))?, None)
+    }
+
+    /// The nearest entry named `name` (a note's without `.md`) whose path, folded, ends
+    /// with `/suffix` (or is `suffix`) when one is given.
+    fn named(&self, from: &str, name: &str, suffix: Option<&str>) -> Option<u32> {
+        let found = self.names.get(&lower(name))?;
+        let suffix = suffix.map(lower);
+        let fits: Vec<u32> = found
+            .iter()
+            .copied()
+            .filter(|&i| {
+                suffix.as_deref().is_none_or(|suffix| {
+                    let path = lower(&self.paths[i as usize]);
+                    path == suffix
+                        || path
+                            .strip_suffix(suffix)
+                            .is_some_and(|head| head.ends_with('/'))
+                })
+            })
+            .collect();
+        let exact_name = |i: u32| file_name(&self.paths[i as usize]).starts_with(name);
+        nearest(&self.paths, from, &fits, Some(&exact_name))
+    }
 }
 
 impl Resolver {
-    /// From the path and title of every note.
-    pub(crate) fn new<'a>(notes: impl IntoIterator<Item = (NotePath, &'a str)>) -> Self {
-        let mut folder = Folder::default();
-        Self::with_folded_titles(
-            notes
-                .into_iter()
-                .map(|(path, title)| (path, folder.fold(title))),
-        )
-    }
-
-    /// From the path and folded title (`fold`) of every note, for callers that keep
-    /// titles folded already.
-    pub(crate) fn with_folded_titles(notes: impl IntoIterator<Item = (NotePath, String)>) -> Self {
-        let mut notes: Vec<(NotePath, String)> = notes.into_iter().collect();
-        // Best first everywhere: the shortest path, then byte order.
-        notes.sort_by(|(a, _), (b, _)| {
-            (a.as_str().len(), a.as_str()).cmp(&(b.as_str().len(), b.as_str()))
-        });
-        notes.dedup_by(|(a, _), (b, _)| a == b);
+    /// From every note (with its aliases) and every attachment of the folder.
+    pub(crate) fn new<N, A, S>(notes: N, files: impl IntoIterator<Item = FilePath>) -> Self
+    where
+        N: IntoIterator<Item = (NotePath, A)>,
+        A: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
         let mut resolver = Resolver::default();
-        for (i, (path, title)) in notes.into_iter().enumerate() {
-            resolver.by_path.insert(path.as_str().to_string(), i);
-            resolver
-                .by_stem
-                .entry(path.stem().to_string())
-                .or_default()
-                .push(i);
-            resolver.by_title.entry(title).or_insert(i);
-            resolver.paths.push(path);
+        for (path, aliases) in notes {
+            let Some(at) = resolver.notes.add(path.as_str(), path.stem()) else {
+                continue;
+            };
+            for alias in aliases {
+                let alias = lower(alias.as_ref().trim());
+                if !alias.is_empty() {
+                    resolver.aliases.entry(alias).or_default().push(at);
+                }
+            }
+        }
+        for file in files {
+            resolver.files.add(file.as_str(), file.file_name());
         }
         resolver
     }
@@ -64,61 +120,130 @@ impl Resolver {
         if !link.is_note() {
             return None;
         }
-        if link.is_wiki() {
-            self.wiki(from, &link.note)
-        } else {
-            self.relative(from, &link.note)
+        if link.is_wiki() && link.note.is_empty() {
+            return Some(from.clone());
         }
+        let written = link.note.trim_start_matches('/');
+        let wanted = if written.ends_with(".md") {
+            written.to_string()
+        } else {
+            format!("{written}.md")
+        };
+        let found = self
+            .find(&self.notes, from, link, &wanted, wanted.strip_suffix(".md"))
+            .or_else(|| {
+                if !link.is_wiki() {
+                    return None;
+                }
+                let with = self.aliases.get(&lower(written.trim()))?;
+                nearest(&self.notes.paths, from.as_str(), with, None)
+            })?;
+        NotePath::parse(&self.notes.paths[found as usize]).ok()
+    }
+
+    /// The attachment `link`, found in note `from`, points to; `None` when it names no
+    /// file of the folder (missing, or a note).
+    pub(crate) fn resolve_file(&self, from: &NotePath, link: &Link) -> Option<FilePath> {
+        if link.is_note() {
+            return None;
+        }
+        let wanted = link.note.trim_start_matches('/');
+        let found = self.find(&self.files, from, link, wanted, Some(wanted))?;
+        FilePath::parse(&self.files.paths[found as usize]).ok()
     }
 
     /// Whether `path` is a note of the folder.
     #[cfg(test)]
     pub(crate) fn contains(&self, path: &NotePath) -> bool {
-        self.by_path.contains_key(path.as_str())
+        self.notes.exact.contains_key(path.as_str())
     }
 
-    fn get(&self, path: &str) -> Option<NotePath> {
-        self.by_path.get(path).map(|&i| self.paths[i].clone())
-    }
-
-    fn relative(&self, from: &NotePath, note: &str) -> Option<NotePath> {
-        self.get(&relative_path(from, note)?)
-    }
-
-    fn wiki(&self, from: &NotePath, note: &str) -> Option<NotePath> {
-        if note.is_empty() {
-            return Some(from.clone());
+    /// The path and name rules, over `table`: `wanted` is the target with its
+    /// extension, `named` the same without `.md` for a note.
+    fn find(
+        &self,
+        table: &Table,
+        from: &NotePath,
+        link: &Link,
+        wanted: &str,
+        named: Option<&str>,
+    ) -> Option<u32> {
+        let named = named?;
+        let here = from.as_str();
+        let has_path = wanted.contains('/');
+        if has_path || !link.is_wiki() {
+            let relative = relative_path(from, wanted)
+                .and_then(|p| table.at(here, &p))
+                .or_else(|| table.at(here, &beneath_root(wanted)?));
+            if relative.is_some() {
+                return relative;
+            }
+            if has_path && !link.is_wiki() {
+                return None;
+            }
         }
-        let bare = bare_name(note);
-        self.by_root_path(bare)
-            .or_else(|| self.by_file_name(bare))
-            .or_else(|| {
-                let title = Folder::default().fold(note);
-                self.by_title.get(&title).map(|&i| self.paths[i].clone())
-            })
-    }
-
-    /// Rule 1: `dir/name` or `dir/name.md` from the root.
-    fn by_root_path(&self, bare: &str) -> Option<NotePath> {
-        self.get(root_path(bare)?.as_str())
-    }
-
-    /// Rule 2: `name` is a note's file name without `.md`, `dir/name` the end of its path.
-    fn by_file_name(&self, bare: &str) -> Option<NotePath> {
-        let (stem, suffix) = match bare.rsplit_once('/') {
-            Some((_, stem)) => (stem, Some(format!("/{bare}.md"))),
-            None => (bare, None),
-        };
-        let found = self.by_stem.get(stem)?.iter().find(|&&i| match &suffix {
-            Some(suffix) => self.paths[i].as_str().ends_with(suffix.as_str()),
-            None => true,
-        })?;
-        Some(self.paths[*found].clone())
+        let name = file_name(named);
+        if has_path {
+            let suffix = path::clean(wanted);
+            if suffix.starts_with("..") {
+                return None;
+            }
+            return table.named(here, name, Some(&suffix));
+        }
+        table.named(here, name, None)
     }
 }
 
-/// The path a Markdown link's (decoded) `note` part names, relative to the folder of
-/// `from`; `None` above the root.
+/// `wanted` from the root, when it stays beneath it.
+fn beneath_root(wanted: &str) -> Option<String> {
+    let cleaned = path::clean(wanted);
+    (!cleaned.starts_with("..") && !cleaned.starts_with('/') && !cleaned.is_empty())
+        .then_some(cleaned)
+}
+
+/// The nearest of `candidates` to the note at `from`: an exact-case name first (when
+/// `exact` tells), then one in the same folder, then the longest shared folder prefix,
+/// then the shortest path, then byte order.
+fn nearest(
+    paths: &[String],
+    from: &str,
+    candidates: &[u32],
+    exact: Option<&dyn Fn(u32) -> bool>,
+) -> Option<u32> {
+    let here = folders(from);
+    candidates.iter().copied().min_by_key(|&i| {
+        let path = paths[i as usize].as_str();
+        let there = folders(path);
+        let shared = here.iter().zip(&there).take_while(|(a, b)| a == b).count();
+        let same = here == there;
+        (
+            !exact.is_none_or(|exact| exact(i)),
+            !same,
+            std::cmp::Reverse(shared),
+            path.len(),
+            path,
+        )
+    })
+}
+
+/// The folder names of a path, the file name left out.
+fn folders(path: &str) -> Vec<&str> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    parts.pop();
+    parts
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// How names compare: lowercased, as Obsidian compares them.
+pub(super) fn lower(text: &str) -> String {
+    text.to_lowercase()
+}
+
+/// The path a (decoded) target names, relative to the folder of `from`; `None` above
+/// the root.
 pub(super) fn relative_path(from: &NotePath, note: &str) -> Option<String> {
     let joined = match from.parent() {
         "." => note.to_string(),
@@ -131,25 +256,14 @@ pub(super) fn relative_path(from: &NotePath, note: &str) -> Option<String> {
     Some(cleaned)
 }
 
-/// A wikilink's note part without a leading `/` or a closing `.md`.
-pub(super) fn bare_name(note: &str) -> &str {
-    let note = note.trim_start_matches('/');
-    note.strip_suffix(".md").unwrap_or(note)
-}
-
-/// The note path a bare wikilink name would have from the root.
-pub(super) fn root_path(bare: &str) -> Option<NotePath> {
-    NotePath::parse(&format!("{bare}.md")).ok()
-}
-
-/// One title folded as the title rule compares it; `Folder` keeps the analyzer for many.
+/// One title folded for the index's title column; `Folder` keeps the analyzer for many.
 pub(crate) fn fold(text: &str) -> String {
     Folder::default().fold(text)
 }
 
-/// Folds titles as the title rule compares them (`Été à Paris` → `ete a paris`),
-/// keeping its analyzer for many in a row: the whole value as one token, lowercased and
-/// accents folded, like the search index's tag analyzer.
+/// Folds titles (`Été à Paris` → `ete a paris`), keeping its analyzer for many in a
+/// row: the whole value as one token, lowercased and accents folded, like the search
+/// index's tag analyzer.
 pub(crate) struct Folder(TextAnalyzer);
 
 impl Default for Folder {
@@ -182,165 +296,232 @@ mod tests {
     use super::*;
     use crate::ops::links::links_of;
 
-    fn resolver(notes: &[(&str, &str)]) -> Resolver {
+    /// Notes (`path` or `path=Alias`) and files.
+    fn resolver_with(notes: &[&str], files: &[&str]) -> Resolver {
         Resolver::new(
-            notes
-                .iter()
-                .map(|(path, title)| (NotePath::parse(path).unwrap(), *title)),
+            notes.iter().map(|n| match n.split_once('=') {
+                Some((path, alias)) => (NotePath::parse(path).unwrap(), vec![alias]),
+                None => (NotePath::parse(n).unwrap(), vec![]),
+            }),
+            files.iter().map(|f| FilePath::parse(f).unwrap()),
         )
     }
 
-    fn resolve(resolver: &Resolver, from: &str, text: &str) -> Option<String> {
+    fn resolver(notes: &[&str]) -> Resolver {
+        resolver_with(notes, &[])
+    }
+
+    fn one(text: &str) -> Link {
         let links = links_of(text);
         assert_eq!(links.len(), 1, "{text}: {links:?}");
+        links.into_iter().next().unwrap()
+    }
+
+    fn resolve(resolver: &Resolver, from: &str, text: &str) -> Option<String> {
         resolver
-            .resolve(&NotePath::parse(from).unwrap(), &links[0])
+            .resolve(&NotePath::parse(from).unwrap(), &one(text))
+            .map(|p| p.to_string())
+    }
+
+    fn file(resolver: &Resolver, from: &str, text: &str) -> Option<String> {
+        resolver
+            .resolve_file(&NotePath::parse(from).unwrap(), &one(text))
             .map(|p| p.to_string())
     }
 
     #[test]
-    fn markdown_links_are_relative_to_the_linking_note() {
-        let r = resolver(&[
-            ("a/b c.md", ""),
-            ("a/x/y.md", ""),
-            ("top.md", ""),
-            ("b c.md", ""),
-        ]);
+    fn markdown_links_are_taken_from_the_folder_then_the_root() {
+        let r = resolver(&["a/b c.md", "a/x/y.md", "top.md", "b c.md", "sub/z.md"]);
+        let at = |from, text| resolve(&r, from, text);
         assert_eq!(
-            resolve(&r, "a/x/y.md", "[t](../b%20c.md)").as_deref(),
+            at("a/x/y.md", "[t](../b%20c.md)").as_deref(),
             Some("a/b c.md")
         );
         assert_eq!(
-            resolve(&r, "a/note.md", "[t](x/y.md#h)").as_deref(),
+            at("a/note.md", "[t](x/y.md#h)").as_deref(),
             Some("a/x/y.md")
         );
         assert_eq!(
-            resolve(&r, "a/note.md", "[t](./../top.md)").as_deref(),
+            at("a/note.md", "[t](./../top.md)").as_deref(),
             Some("top.md")
         );
+        assert_eq!(at("top.md", "[t](b%20c.md)").as_deref(), Some("b c.md"));
+        // Not in the folder: from the root.
         assert_eq!(
-            resolve(&r, "top.md", "[t](b%20c.md)").as_deref(),
-            Some("b c.md")
+            at("a/note.md", "[t](sub/z.md)").as_deref(),
+            Some("sub/z.md")
         );
-        // Never above the root, and only exact paths.
-        assert_eq!(resolve(&r, "a/note.md", "[t](../../top.md)"), None);
-        assert_eq!(resolve(&r, "a/note.md", "[t](y.md)"), None);
-        assert_eq!(resolve(&r, "top.md", "[t](missing.md)"), None);
+        // A bare name: the nearest note of that name.
+        assert_eq!(at("a/x/y.md", "[t](z.md)").as_deref(), Some("sub/z.md"));
+        // Never above the root; a path that is nowhere is missing.
+        assert_eq!(at("a/note.md", "[t](../../top.md)"), None);
+        assert_eq!(at("a/note.md", "[t](q/y.md)"), None);
+        assert_eq!(at("top.md", "[t](missing.md)"), None);
     }
 
     #[test]
-    fn wikilinks_try_the_root_path_first() {
-        let r = resolver(&[("bread.md", "Bread"), ("recipes/bread.md", "Bread too")]);
+    fn wikilink_paths_from_the_folder_then_the_root_then_any_path_ending_so() {
+        let r = resolver(&[
+            "sub/x.md",
+            "a/sub/x.md",
+            "old/stuff/recipes/soup.md",
+            "kitchen/recipes/soup.md",
+        ]);
+        let at = |from, text| resolve(&r, from, text);
+        assert_eq!(at("a/n.md", "[[sub/x]]").as_deref(), Some("a/sub/x.md"));
+        assert_eq!(at("n.md", "[[sub/x]]").as_deref(), Some("sub/x.md"));
+        assert_eq!(at("b/n.md", "[[sub/x.md|l]]").as_deref(), Some("sub/x.md"));
+        assert_eq!(at("b/n.md", "[[/sub/x]]").as_deref(), Some("sub/x.md"));
+        // Any path ending in `/recipes/soup`: the nearest, then the shortest.
         assert_eq!(
-            resolve(&r, "x.md", "[[recipes/bread]]").as_deref(),
-            Some("recipes/bread.md")
+            at("n.md", "[[recipes/soup]]").as_deref(),
+            Some("kitchen/recipes/soup.md")
         );
         assert_eq!(
-            resolve(&r, "x.md", "[[recipes/bread.md]]").as_deref(),
-            Some("recipes/bread.md")
+            at("old/n.md", "[[recipes/soup]]").as_deref(),
+            Some("old/stuff/recipes/soup.md")
         );
+        assert_eq!(at("n.md", "[[cipes/soup]]"), None, "whole names only");
+        assert_eq!(at("n.md", "[[../sub/x]]"), None);
+    }
+
+    #[test]
+    fn a_bare_name_is_the_nearest_note_of_that_name() {
+        let r = resolver(&[
+            "bread.md",
+            "zz/deep/bread.md",
+            "b/bread.md",
+            "a/bread.md",
+            "a/x/y/bread.md",
+            "q/r/s/only.md",
+        ]);
+        let at = |from, text| resolve(&r, from, text);
+        // Unique: anywhere.
+        assert_eq!(at("x.md", "[[only]]").as_deref(), Some("q/r/s/only.md"));
+        // The same folder first.
+        assert_eq!(at("b/n.md", "[[bread]]").as_deref(), Some("b/bread.md"));
         assert_eq!(
-            resolve(&r, "recipes/x.md", "[[bread]]").as_deref(),
+            at("x.md", "[[bread.md#Dough]]").as_deref(),
             Some("bread.md")
         );
+        // Then the longest shared folder prefix.
         assert_eq!(
-            resolve(&r, "x.md", "[[/recipes/bread|b]]").as_deref(),
-            Some("recipes/bread.md")
-        );
-    }
-
-    #[test]
-    fn then_a_file_name_anywhere_shortest_path_then_byte_order() {
-        let r = resolver(&[
-            ("zz/deep/bread.md", ""),
-            ("b/bread.md", ""),
-            ("a/bread.md", ""),
-            ("kitchen/recipes/soup.md", ""),
-            ("old/recipes/soup.md", ""),
-        ]);
-        assert_eq!(
-            resolve(&r, "x.md", "[[bread]]").as_deref(),
-            Some("a/bread.md")
-        );
-        assert_eq!(
-            resolve(&r, "x.md", "[[bread.md#Dough]]").as_deref(),
-            Some("a/bread.md")
-        );
-        assert_eq!(
-            resolve(&r, "x.md", "[[deep/bread]]").as_deref(),
+            at("zz/deep/more/n.md", "[[bread]]").as_deref(),
             Some("zz/deep/bread.md")
         );
         assert_eq!(
-            resolve(&r, "x.md", "[[recipes/soup]]").as_deref(),
-            Some("old/recipes/soup.md")
+            at("a/x/n.md", "[[bread]]").as_deref(),
+            Some("a/x/y/bread.md")
         );
+        assert_eq!(at("a/q/n.md", "[[bread]]").as_deref(), Some("a/bread.md"));
         assert_eq!(
-            resolve(&r, "x.md", "[[cipes/soup]]"),
-            None,
-            "whole names only"
+            at("a/x/y/z/n.md", "[[bread]]").as_deref(),
+            Some("a/x/y/bread.md")
         );
+        // Then the shortest path, then byte order.
+        let r = resolver(&["c/long/bread.md", "b/bread.md", "a/bread.md"]);
         assert_eq!(
-            resolve(&r, "x.md", "[[Bread]]"),
-            None,
-            "file names match exactly"
+            resolve(&r, "x/n.md", "[[bread]]").as_deref(),
+            Some("a/bread.md")
         );
     }
 
     #[test]
-    fn then_a_title_with_case_and_accents_folded() {
+    fn names_compare_case_folded_an_exact_case_winning() {
+        let r = resolver(&["a/Bread.md", "b/bread.md", "Été.md"]);
+        let at = |from, text| resolve(&r, from, text);
+        assert_eq!(at("b/n.md", "[[Bread]]").as_deref(), Some("a/Bread.md"));
+        assert_eq!(at("a/n.md", "[[bread]]").as_deref(), Some("b/bread.md"));
+        assert_eq!(
+            at("x.md", "[[BREAD]]").as_deref(),
+            Some("a/Bread.md"),
+            "nearest of the folded"
+        );
+        assert_eq!(at("x.md", "[[été]]").as_deref(), Some("Été.md"));
+        assert_eq!(at("x.md", "[[A/BREAD]]").as_deref(), Some("a/Bread.md"));
+        assert_eq!(at("x.md", "[t](B/BREAD.md)").as_deref(), Some("b/bread.md"));
+    }
+
+    #[test]
+    fn aliases_after_paths_and_names_and_titles_never() {
         let r = resolver(&[
-            ("n1.md", "Été à Paris"),
-            ("longer/n2.md", "ete a paris"),
-            ("rust.md", "Rust async notes"),
-            ("dir/Café.md", "Something else"),
+            "kitchen/loaf.md=Bread",
+            "bread.md",
+            "z/soup.md=Potage",
+            "y/x.md=potage",
         ]);
+        let at = |from, text| resolve(&r, from, text);
         assert_eq!(
-            resolve(&r, "x.md", "[[ETE A  PARIS]]").as_deref(),
-            Some("n1.md")
+            at("n.md", "[[Bread]]").as_deref(),
+            Some("bread.md"),
+            "the name first"
         );
-        assert_eq!(
-            resolve(&r, "x.md", "[[rust ASYNC notes#Setup]]").as_deref(),
-            Some("rust.md")
-        );
-        assert_eq!(
-            resolve(&r, "x.md", "[[Café]]").as_deref(),
-            Some("dir/Café.md"),
-            "file name before title"
-        );
-        assert_eq!(resolve(&r, "x.md", "[[No such note]]"), None);
+        assert_eq!(at("n.md", "[[loaf]]").as_deref(), Some("kitchen/loaf.md"));
+        assert_eq!(at("n.md", "[[POTAGE#Herbs|s]]").as_deref(), Some("y/x.md"));
+        assert_eq!(at("z/n.md", "[[potage]]").as_deref(), Some("z/soup.md"));
+        // Markdown links never name an alias; nothing resolves a title.
+        assert_eq!(at("n.md", "[t](Potage.md)"), None);
+        assert_eq!(at("n.md", "[[Loaf of bread]]"), None);
     }
 
     #[test]
-    fn the_file_name_rule_beats_the_title_rule() {
-        let r = resolver(&[("a/Bread.md", "Soup"), ("soup.md", "Bread")]);
-        assert_eq!(
-            resolve(&r, "x.md", "[[Bread]]").as_deref(),
-            Some("a/Bread.md")
+    fn files_by_path_or_by_name_anywhere() {
+        let r = resolver_with(
+            &["notes/n.md", "photo.md"],
+            &[
+                "Attachments/Engelbart.jpg",
+                "notes/img/a.png",
+                "img/a.png",
+                "x/dup.png",
+                "notes/dup.png",
+            ],
         );
-        assert_eq!(resolve(&r, "x.md", "[[soup]]").as_deref(), Some("soup.md"));
+        let at = |from, text| file(&r, from, text);
         assert_eq!(
-            resolve(&r, "x.md", "[[SOUP]]").as_deref(),
-            Some("a/Bread.md")
+            at("notes/n.md", "![[Engelbart.jpg]]").as_deref(),
+            Some("Attachments/Engelbart.jpg")
         );
+        assert_eq!(
+            at("notes/n.md", "![[engelbart.JPG|100]]").as_deref(),
+            Some("Attachments/Engelbart.jpg")
+        );
+        assert_eq!(
+            at("notes/n.md", "![[Attachments/Engelbart.jpg]]").as_deref(),
+            Some("Attachments/Engelbart.jpg")
+        );
+        assert_eq!(
+            at("notes/n.md", "![](img/a.png)").as_deref(),
+            Some("notes/img/a.png")
+        );
+        assert_eq!(at("n.md", "![](img/a.png)").as_deref(), Some("img/a.png"));
+        assert_eq!(
+            at("elsewhere/n.md", "![](img/a.png)").as_deref(),
+            Some("img/a.png"),
+            "from the root"
+        );
+        assert_eq!(
+            at("notes/n.md", "![[dup.png]]").as_deref(),
+            Some("notes/dup.png")
+        );
+        assert_eq!(at("x/n.md", "[d](dup.png)").as_deref(), Some("x/dup.png"));
+        assert_eq!(at("n.md", "![[missing.png]]"), None);
+        // Notes and files apart.
+        assert_eq!(at("n.md", "![[photo]]"), None);
+        assert_eq!(
+            resolve(&r, "n.md", "![[photo]]").as_deref(),
+            Some("photo.md")
+        );
+        assert_eq!(resolve(&r, "n.md", "![[a.png]]"), None);
     }
 
     #[test]
-    fn a_heading_alone_is_this_note_and_attachments_are_no_notes() {
-        let r = resolver(&[("a/self.md", "Self"), ("photo.md", "photo")]);
+    fn a_heading_alone_is_this_note() {
+        let r = resolver(&["a/self.md"]);
         assert_eq!(
             resolve(&r, "a/self.md", "[[#Part two]]").as_deref(),
             Some("a/self.md")
         );
-        assert_eq!(resolve(&r, "x.md", "![[photo.jpg]]"), None);
-        assert_eq!(
-            resolve(&r, "x.md", "![[photo]]").as_deref(),
-            Some("photo.md")
-        );
-        assert_eq!(resolve(&r, "x.md", "![p](photo.png)"), None);
-    }
-
-    fn fold(text: &str) -> String {
-        Folder::default().fold(text)
+        assert!(r.contains(&NotePath::parse("a/self.md").unwrap()));
     }
 
     #[test]
@@ -352,6 +533,5 @@ mod tests {
             crate::ops::search::words::tokens(&mut tags, "Rust Été À l'ÎLE").concat()
         );
         assert_eq!(fold("  Été   à l'Île "), "ete a l'ile");
-        assert_eq!(fold("ÇA VA"), "ca va");
     }
 }

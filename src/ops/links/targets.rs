@@ -1,7 +1,8 @@
 //! Where a link shown on a page leads. The renderer hands each link as written; this
 //! says which note it names, which note is missing, or that it is a file or no link
-//! between notes at all, against the notes of one list snapshot. The pages (the web
-//! interface, the public pages) only turn the answer into their own URLs.
+//! between notes at all, against the notes of one list snapshot and the attachments
+//! listed with it. The pages (the web interface, the public pages) only turn the answer
+//! into their own URLs.
 
 use std::sync::{Arc, OnceLock};
 
@@ -23,9 +24,9 @@ pub(crate) enum Destination {
     Missing { path: Option<NotePath> },
     /// A file that is not a note. `href` is a URL relative to the linking page for a
     /// wikilink (its target, each segment encoded); `None` for a Markdown link or image,
-    /// whose URL is kept as written. `path` is the attachment it names, from the root
-    /// (relative to the linking note's folder, as written), when that is a valid
-    /// attachment path.
+    /// whose URL is kept as written. `path` is the attachment it resolves to, from the
+    /// root; or, when none is there, the one it names from the linking note's folder,
+    /// when that is a valid attachment path.
     File {
         href: Option<String>,
         path: Option<FilePath>,
@@ -35,10 +36,22 @@ pub(crate) enum Destination {
 }
 
 /// What the links of one list of the notes make: their resolver, made once, when first
-/// asked for.
+/// asked for; and the attachments of the folder, listed once and kept by the next list
+/// while no attachment is added, removed or renamed (`LinkCache::next`).
 #[derive(Debug, Default)]
 pub(crate) struct LinkCache {
     resolver: OnceLock<Arc<Resolver>>,
+    files: Arc<OnceLock<Arc<Vec<FilePath>>>>,
+}
+
+impl LinkCache {
+    /// The cache of the next list when only notes changed: the same attachments.
+    pub(crate) fn next(&self) -> LinkCache {
+        LinkCache {
+            resolver: OnceLock::new(),
+            files: self.files.clone(),
+        }
+    }
 }
 
 /// The notes links are resolved against: one list of the notes and its resolver.
@@ -54,31 +67,66 @@ impl Notebook {
     /// changes share it.
     pub(crate) fn link_targets(&self) -> Result<LinkTargets> {
         let snapshot = self.list_snapshot()?;
-        Ok(LinkTargets::with_cache(snapshot.list, snapshot.links))
+        Ok(LinkTargets::with_cache(
+            snapshot.list,
+            &snapshot.links,
+            || self.list_attachments(),
+        ))
+    }
+
+    /// The attachments of the folder, as links resolve against them (listed once per
+    /// change of the attachments' names).
+    pub(crate) fn attachment_list(&self) -> Result<Arc<Vec<FilePath>>> {
+        let snapshot = self.list_snapshot()?;
+        let files = snapshot
+            .links
+            .files
+            .get_or_init(|| Arc::new(self.list_attachments()));
+        Ok(files.clone())
+    }
+
+    fn list_attachments(&self) -> Vec<FilePath> {
+        let root = self.notes_dir();
+        crate::ops::files::attachment_files(root, root)
+            .into_iter()
+            .map(|f| f.path)
+            .collect()
     }
 }
 
-/// The resolver of every note in `list`.
-fn resolver_of(list: &NoteList) -> Resolver {
+/// The resolver of every note in `list` and every file of `files`.
+fn resolver_of(list: &NoteList, files: &[FilePath]) -> Resolver {
     Resolver::new(
-        list.notes
-            .iter()
-            .filter_map(|note| Some((NotePath::parse(&note.path).ok()?, note.title.as_str()))),
+        list.notes.iter().filter_map(|note| {
+            Some((
+                NotePath::parse(&note.path).ok()?,
+                note.aliases.iter().map(|a| a.as_str()),
+            ))
+        }),
+        files.iter().cloned(),
     )
 }
 
 impl LinkTargets {
-    fn with_cache(notes: Arc<NoteList>, cache: Arc<LinkCache>) -> Self {
+    fn with_cache(
+        notes: Arc<NoteList>,
+        cache: &LinkCache,
+        list_files: impl FnOnce() -> Vec<FilePath>,
+    ) -> Self {
         let resolver = cache
             .resolver
-            .get_or_init(|| Arc::new(resolver_of(&notes)))
+            .get_or_init(|| {
+                let files = cache.files.get_or_init(|| Arc::new(list_files()));
+                Arc::new(resolver_of(&notes, files))
+            })
             .clone();
         LinkTargets { notes, resolver }
     }
 
     #[cfg(test)]
-    pub(crate) fn of(list: NoteList) -> Self {
-        LinkTargets::with_cache(Arc::new(list), Arc::default())
+    pub(crate) fn of(list: NoteList, files: &[&str]) -> Self {
+        let files = files.iter().map(|f| FilePath::parse(f).unwrap()).collect();
+        LinkTargets::with_cache(Arc::new(list), &LinkCache::default(), || files)
     }
 
     pub(crate) fn resolver(&self) -> &Resolver {
@@ -108,7 +156,7 @@ impl LinkTargets {
         };
         if !link.is_note() {
             let href = link.is_wiki().then(|| relative_href(&link.note));
-            let path = attachment_path(from, &link);
+            let path = self.file_of(from, &link);
             return Destination::File { href, path };
         }
         match self.resolver.resolve(from, &link) {
@@ -123,9 +171,19 @@ impl LinkTargets {
     }
 }
 
-/// The attachment a link to a file in note `from` names, from the root: its name read
-/// from the note's folder, wikilink or Markdown link alike; `None` when that leads above
-/// the notes folder or is no attachment path.
+impl LinkTargets {
+    /// The attachment a link to a file in note `from` names: the one it resolves to,
+    /// else its name read from the note's folder (where it is missing).
+    pub(crate) fn file_of(&self, from: &NotePath, link: &Link) -> Option<FilePath> {
+        self.resolver
+            .resolve_file(from, link)
+            .or_else(|| attachment_path(from, link))
+    }
+}
+
+/// The attachment a link to a file in note `from` names when none resolves: its name
+/// read from the note's folder, wikilink or Markdown link alike; `None` when that leads
+/// above the notes folder or is no attachment path.
 pub(crate) fn attachment_path(from: &NotePath, link: &Link) -> Option<FilePath> {
     FilePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok()
 }
@@ -174,6 +232,10 @@ mod tests {
     use crate::ops::model::NoteMeta;
 
     fn targets(notes: &[(&str, &str)]) -> LinkTargets {
+        targets_with(notes, &[])
+    }
+
+    fn targets_with(notes: &[(&str, &str)], files: &[&str]) -> LinkTargets {
         let mut notes: Vec<NoteMeta> = notes
             .iter()
             .map(|(path, title)| NoteMeta {
@@ -185,13 +247,17 @@ mod tests {
                 size: 0,
                 modified: 0,
                 body_tags: Box::default(),
+                aliases: Vec::new(),
             })
             .collect();
         notes.sort_by(|a, b| a.path.cmp(&b.path));
-        LinkTargets::of(NoteList {
-            total: notes.len(),
-            notes,
-        })
+        LinkTargets::of(
+            NoteList {
+                total: notes.len(),
+                notes,
+            },
+            files,
+        )
     }
 
     fn note(path: &str, heading: Option<&str>) -> Destination {
@@ -214,8 +280,13 @@ mod tests {
         let at = |form, dest| t.destination(&from, form, dest);
         assert_eq!(at(LinkForm::Wiki, "bread"), note("recipes/bread.md", None));
         assert_eq!(
-            at(LinkForm::Wiki, "sourdough BREAD#The dough"),
+            at(LinkForm::Wiki, "BREAD#The dough"),
             note("recipes/bread.md", Some("The dough"))
+        );
+        // A title is no name a link resolves by.
+        assert_eq!(
+            at(LinkForm::Wiki, "Sourdough bread"),
+            missing(Some("Sourdough bread.md"))
         );
         assert_eq!(at(LinkForm::Embed, "b"), note("a/b.md", None));
         assert_eq!(
@@ -283,6 +354,34 @@ mod tests {
         ] {
             assert_eq!(at(form, dest), Destination::Elsewhere, "{dest}");
         }
+    }
+
+    #[test]
+    fn files_resolve_by_name_anywhere_or_stay_where_written() {
+        let t = targets_with(&[("notes/a.md", "A")], &["Attachments/Engelbart.jpg"]);
+        let from = NotePath::parse("notes/a.md").unwrap();
+        assert_eq!(
+            t.destination(&from, LinkForm::Embed, "Engelbart.jpg"),
+            Destination::File {
+                href: Some("Engelbart.jpg".into()),
+                path: FilePath::parse("Attachments/Engelbart.jpg").ok(),
+            }
+        );
+        assert_eq!(
+            t.destination(&from, LinkForm::Image, "../Attachments/Engelbart.jpg"),
+            Destination::File {
+                href: None,
+                path: FilePath::parse("Attachments/Engelbart.jpg").ok(),
+            }
+        );
+        // Missing: where the note's folder would have it.
+        assert_eq!(
+            t.destination(&from, LinkForm::Embed, "gone.png"),
+            Destination::File {
+                href: Some("gone.png".into()),
+                path: FilePath::parse("notes/gone.png").ok(),
+            }
+        );
     }
 
     #[test]

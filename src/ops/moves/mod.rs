@@ -15,7 +15,7 @@ use self::journal::{Journal, Rewrite};
 use self::plan::Move;
 use crate::error::{Error, Result};
 use crate::ops::model::{Precondition, etag};
-use crate::ops::store::{metadata_of, text_of};
+use crate::ops::store::text_of;
 use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
@@ -86,12 +86,12 @@ impl Notebook {
         }
         // A first look without locks, to find the notes to lock: each is read again
         // under its lock below.
-        let Some((bytes, _)) = self.current_for_write(from)? else {
+        if self.current_for_write(from)?.is_none() {
             return Err(Error::NotFound);
-        };
-        let notes = self.titles()?;
-        let title = title_at(to, &bytes);
-        let plan = Move::new(from.clone(), to.clone(), &notes, &title);
+        }
+        let notes = self.names()?;
+        let files = self.attachment_list()?;
+        let plan = Move::new(from.clone(), to.clone(), &notes, &files);
         let linking = self.linking_notes(&plan, &notes)?;
         let mut keys: Vec<&str> = linking.iter().map(NotePath::as_str).collect();
         keys.extend([from.as_str(), to.as_str()]);
@@ -101,15 +101,6 @@ impl Notebook {
             if self.current_for_write(to)?.is_some() {
                 return Err(Error::MoveDestinationExists(to.to_string()));
             }
-            // Its title may have changed since the first look: the names follow it.
-            let retitled;
-            let plan = match title_at(to, &bytes) {
-                now if now == title => &plan,
-                now => {
-                    retitled = Move::new(from.clone(), to.clone(), &notes, &now);
-                    &retitled
-                }
-            };
             let mut rewrites = Vec::new();
             if let Some(text) = plan.retarget(from, &text_of(&bytes)) {
                 rewrites.push(rewrite_of(to, &bytes, text));
@@ -307,20 +298,27 @@ impl Notebook {
         Ok(Outcome::Written)
     }
 
-    /// The path and title of every note, for resolving links.
-    fn titles(&self) -> Result<Vec<(NotePath, String)>> {
+    /// The path and aliases of every note, for resolving links.
+    fn names(&self) -> Result<Vec<(NotePath, Vec<String>)>> {
         Ok(self
             .list()?
             .notes
             .iter()
-            .filter_map(|n| Some((NotePath::parse(&n.path).ok()?, n.title.to_string())))
+            .filter_map(|n| {
+                let aliases = n.aliases.iter().map(|a| a.to_string()).collect();
+                Some((NotePath::parse(&n.path).ok()?, aliases))
+            })
             .collect())
     }
 
     /// The notes (other than the moved one) whose links the move changes: those that
     /// link to `from`, and those with a link that `to` would take over. Found by
     /// reading every note, and parsing those a quick look cannot rule out.
-    fn linking_notes(&self, plan: &Move, notes: &[(NotePath, String)]) -> Result<Vec<NotePath>> {
+    fn linking_notes(
+        &self,
+        plan: &Move,
+        notes: &[(NotePath, Vec<String>)],
+    ) -> Result<Vec<NotePath>> {
         let mut found = Vec::new();
         for (path, _) in notes {
             if *path == plan.from {
@@ -337,13 +335,6 @@ impl Notebook {
         }
         Ok(found)
     }
-}
-
-/// The title a note of text `bytes` has at `path` (its file name when it has none).
-fn title_at(path: &NotePath, bytes: &[u8]) -> String {
-    metadata_of(path, &text_of(bytes), bytes.len() as u64)
-        .title
-        .into_string()
 }
 
 /// Each note's text after the move: the moved note's at its new path (rewritten or as

@@ -1,13 +1,12 @@
-//! What a move does to the text of a note: each link that leads to the moved note is
-//! given a target that leads to its new path, in the link's own style, and the moved
-//! note's relative Markdown links are written for its new folder. Pure functions over
+//! What a move does to the text of a note: each link that leads to the moved note (by
+//! any rule of `links::resolve`) is given a target that leads to its new path, in the
+//! link's own style; a link the note's new place would take over keeps its note; and
+//! the moved note's own links are written for its new folder. Pure functions over
 //! text and names, so every rule is tested here without a disk.
 
-use std::collections::HashMap;
-
-use crate::ops::NotePath;
-use crate::ops::links::{Link, LinkKind, Resolver, fold, links_of, rewrite};
+use crate::ops::links::{Link, Resolver, links_of, rewrite};
 use crate::ops::path;
+use crate::ops::{FilePath, NotePath};
 
 /// Whether an ASCII character is percent-encoded in a rewritten Markdown link's path:
 /// blanks, controls and what would end or change the destination (`(`, `)`, `<`, `>`,
@@ -33,77 +32,83 @@ fn link_name(name: &str) -> String {
 /// Characters a wikilink target cannot hold: they would end it or start its heading.
 const NOT_IN_WIKILINK: [char; 6] = ['[', ']', '|', '#', '\n', '\r'];
 
-/// The move `from` → `to`, with what every note is called before and after it.
+/// What a link leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Note(NotePath),
+    File(FilePath),
+}
+
+impl Target {
+    fn as_str(&self) -> &str {
+        match self {
+            Target::Note(p) => p.as_str(),
+            Target::File(p) => p.as_str(),
+        }
+    }
+}
+
+/// The move `from` → `to`, with every note (and its aliases) and every attachment,
+/// before and after it.
 pub(crate) struct Move {
     pub(crate) from: NotePath,
     pub(crate) to: NotePath,
     before: Resolver,
     after: Resolver,
-    /// How many notes have each file name (without `.md`) after the move.
-    stems_after: HashMap<String, usize>,
-    /// The moved note's title before and after, folded (`links::fold`).
-    titles: [String; 2],
+    /// What a link to the moved note may be written as, lowercased: its file names
+    /// before and after, its aliases.
+    names: Vec<String>,
 }
 
 impl Move {
-    /// From the path and title of every note before the move (`from` among them), and
-    /// the title the moved note has at `to` (its file name, when it has no title).
+    /// From the path and aliases of every note before the move (`from` among them) and
+    /// the attachments of the folder.
     pub(crate) fn new(
         from: NotePath,
         to: NotePath,
-        notes: &[(NotePath, String)],
-        title_at_to: &str,
+        notes: &[(NotePath, Vec<String>)],
+        files: &[FilePath],
     ) -> Self {
-        let before = Resolver::new(notes.iter().map(|(p, t)| (p.clone(), t.as_str())));
-        let after_notes: Vec<(NotePath, &str)> = notes
-            .iter()
-            .filter(|(p, _)| *p != from && *p != to)
-            .map(|(p, t)| (p.clone(), t.as_str()))
-            .chain([(to.clone(), title_at_to)])
-            .collect();
-        let mut stems_after = HashMap::new();
-        for (p, _) in &after_notes {
-            *stems_after.entry(p.stem().to_string()).or_insert(0) += 1;
-        }
-        let title_before = notes
+        let before = Resolver::new(notes.iter().map(|(p, a)| (p.clone(), a)), files.to_vec());
+        let aliases: &[String] = notes
             .iter()
             .find(|(p, _)| *p == from)
-            .map_or("", |(_, t)| t.as_str());
+            .map_or(&[], |(_, a)| a.as_slice());
+        let after_notes = notes
+            .iter()
+            .filter(|(p, _)| *p != from && *p != to)
+            .map(|(p, a)| (p.clone(), a.as_slice()))
+            .chain([(to.clone(), aliases)]);
+        let mut names: Vec<String> = [from.stem(), to.stem()]
+            .into_iter()
+            .chain(aliases.iter().map(String::as_str))
+            .map(|n| n.trim().to_lowercase())
+            .filter(|n| !n.is_empty())
+            .collect();
+        names.dedup();
         Move {
-            titles: [fold(title_before), fold(title_at_to)],
-            after: Resolver::new(after_notes),
+            after: Resolver::new(after_notes, files.to_vec()),
             before,
-            stems_after,
+            names,
             from,
             to,
         }
     }
 
     /// Whether the text of a note other than the moved one may have a link the move
-    /// changes: a quick look that never misses one (a link to the note names its file
-    /// name, or its title, or is percent-encoded), so that only such notes are parsed.
+    /// changes: a quick look that never misses one (a link to the note, or one the
+    /// note's new place takes over, names one of its names in any case, or is
+    /// percent-encoded), so that only such notes are parsed.
     pub(crate) fn may_change(&self, text: &str) -> bool {
         let any_link = text.contains("[[") || text.contains("](") || text.contains("]:");
         if !any_link {
             return false;
         }
-        if text.contains(self.from.stem()) || text.contains(self.to.stem()) || text.contains('%') {
+        if text.contains('%') {
             return true;
         }
-        // By title: a wikilink whose text folds to the moved note's title.
-        text.split("[[").skip(1).any(|rest| {
-            let end = rest.find("]]").unwrap_or(rest.len());
-            let inside = &rest[..end];
-            let target = inside.split(['|', '#']).next().unwrap_or_default();
-            let folded = if target.is_ascii() {
-                // What the fold does to ASCII: lowercase, blanks made single spaces.
-                let words: Vec<&str> = target.split_whitespace().collect();
-                words.join(" ").to_ascii_lowercase()
-            } else {
-                fold(target)
-            };
-            self.titles.contains(&folded)
-        })
+        let lower = text.to_lowercase();
+        self.names.iter().any(|name| lower.contains(name.as_str()))
     }
 
     /// The text of note `path` (its path before the move) with its links retargeted;
@@ -125,64 +130,76 @@ impl Move {
         (!changes.is_empty()).then(|| rewrite(text, &changes))
     }
 
-    /// A wikilink's new target: none while it leads, after the move, where it led before
-    /// (the moved note counting as itself); else the first form, in the link's style, that
-    /// does. A link that led nowhere is left as written.
+    /// Where `link`, in note `here`, leads before the move (the moved note counted at
+    /// its new path).
+    fn wanted(&self, link: &Link, here: &NotePath) -> Option<Target> {
+        if link.is_note() {
+            let before = self.before.resolve(here, link)?;
+            Some(Target::Note(if before == self.from {
+                self.to.clone()
+            } else {
+                before
+            }))
+        } else {
+            self.before.resolve_file(here, link).map(Target::File)
+        }
+    }
+
+    /// Whether `link`, in note `here` after the move, leads to `wanted`.
+    fn leads(&self, link: &Link, here: &NotePath, wanted: &Target) -> bool {
+        let now = if link.is_note() {
+            self.after.resolve(here, link).map(Target::Note)
+        } else {
+            self.after.resolve_file(here, link).map(Target::File)
+        };
+        now.as_ref() == Some(wanted)
+    }
+
+    /// A wikilink's new target: none while it leads, after the move, where it led before;
+    /// else, in the link's style, its bare name when that leads there (a link written as
+    /// a name), or the shortest end of its path that does. A link that led nowhere is
+    /// left as written.
     fn wiki(&self, link: &Link, here: &NotePath, here_after: &NotePath) -> Option<String> {
-        if !link.is_note() {
+        let wanted = self.wanted(link, here)?;
+        if link.note.is_empty() || self.leads(link, here_after, &wanted) {
             return None;
         }
-        let before = self.before.resolve(here, link)?;
-        let wanted = if before == self.from {
-            self.to.clone()
-        } else {
-            before
-        };
-        if self.after.resolve(here_after, link).as_ref() == Some(&wanted) {
-            return None;
-        }
-        let with_md = link.note.ends_with(".md");
+        let keep_md = link.is_note() && link.note.ends_with(".md");
         let full = wanted.as_str();
-        let full = if with_md {
-            full
-        } else {
-            full.strip_suffix(".md").unwrap_or(full)
+        let full = match &wanted {
+            Target::Note(_) if !keep_md => full.strip_suffix(".md").unwrap_or(full),
+            _ => full,
         };
-        let name = if with_md {
-            wanted.file_name()
-        } else {
-            wanted.stem()
-        };
-        // A link written by name stays a name when that name is the note's alone;
-        // otherwise, and for a link written as a path, the path from the root.
-        let by_name =
-            !link.note.contains('/') && self.stems_after.get(wanted.stem()).copied() == Some(1);
-        let candidates = by_name.then_some(name).into_iter().chain([full]);
+        let parts: Vec<&str> = full.split('/').collect();
+        // The ends of the path, shortest first: `x`, `c/x`, `b/c/x`…
+        let ends = (0..parts.len()).rev().map(|at| parts[at..].join("/"));
+        let by_name = !link.note.contains('/');
         let heading = link.target.find('#').map_or("", |at| &link.target[at..]);
-        candidates
+        ends.filter(|c| by_name || c.contains('/'))
             .filter(|c| !c.contains(NOT_IN_WIKILINK))
-            .find(|c| {
-                self.after
-                    .resolve(here_after, &as_wikilink(link, c))
-                    .as_ref()
-                    == Some(&wanted)
-            })
+            .find(|c| self.leads(&as_wikilink(link, c), here_after, &wanted))
             .map(|c| format!("{c}{heading}"))
     }
 
     /// A Markdown link's new target: a link to the moved note leads to its new path; the
     /// moved note's own links are written for its new folder. Relative, its `?query` and
-    /// `#fragment` kept.
+    /// `#fragment` kept. A link that leads nowhere keeps the place it names.
     fn markdown(&self, link: &Link, here: &NotePath, here_after: &NotePath) -> Option<String> {
-        let place = beneath(here.parent(), &link.note)?;
-        let wanted = if place == self.from.as_str() {
-            self.to.as_str().to_string()
-        } else {
-            place
+        let wanted = match self.wanted(link, here) {
+            Some(wanted) => {
+                if self.leads(link, here_after, &wanted) {
+                    return None;
+                }
+                wanted.as_str().to_string()
+            }
+            None => {
+                let place = beneath(here.parent(), &link.note)?;
+                if beneath(here_after.parent(), &link.note).as_deref() == Some(place.as_str()) {
+                    return None;
+                }
+                place
+            }
         };
-        if beneath(here_after.parent(), &link.note).as_deref() == Some(wanted.as_str()) {
-            return None;
-        }
         let rest = link
             .target
             .find(['?', '#'])
@@ -194,14 +211,14 @@ impl Move {
 /// `link` as if its note part read `note`, for asking the resolver where that leads.
 fn as_wikilink(link: &Link, note: &str) -> Link {
     Link {
-        kind: LinkKind::Wiki,
+        kind: link.kind,
         target: note.to_string(),
         note: note.to_string(),
         heading: None,
         label: None,
         line: link.line,
         dest: 0..0,
-        to_note: true,
+        to_note: link.to_note,
     }
 }
 
@@ -241,26 +258,22 @@ mod tests {
         NotePath::parse(s).unwrap()
     }
 
-    /// A move among notes named by path (titles: their file names, or `path=Title`).
-    fn plan(notes: &[&str], from: &str, to: &str) -> Move {
-        let notes: Vec<(NotePath, String)> = notes
+    /// A move among notes named by path (`path=Alias` gives one an alias), with
+    /// attachments `files`.
+    fn plan_with(notes: &[&str], files: &[&str], from: &str, to: &str) -> Move {
+        let notes: Vec<(NotePath, Vec<String>)> = notes
             .iter()
             .map(|n| match n.split_once('=') {
-                Some((path, title)) => (p(path), title.to_string()),
-                None => (p(n), p(n).stem().to_string()),
+                Some((path, alias)) => (p(path), vec![alias.to_string()]),
+                None => (p(n), Vec::new()),
             })
             .collect();
-        let title = notes
-            .iter()
-            .find(|(path, _)| path.as_str() == from)
-            .map(|(_, t)| t.clone())
-            .unwrap();
-        let title = if title == p(from).stem() {
-            p(to).stem().to_string()
-        } else {
-            title
-        };
-        Move::new(p(from), p(to), &notes, &title)
+        let files: Vec<FilePath> = files.iter().map(|f| FilePath::parse(f).unwrap()).collect();
+        Move::new(p(from), p(to), &notes, &files)
+    }
+
+    fn plan(notes: &[&str], from: &str, to: &str) -> Move {
+        plan_with(notes, &[], from, to)
     }
 
     #[test]
@@ -297,12 +310,12 @@ mod tests {
 
     #[test]
     fn a_name_shared_with_another_note_becomes_the_path() {
-        // `[[a]]` led to the root's `a.md`; at `x/a.md` the name `a` is no longer its own
-        // (z/a.md has it too) and by the shortest path would lead elsewhere.
+        // `[[a]]` led to the root's `a.md`; at `x/y/w/a.md` the name `a` is no longer its
+        // own (z/a.md has it too, nearer): the shortest path that leads there.
         let m = plan(&["a.md", "n.md", "z/a.md"], "a.md", "x/y/w/a.md");
         assert_eq!(
             m.retarget(&p("n.md"), "see [[a]] and [[a#H]]").unwrap(),
-            "see [[x/y/w/a]] and [[x/y/w/a#H]]"
+            "see [[w/a]] and [[w/a#H]]"
         );
         // A note's own name staying unique needs nothing.
         let m = plan(&["a.md", "n.md"], "a.md", "x/a.md");
@@ -310,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn titles_that_still_lead_there_are_kept() {
+    fn aliases_that_still_lead_there_are_kept() {
         let m = plan(&["bread.md=Good Bread", "n.md"], "bread.md", "k/loaf.md");
         assert_eq!(
             m.retarget(&p("n.md"), "[[good bread]] [[bread]]").unwrap(),
@@ -351,7 +364,7 @@ mod tests {
                     [[sib]] [out](../../x.md) [gone](missing.md)\n";
         assert_eq!(
             m.retarget(&p("a/n.md"), text).unwrap(),
-            "[s](../../a/sib.md) [t](../../top.md#x) ![img](../../a/pics/p%201.png) \
+            "[s](sib.md) [t](../../top.md#x) ![img](../../a/pics/p%201.png) \
              [me](n.md) [[sib]] [out](../../x.md) [gone](../../a/missing.md)\n"
         );
         // Within its folder, only a rename: nothing to change but links to itself.
@@ -374,8 +387,10 @@ mod tests {
             ("[[zeta]]", true),
             ("[x](zeta.md)", true),
             ("[x](z%65ta.md)", true),
-            ("[[ETE  A paris|t]]", true),
+            ("[[ÉTÉ À PARIS|t]]", true),
             ("[[Été à Paris#H]]", true),
+            // Aliases fold case, not accents or blanks.
+            ("[[ETE  A paris|t]]", false),
             ("[[omega]]", true),
             ("[[q]] and [x](x/q.md)", false),
             ("zeta, but no link", false),
@@ -387,6 +402,36 @@ mod tests {
             }
         }
         assert!(m.retarget(&p("n.md"), "[x](z%65ta.md)").is_some());
+    }
+
+    #[test]
+    fn escaped_pipes_in_tables_and_files_embedded_by_name() {
+        let m = plan_with(
+            &["a.md", "n.md", "deep/a.md"],
+            &["Attachments/pic.png", "deep/pic.png"],
+            "a.md",
+            "k/b.md",
+        );
+        let text = "| x |\n|---|\n| [[a\\|the a]] |\n";
+        assert_eq!(
+            m.retarget(&p("n.md"), text).unwrap(),
+            "| x |\n|---|\n| [[b\\|the a]] |\n"
+        );
+        // The moved note's embeds by name: still the nearest? `pic.png` from `k/`
+        // is Attachments/pic.png (the shorter path) as it was from the root.
+        assert_eq!(m.retarget(&p("a.md"), "![[pic.png|100]]"), None);
+        // From deep/, a move away changes which `pic.png` is nearest: the path is kept.
+        let m = plan_with(
+            &["deep/n.md"],
+            &["a/pic.png", "deep/pic.png"],
+            "deep/n.md",
+            "n.md",
+        );
+        assert_eq!(
+            m.retarget(&p("deep/n.md"), "![[pic.png]] ![](pic.png)")
+                .unwrap(),
+            "![[deep/pic.png]] ![](deep/pic.png)"
+        );
     }
 
     #[test]

@@ -108,11 +108,12 @@ fn a_move_rewrites_the_linking_notes_and_says_which() {
         Moved {
             from: "a.md".into(),
             to: "k/z.md".into(),
-            rewritten: vec!["b.md".into(), "k/z.md".into(), "sub/c.md".into()],
+            rewritten: vec!["b.md".into(), "sub/c.md".into()],
         }
     );
     assert_eq!(read(&nb, "a.md"), None);
-    assert_eq!(read(&nb, "k/z.md").unwrap(), "# A\n\n[up](../sub/c.md)\n");
+    // Its own link still leads to sub/c.md (from the root): unchanged.
+    assert_eq!(read(&nb, "k/z.md").unwrap(), "# A\n\n[up](sub/c.md)\n");
     assert_eq!(read(&nb, "b.md").unwrap(), "[[z|label]] [[z#H]]\n");
     assert_eq!(read(&nb, "sub/c.md").unwrap(), "[x](../k/z.md#h)\n");
     assert_eq!(read(&nb, "d.md").unwrap(), "[[b]] only\n");

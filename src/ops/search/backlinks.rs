@@ -1,12 +1,11 @@
-//! The links of a note, from the index: what every note is called (two columns, read
-//! once per index version into a `Resolver`), and which notes may link to a note (a
-//! term query on its lookup keys). Candidates are re-read and their links resolved, so
-//! the answer is what the files say, never a stale key. The API, the CLI and the web
+//! The links of a note: which notes may link to it (from the index, a term query on its
+//! lookup keys), resolved by the one resolver of the pages (`Notebook::link_targets`).
+//! Candidates are re-read and their links resolved, so the answer is what the files
+//! say, never a stale key. The API, the CLI and the web
 //! note page's "Linked from" all ask here.
 
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 use tantivy::collector::DocSetCollector;
@@ -16,7 +15,7 @@ use tantivy::{DocAddress, Term};
 
 use super::{NotesIndex, columns};
 use crate::error::{Error, Result};
-use crate::ops::links::{self, Folder, Resolver};
+use crate::ops::links;
 use crate::ops::tokens::Scope;
 use crate::ops::{NotePath, Notebook};
 
@@ -70,10 +69,6 @@ pub(crate) struct Incoming {
 /// Characters of a linking line quoted with a backlink.
 const LINE_CHARS: usize = 160;
 
-/// The resolver of the index version last asked for, shared by the clones of an index.
-#[derive(Default)]
-pub(crate) struct ResolverCache(Mutex<Option<(u64, Arc<Resolver>)>>);
-
 impl Notebook {
     /// The links of note `path`: its own (resolved) and those of the notes linking to
     /// it, as the caller's `scope` may see them (`NoteLinks::keep_within`), once the index
@@ -92,16 +87,21 @@ impl Notebook {
     fn links_with(&self, path: &NotePath, scope: &Scope, outgoing: bool) -> Result<NoteLinks> {
         self.settle_index();
         let note = self.read(path)?;
+        let aliases = note
+            .front_matter
+            .as_ref()
+            .map(|f| f.aliases.clone())
+            .unwrap_or_default();
         let index = self.current_index()?;
         let attempt = |index: &NotesIndex| {
             catch_unwind(AssertUnwindSafe(|| {
-                let resolver = index.resolver()?;
-                let candidates = index.linking_candidates(path, &note.title)?;
-                Ok((resolver, candidates))
+                index.linking_candidates(path, &aliases)
             }))
             .unwrap_or_else(|_| Err(Error::IndexBroken("reading links panicked".into())))
         };
-        let (resolver, candidates) = match attempt(&index) {
+        let targets = self.link_targets()?;
+        let resolver = targets.resolver();
+        let candidates = match attempt(&index) {
             Err(Error::IndexBroken(why)) => attempt(&self.damaged_index(&index, why)?)?,
             other => other?,
         };
@@ -156,41 +156,14 @@ impl Notebook {
 }
 
 impl NotesIndex {
-    /// What every note indexed is called, built once per version of the index.
-    pub(crate) fn resolver(&self) -> Result<Arc<Resolver>> {
-        let searcher = self.reader.searcher();
-        let generation = searcher.generation().generation_id();
-        let mut cache = self
-            .resolvers
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some((built_for, resolver)) = cache.as_ref()
-            && *built_for == generation
-        {
-            return Ok(resolver.clone());
-        }
-        let mut names = Vec::with_capacity(searcher.num_docs() as usize);
-        columns::string_pairs(
-            &searcher,
-            "path",
-            "title_key",
-            "cannot read links",
-            |path, title| {
-                if let Ok(path) = NotePath::parse(path) {
-                    names.push((path, title.to_string()));
-                }
-            },
-        )?;
-        let resolver = Arc::new(Resolver::with_folded_titles(names));
-        *cache = Some((generation, resolver.clone()));
-        Ok(resolver)
-    }
-
-    /// The notes whose links carry one of the keys of note `path` (title `title`): the
-    /// only ones that may link to it. Sorted by path.
-    pub(crate) fn linking_candidates(&self, path: &NotePath, title: &str) -> Result<Vec<NotePath>> {
-        let keys = links::keys_of_note(path, title, &mut Folder::default());
+    /// The notes whose links carry one of the keys of note `path` (with aliases
+    /// `aliases`): the only ones that may link to it. Sorted by path.
+    pub(crate) fn linking_candidates(
+        &self,
+        path: &NotePath,
+        aliases: &[String],
+    ) -> Result<Vec<NotePath>> {
+        let keys = links::keys_of_note(path, aliases);
         let query = BooleanQuery::new(
             keys.iter()
                 .map(|key| {
@@ -253,7 +226,7 @@ mod tests {
         write(
             dir.path(),
             "kitchen/bread.md",
-            "---\ntitle: Pain de mie\n---\nSee [[soup]].\n[[nowhere]]\n",
+            "---\naliases: [Pain de mie]\n---\nSee [[soup]].\n[[nowhere]]\n",
         );
         write(dir.path(), "soup.md", "# Soup\n\n[[bread]] and [[Bread]]\n");
         write(
@@ -308,9 +281,9 @@ mod tests {
             .iter()
             .map(|i| (i.path.as_str(), i.title.as_str(), i.line, i.text.as_str()))
             .collect();
-        // `[[bread]]` is the shortest path of that name; `[[Bread]]` (the title of
-        // elsewhere/bread.md) is not: line 3 once. Two lines from the menu, each quoted
-        // as a reader sees it.
+        // `[[bread]]` and `[[Bread]]` (case folded) are the nearest note of that name
+        // (the shorter path): line 3 once. Two lines from the menu (a path, an alias),
+        // each quoted as a reader sees it.
         assert_eq!(
             incoming,
             [
@@ -387,18 +360,5 @@ mod tests {
             .links(&NotePath::parse("nope.md").unwrap(), &Scope::full())
             .unwrap_err();
         assert!(matches!(err, Error::NotFound), "{err:?}");
-    }
-
-    #[test]
-    fn the_resolver_is_built_once_per_index_version() {
-        let (dir, _book, mut updater) = setup();
-        let index = updater.index().clone();
-        let first = index.resolver().unwrap();
-        assert!(Arc::ptr_eq(&first, &index.resolver().unwrap()));
-        write(dir.path(), "added.md", "x");
-        updater.catch_up(&mut |_, _| {}).unwrap();
-        let second = index.resolver().unwrap();
-        assert!(!Arc::ptr_eq(&first, &second));
-        assert!(second.contains(&NotePath::parse("added.md").unwrap()));
     }
 }

@@ -1,6 +1,6 @@
 //! Reading the index's string columns (fast fields) document by document: what the
-//! writer's catch-up (path → stamp) and the links' resolver (path → folded title) need
-//! of every note, without loading a stored document.
+//! writer's catch-up (path → stamp) needs of every note, without loading a stored
+//! document.
 
 use tantivy::columnar::StrColumn;
 use tantivy::{Searcher, TantivyError};

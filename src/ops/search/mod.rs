@@ -109,8 +109,6 @@ pub struct NotesIndex {
     /// Which opening of the index this is: a failure seen through an index opened
     /// before a rebuild must not start another rebuild.
     pub(crate) id: u64,
-    /// What every note is called, for resolving links, per version of the index.
-    pub(crate) resolvers: std::sync::Arc<backlinks::ResolverCache>,
     /// The merges running in the background (`updater`), so that other work that
     /// needs much memory can wait for them (a merge maps every page it reads).
     pub(crate) merges: std::sync::Arc<gauge::Gauge>,
@@ -181,7 +179,6 @@ impl NotesIndex {
             reader,
             fields,
             id: OPENINGS.fetch_add(1, Ordering::Relaxed),
-            resolvers: Default::default(),
             merges: Default::default(),
         })
     }

@@ -38,8 +38,8 @@ pub(crate) struct Fields {
     /// What the note's links may point to, as lookup keys (`links::keys`): backlinks
     /// are a term query on a note's own keys.
     pub(crate) links: Field,
-    /// The title folded as the wikilink title rule compares it, a column: every note's
-    /// name is read from two columns to resolve links.
+    /// The title folded (case and accents), a column. Links no longer resolve by it
+    /// (`ops::links`); kept so the schema stays as it is.
     pub(crate) title_key: Field,
     /// Attachment path, exact and stored: the key of an attachment's document, which
     /// has no `path` (so every reader of notes leaves attachments out).
@@ -106,7 +106,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// them (`tags`).
 /// 4: `%%comments%%` left out of the text (`render::obsidian`).
 /// 5: front matter `aliases` searched with the title.
-pub(crate) const CONTENT_VERSION: u32 = 5;
+/// 6: link keys by Obsidian's rules (names folded, aliases; no titles).
+pub(crate) const CONTENT_VERSION: u32 = 6;
 
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
 /// as their alt text): what is indexed, and what a snippet is cut from.
@@ -154,11 +155,10 @@ pub(crate) fn document(
     }
     doc.add_text(fields.body, visible.finish());
     doc.add_text(fields.stamp, stamp);
-    let mut folder = links::Folder::default();
-    for key in links::keys_of_links(path, &links, &mut folder) {
+    for key in links::keys_of_links(path, &links) {
         doc.add_text(fields.links, &key);
     }
-    doc.add_text(fields.title_key, folder.fold(&title));
+    doc.add_text(fields.title_key, links::fold(&title));
     doc
 }
 
@@ -208,8 +208,7 @@ mod tests {
                 .get_all(fields.links)
                 .filter_map(|v| v.as_str())
                 .collect();
-            let mut folder = links::Folder::default();
-            let keys = links::keys_of_links(&path, &links::links_of(text), &mut folder);
+            let keys = links::keys_of_links(&path, &links::links_of(text));
             assert_eq!(
                 indexed,
                 keys.iter().map(String::as_str).collect(),

@@ -156,6 +156,12 @@ impl Notebook {
             }
             Drained::Notes(changed) => changed,
         };
+        // An attachment came or went: the files links may name are listed again.
+        if let Some(watched) = &mut state.watch
+            && watched.watch.take_files_changed()
+        {
+            state.snapshot = state.snapshot.take().map(ListSnapshot::with_files_changed);
+        }
         let (Some(watched), Some(snapshot)) = (&mut state.watch, &state.snapshot) else {
             return self.rescan(state);
         };
@@ -321,13 +327,22 @@ pub(crate) fn relative(root: &Path, path: &Path) -> Option<String> {
 }
 
 /// Identifies the files a list considers and their versions, whatever the order they
-/// are walked in: equal while no such file was added, removed or changed. Cheaper than
+/// are walked in: equal while no such file was added, removed or changed, nor any
+/// attachment added, removed or renamed. Cheaper than
 /// `visit_note_files`: every `.md` name outside dot-folders counts, without validating
 /// its path or allocating for it (a file the list then leaves out only costs a rebuild
 /// when it changes).
 fn fingerprint(root: &Path) -> Result<u64> {
     let (mut sum, mut count) = (0u64, 0u64);
-    for entry in markdown_entries(root)? {
+    for entry in tree_entries(root)? {
+        if !entry.file_name().as_encoded_bytes().ends_with(b".md") {
+            // An attachment counts by its name alone: links resolve against the names.
+            if !entry.file_type().is_dir() {
+                let name = entry.path().as_os_str().as_encoded_bytes();
+                sum = sum.wrapping_add(crate::ops::ids::hash_of((name, 1u8)));
+            }
+            continue;
+        }
         let meta = if entry.path_is_symlink() {
             fs::metadata(entry.path()).ok()
         } else {
@@ -376,11 +391,6 @@ fn tree_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> 
         .into_iter()
         .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
         .flatten())
-}
-
-/// The `.md` entries of `tree_entries`.
-fn markdown_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> {
-    Ok(tree_entries(root)?.filter(|e| e.file_name().as_encoded_bytes().ends_with(b".md")))
 }
 
 /// What a walk of the tree meets.

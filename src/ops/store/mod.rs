@@ -52,6 +52,7 @@ pub(crate) fn metadata_of(path: &NotePath, text: &str, size: u64) -> NoteMeta {
             .into_iter()
             .map(Into::into)
             .collect(),
+        aliases: fields.aliases.into_iter().map(Into::into).collect(),
     }
 }
 

@@ -20,8 +20,8 @@ pub(crate) struct ListSnapshot {
     /// Where a caller keeps what it made of this list (the API keeps its JSON when it
     /// is small), made once per list.
     pub(crate) rendered: Arc<OnceLock<bytes::Bytes>>,
-    /// What the links of these notes make (their resolver), made once per list, when
-    /// first asked for (`ops::links`).
+    /// What the links of these notes make (their resolver, the attachments they may
+    /// name), made once per list, when first asked for (`ops::links`).
     pub(crate) links: Arc<LinkCache>,
     order: Arc<OnceLock<ListOrder>>,
     /// The listed notes whose own name is a symlink, sorted: a token limited to a
@@ -97,6 +97,7 @@ impl ListSnapshot {
     /// copied, when no one else holds this list.
     pub(crate) fn patched(self, changed: Vec<(String, Option<Listed>)>) -> Self {
         let linked = self.linked.clone();
+        let links = Arc::new(self.links.next());
         let notes = Arc::unwrap_or_clone(self.list).notes;
         let ids = Arc::unwrap_or_clone(self.ids);
         let mut out_notes = Vec::with_capacity(notes.len() + changed.len());
@@ -127,7 +128,15 @@ impl ListSnapshot {
             out_ids,
         );
         patched.linked = linked;
+        patched.links = links;
         patched
+    }
+
+    /// This list, with the attachments listed again when next asked for (one was
+    /// added, removed or renamed).
+    pub(crate) fn with_files_changed(mut self) -> Self {
+        self.links = Arc::default();
+        self
     }
 }
 
@@ -194,6 +203,7 @@ mod tests {
             size: 1,
             modified: 0,
             body_tags: Box::default(),
+            aliases: Vec::new(),
         }
     }
 

@@ -44,6 +44,8 @@ pub(crate) struct TreeWatch {
     root: (u64, u64),
     max_events: usize,
     buffer: Vec<u8>,
+    /// Whether an attachment was added, removed or renamed since `take_files_changed`.
+    files_changed: bool,
 }
 
 /// The events that change what a folder lists.
@@ -76,6 +78,7 @@ impl TreeWatch {
             root: (meta.dev(), meta.ino()),
             max_events,
             buffer: vec![0; 64 << 10],
+            files_changed: false,
         };
         watch.add(root, "")?;
         Ok(watch)
@@ -117,11 +120,18 @@ impl TreeWatch {
                     Change::Note(path) => {
                         notes.insert(path);
                     }
+                    Change::File => self.files_changed = true,
                     Change::Everything => return Drained::Everything,
                 }
             }
         }
         Drained::Notes(notes)
+    }
+
+    /// Whether an attachment was added, removed or renamed since the last call (the
+    /// events drained so far tell).
+    pub(crate) fn take_files_changed(&mut self) -> bool {
+        std::mem::take(&mut self.files_changed)
     }
 
     /// Whether `root` is still the folder watched.
@@ -134,6 +144,8 @@ impl TreeWatch {
 enum Change {
     None,
     Note(String),
+    /// An attachment came, went or was renamed: the listing of files is made again.
+    File,
     Everything,
 }
 
@@ -168,7 +180,13 @@ fn changed_note(dir: &str, mask: EventMask, name: Option<&std::ffi::OsStr>) -> C
         };
     }
     if !name.ends_with(".md") {
-        return Change::None;
+        let listed =
+            EventMask::CREATE | EventMask::DELETE | EventMask::MOVED_FROM | EventMask::MOVED_TO;
+        return if mask.intersects(listed) {
+            Change::File
+        } else {
+            Change::None
+        };
     }
     Change::Note(if dir.is_empty() {
         name.to_string()
@@ -203,9 +221,17 @@ mod tests {
             watch.drain(dir.path()),
             drained(&["a.md", "sub/b.md", "sub/c.md"])
         );
+        // The picture came: the attachments are listed again, once.
+        assert!(watch.take_files_changed());
+        assert!(!watch.take_files_changed());
         assert_eq!(watch.drain(dir.path()), drained(&[]));
         std::fs::remove_file(dir.path().join("sub/b.md")).unwrap();
+        std::fs::write(dir.path().join("picture.png"), "changed").unwrap();
         assert_eq!(watch.drain(dir.path()), drained(&["sub/b.md"]));
+        assert!(!watch.take_files_changed(), "new bytes keep the names");
+        std::fs::rename(dir.path().join("picture.png"), dir.path().join("sub/p.png")).unwrap();
+        assert_eq!(watch.drain(dir.path()), drained(&[]));
+        assert!(watch.take_files_changed());
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
             "ol" => &["start"],
             "a" => &["href", "title", "class"],
             "span" => &["class"],
-            "img" => &["src", "alt", "title"],
+            "img" => &["src", "alt", "title", "width", "height"],
             "input" => &["disabled", "type", "checked"],
             "th" | "td" => &["class"],
             "div" => &["class", "id"],
@@ -69,6 +69,9 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
                 ("input", _) => value.is_empty(),
                 ("a", "href") => url_allowed(value, false),
                 ("img", "src") => url_allowed(value, true),
+                ("img", "width" | "height") => {
+                    !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit())
+                }
                 _ => true,
             };
             if !ok {

@@ -54,6 +54,33 @@ fn embeds_are_cards_for_notes_images_for_images_and_links_for_files() {
 }
 
 #[test]
+fn escaped_pipes_in_tables_and_image_sizes() {
+    let html = crate::render::to_html(
+        "| a | b |\n|---|---|\n| [[note\\|shown]] | ![[pic.png\\|100]] |\n\n\
+         ![[pic.png|100x50]] ![[pic.png|A <cat>]] ![[gone|100]]\n",
+        None,
+        &Fixed,
+    );
+    assert!(
+        html.contains("<td><a href=\"/note/note.md\">shown</a></td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td><img src=\"pic.png\" alt=\"pic.png\" width=\"100\" /></td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "<p><img src=\"pic.png\" alt=\"pic.png\" width=\"100\" height=\"50\" /> \
+             <img src=\"pic.png\" alt=\"A &lt;cat&gt;\" /> \
+             <a class=\"missing\" href=\"/new?path=gone.md\">100</a></p>"
+        ),
+        "{html}"
+    );
+    assert!(violations(&html).is_empty(), "{html}");
+}
+
+#[test]
 fn hostile_link_targets_stay_text_or_neutral() {
     // A wikilink to a URL is no link between notes: its text, never a link.
     let html = crate::render::to_html(
