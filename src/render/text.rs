@@ -74,7 +74,11 @@ fn reader_text(markdown: &str, reading: Reading, max: usize) -> String {
             let before = text.text.len();
             text.push(&event);
             if max != usize::MAX {
-                chars += text.text[before..].chars().count();
+                // Leaving out a block id may have shortened the text.
+                chars = match text.text.get(before..) {
+                    Some(added) => chars + added.chars().count(),
+                    None => text.text.chars().count(),
+                };
                 if chars > max {
                     return text.text;
                 }

@@ -197,3 +197,11 @@ fn the_visible_text_has_no_obsidian_marks() {
         "Warning\nCareful."
     );
 }
+
+#[test]
+fn summaries_leave_out_block_ids() {
+    assert_eq!(
+        crate::render::summary("The garden grows. ^garden\n\nNext ^b2\n", 100),
+        "The garden grows. Next"
+    );
+}
