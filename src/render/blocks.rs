@@ -7,6 +7,7 @@
 use pulldown_cmark::{CowStr, Event, Tag, TagEnd};
 use pulldown_cmark_escape::escape_html;
 
+use super::callouts::is_callout_start;
 use super::ids::Ids;
 
 /// Events of a block held before its end; past them, it is written as it comes.
@@ -47,49 +48,42 @@ struct Held<'p> {
 #[derive(Default)]
 pub(super) struct BlockIds<'p> {
     held: Option<Held<'p>>,
-    /// Inside a code block: its text is code.
-    code: usize,
 }
 
 impl<'p> BlockIds<'p> {
     /// What `event` becomes, appended to `out`; `ids` gives the page's ids.
     pub(super) fn filter(&mut self, event: Event<'p>, ids: &mut Ids, out: &mut Vec<Event<'p>>) {
-        match &event {
-            Event::Start(Tag::CodeBlock(_)) => self.code += 1,
-            Event::End(TagEnd::CodeBlock) => self.code = self.code.saturating_sub(1),
-            _ => {}
-        }
-        let Some(held) = &mut self.held else {
-            match event {
-                Event::Start(Tag::Paragraph | Tag::Item) if self.code == 0 => {
-                    let item = matches!(event, Event::Start(Tag::Item));
-                    self.held = Some(Held {
-                        events: vec![event],
-                        item,
-                    });
+        if let Some(held) = &mut self.held {
+            let ends = match &event {
+                Event::End(TagEnd::Paragraph) => !held.item,
+                Event::End(TagEnd::Item) => held.item,
+                // A block inside an item ends the item's own text.
+                Event::Start(tag) => held.item && !is_inline(tag),
+                Event::Html(html) => held.item && is_callout_start(html),
+                _ => false,
+            };
+            if !ends {
+                held.events.push(event);
+                if held.events.len() > BLOCK_EVENTS {
+                    let mut events = std::mem::take(&mut held.events);
+                    self.held = None;
+                    strip(&mut events);
+                    out.extend(events);
                 }
-                event => out.push(event),
+                return;
             }
-            return;
-        };
-        let ends = match &event {
-            Event::End(TagEnd::Paragraph) => !held.item,
-            Event::End(TagEnd::Item) => held.item,
-            // A block inside an item ends the item's own text.
-            Event::Start(tag) => held.item && !is_inline(tag),
-            _ => false,
-        };
-        if ends {
             self.release(ids, out);
-            self.filter(event, ids, out);
-            return;
         }
-        held.events.push(event);
-        if held.events.len() > BLOCK_EVENTS {
-            let mut events = std::mem::take(&mut held.events);
-            self.held = None;
-            strip(&mut events);
-            out.extend(events);
+        // A code block holds text only: no paragraph starts inside one.
+        match event {
+            Event::Start(Tag::Paragraph | Tag::Item) => {
+                let item = matches!(event, Event::Start(Tag::Item));
+                self.held = Some(Held {
+                    events: vec![event],
+                    item,
+                });
+            }
+            event => out.push(event),
         }
     }
 

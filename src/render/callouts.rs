@@ -40,6 +40,11 @@ const KNOWN: &[(&str, &str)] = &[
     ("cite", "quote"),
 ];
 
+/// Whether `html` is the start of a callout as written here (a block).
+pub(super) fn is_callout_start(html: &str) -> bool {
+    html.starts_with("<div class=\"callout ") || html.starts_with("<details class=\"callout ")
+}
+
 /// How a callout folds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Fold {

@@ -205,3 +205,16 @@ fn summaries_leave_out_block_ids() {
         "The garden grows. Next"
     );
 }
+
+#[test]
+fn block_ids_after_code_and_before_callouts() {
+    assert_eq!(
+        to_html(
+            "- ~~~\n  x\n\nAfter ^a\n\n- item ^i\n  > [!note]\n  > inside ^b\n",
+            None
+        ),
+        "<ul>\n<li>\n<pre><code>x\n\n</code></pre>\n</li>\n</ul>\n<p id=\"^a\">After</p>\n<ul>\n\
+         <li id=\"^i\">item<div class=\"callout callout-note\">\n<div class=\"callout-title\">Note</div>\n\
+         <div class=\"callout-content\">\n<p id=\"^b\">inside</p>\n</div>\n</div>\n</li>\n</ul>\n"
+    );
+}
