@@ -6,7 +6,7 @@ use pulldown_cmark::{Event, LinkType, Tag, TagEnd};
 use super::blocks::trailing_id;
 use super::callouts::Callouts;
 use super::links::wiki_label;
-use super::obsidian::Comments;
+use super::obsidian::{Comments, Highlights};
 use super::pieces::Split;
 
 /// The opening words of a note body as plain text, at most `max` characters (cut at a
@@ -44,7 +44,7 @@ fn cut_words(text: &str, max: usize) -> String {
 /// The text a reader sees on a note's page, for the search index and its snippets:
 /// Markdown marks, link targets, footnote labels and task boxes are left out, an image
 /// is its alt text, raw HTML is the text the page shows for it. Obsidian's marks too:
-/// a callout's `[!type]` (its title is kept), a block's `^id`, a file's embed
+/// `==` around a highlight, a callout's `[!type]` (its title is kept), a block's `^id`, a file's embed
 /// `![[x.png]]` (nothing of it is read; a note's embed reads as its name); math is its
 /// source. Each block (paragraph,
 /// heading, list item, table cell, code block) starts on a line of its own.
@@ -119,6 +119,10 @@ struct ReaderText {
     callouts: Callouts<'static>,
     /// What that made of one event.
     called: Vec<Event<'static>>,
+    /// `==highlights==` read without their marks.
+    highlights: Highlights<'static>,
+    /// What that made of one event.
+    marked: Vec<Event<'static>>,
     summary: bool,
     /// Depth of the blocks left out (a summary's headings, code and HTML).
     skip: usize,
@@ -137,6 +141,8 @@ impl ReaderText {
             shown: Vec::new(),
             callouts: Callouts::new(false),
             called: Vec::new(),
+            highlights: Highlights::text_only(),
+            marked: Vec::new(),
             summary: reading == Reading::Summary,
             skip: 0,
             bare_wiki: false,
@@ -152,18 +158,28 @@ impl ReaderText {
         for event in shown.drain(..) {
             self.callouts.filter(event, &mut called);
         }
+        let mut marked = std::mem::take(&mut self.marked);
         for event in called.drain(..) {
+            self.highlights.filter(event, &mut marked);
+        }
+        for event in marked.drain(..) {
             self.push_shown(&event);
         }
         self.shown = shown;
         self.called = called;
+        self.marked = marked;
     }
 
     /// The end of the text: what callouts still hold is read.
     fn end(&mut self) {
         let mut called = std::mem::take(&mut self.called);
+        let mut marked = Vec::new();
         self.callouts.finish(&mut called);
-        for event in called.drain(..) {
+        for event in called {
+            self.highlights.filter(event, &mut marked);
+        }
+        self.highlights.give_up(&mut marked);
+        for event in marked {
             self.push_shown(&event);
         }
         end_block(&mut self.text);

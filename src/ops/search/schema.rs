@@ -106,7 +106,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// them (`tags`).
 /// 4: `%%comments%%` left out of the text (`render::obsidian`).
 /// 5: front matter `aliases` searched with the title.
-/// 6: Obsidian's marks left out of the text: callout markers, block ids, file embeds;
+/// 6: Obsidian's marks left out of the text: callout markers, block ids, file embeds,
+/// highlight marks;
 /// math kept as its source.
 pub(crate) const CONTENT_VERSION: u32 = 6;
 

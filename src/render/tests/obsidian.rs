@@ -188,7 +188,7 @@ fn task_lists_are_disabled_checkboxes() {
 fn the_visible_text_has_no_obsidian_marks() {
     assert_eq!(
         visible_text(
-            "> [!tip] Where to begin\n> Read this.\n\nPara ^abc\n\nSee ![[x.png]] and ![[y.png|100]] $x^2$ ![[Note]]\n\n- a ^i1\n"
+            "> [!tip] Where to begin\n> Read ==this==.\n\nPara ^abc\n\nSee ![[x.png]] and ![[y.png|100]] $x^2$ ![[Note]]\n\n- a ^i1\n"
         ),
         "Where to begin\nRead this.\nPara\nSee  and  x^2 Note\na"
     );
