@@ -1,6 +1,7 @@
 //! Obsidian-flavoured Markdown through the real binary: callouts, math as MathML, block
-//! ids that `#^id` links land on, and task lists, on the web note page and on the public
-//! page of a published note; search snippets show the text a reader sees.
+//! ids that `#^id` links land on, and task lists, on the web note page, in the editor's
+//! preview and on the public page of a published note; search snippets show the text a
+//! reader sees.
 
 use std::time::Duration;
 
@@ -60,6 +61,13 @@ fn callouts_math_block_ids_and_task_lists_render_on_web_and_public_pages() {
     assert_rendered(&page);
     // A link within the page lands on the block.
     assert!(page.contains("href=\"#^garden\">the garden</a>"), "{page}");
+
+    // The editor's preview renders the same.
+    let form = serde_urlencoded::to_string([("title", "Obs"), ("body", BODY), ("path", "obs.md")])
+        .unwrap();
+    let preview = server.post_form("/preview", &form);
+    assert_eq!(preview.status(), 200);
+    assert_rendered(&preview.text().unwrap());
 
     let (status, other) = body_of_type(server.get("/note/other.md"), "text/html; charset=utf-8");
     assert_eq!(status, 200);
