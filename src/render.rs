@@ -9,9 +9,12 @@
 //! number of embeds and ids. Also here: the plain-text readings of a note (`text.rs`),
 //! heading ids (`ids.rs`) and the URL encoders of the pages (`urls.rs`).
 
+mod blocks;
+mod callouts;
 mod html;
 mod ids;
 mod links;
+mod math;
 mod obsidian;
 mod pieces;
 mod sanitize;
@@ -22,6 +25,7 @@ use std::fmt;
 
 use pulldown_cmark::Options;
 
+pub(crate) use self::blocks::block_anchor;
 pub(crate) use self::ids::heading_id;
 #[cfg(test)]
 pub(crate) use self::links::Unlinked;
@@ -31,8 +35,8 @@ pub use self::text::visible_text;
 pub(crate) use self::text::{VisibleText, line_text, summary};
 pub(crate) use self::urls::{url_opaque, url_segment};
 
-/// Tables, footnotes, strikethrough, task lists and wikilinks (`[[note]]`, `![[note]]`:
-/// what a link between notes is, everywhere a note is read). Heading attributes
+/// Tables, footnotes, strikethrough, task lists, math (`$…$`, `$$…$$`) and wikilinks
+/// (`[[note]]`, `![[note]]`: what a link between notes is, everywhere a note is read). Heading attributes
 /// (`# Title {#id .class key=value}`) stay off: they would let a note put any attribute,
 /// an event handler included, on a page that shares its origin with the API. Such a block
 /// is shown as the text it is.
@@ -42,6 +46,7 @@ pub(crate) fn options() -> Options {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_WIKILINKS
+        | Options::ENABLE_MATH
 }
 
 /// Renders a note body to an HTML fragment, written to `out` as it is made (a page is

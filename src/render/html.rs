@@ -13,8 +13,11 @@ use std::fmt;
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Tag, TagEnd, html};
 use pulldown_cmark_escape::escape_html;
 
+use super::blocks::BlockIds;
+use super::callouts::Callouts;
 use super::ids::{ID_TEXT_CHARS, Ids};
 use super::links::{LinkPlaces, NoteLinks};
+use super::math::Math;
 use super::obsidian::{Comments, Highlights};
 use super::pieces::Split;
 use super::sanitize::{TableCells, safe_event};
@@ -36,6 +39,7 @@ pub(super) fn write_split(
         links: NoteLinks::new(places),
         table: TableCells::default(),
         comments: Comments::default(),
+        math: Math::default(),
         ids: Ids::default(),
         title: skip_title,
         first: true,
@@ -54,6 +58,9 @@ pub(super) fn write_split(
             shown: Vec::new(),
             marked: Vec::new(),
             highlights: Highlights::default(),
+            callouts: Callouts::new(true),
+            blocks: BlockIds::default(),
+            held: Vec::new(),
             heading: None,
             ready: VecDeque::new(),
         };
@@ -85,6 +92,7 @@ struct Page<'l, 't> {
     links: NoteLinks<'l>,
     table: TableCells,
     comments: Comments,
+    math: Math,
     ids: Ids,
     /// The title a first level-1 heading is left out for, until the first event.
     title: Option<&'t str>,
@@ -125,6 +133,10 @@ impl Page<'_, '_> {
                 Event::Html(CowStr::from(html))
             }
             Event::End(TagEnd::FootnoteDefinition) => Event::Html(CowStr::Borrowed("</div>\n")),
+            // After the allow-list, inline HTML is only a block start of ours, with an
+            // id (`blocks.rs`): written on a line of its own, as the writer would.
+            Event::InlineHtml(html) if newline => Event::Html(html),
+            Event::InlineHtml(html) => Event::Html(CowStr::from(format!("\n{html}"))),
             event @ Event::Start(Tag::Image { .. }) => {
                 self.images += 1;
                 event
@@ -150,6 +162,10 @@ struct Staged<'s, 'l, 't, 'p, I> {
     /// What highlighting made of one event.
     marked: Vec<Event<'p>>,
     highlights: Highlights<'p>,
+    callouts: Callouts<'p>,
+    blocks: BlockIds<'p>,
+    /// What callouts and block ids made of one event.
+    held: Vec<Event<'p>>,
     /// The heading whose events wait for its id.
     heading: Option<Heading<'p, 't>>,
     /// Events ready to be written, in order.
@@ -168,6 +184,16 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
                 let mut marked = std::mem::take(&mut self.marked);
                 self.highlights.give_up(&mut marked);
                 for event in marked.drain(..) {
+                    self.obsidian(event);
+                }
+                let mut held = std::mem::take(&mut self.held);
+                self.callouts.finish(&mut held);
+                let mut ended = Vec::new();
+                for event in held.drain(..) {
+                    self.blocks.filter(event, &mut self.page.ids, &mut ended);
+                }
+                self.blocks.release(&mut self.page.ids, &mut ended);
+                for event in ended {
                     self.stage(event);
                 }
                 // A piece ends every heading it starts; were one still open, it is
@@ -183,6 +209,7 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
                 links,
                 table,
                 comments,
+                math,
                 ..
             } = &mut *self.page;
             let mut shown = std::mem::take(&mut self.shown);
@@ -193,10 +220,10 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
             }
             let mut marked = std::mem::take(&mut self.marked);
             for event in routed.drain(..) {
-                self.highlights.filter(event, &mut marked);
+                self.highlights.filter(math.event(event), &mut marked);
             }
             for event in marked.drain(..) {
-                self.stage(event);
+                self.obsidian(event);
             }
             self.marked = marked;
             self.shown = shown;
@@ -206,6 +233,20 @@ impl<'p, I: Iterator<Item = Event<'p>>> Iterator for Staged<'_, '_, '_, 'p, I> {
 }
 
 impl<'p, 't, I> Staged<'_, '_, 't, 'p, I> {
+    /// Passes `event` through callouts and block ids, then stages what they make.
+    fn obsidian(&mut self, event: Event<'p>) {
+        let mut held = std::mem::take(&mut self.held);
+        let mut blocks = Vec::new();
+        self.callouts.filter(event, &mut held);
+        for event in held.drain(..) {
+            self.blocks.filter(event, &mut self.page.ids, &mut blocks);
+        }
+        self.held = held;
+        for event in blocks {
+            self.stage(event);
+        }
+    }
+
     /// Makes `event` ready, or holds it with the heading it belongs to.
     fn stage(&mut self, event: Event<'p>) {
         let first = std::mem::replace(&mut self.page.first, false);

@@ -35,6 +35,12 @@ impl Ids {
         (!self.full()).then(|| unique(&mut self.used, heading_id(text)))
     }
 
+    /// The id of a block marked `^label` (see `blocks.rs`); `None` once the page has
+    /// given all.
+    pub(super) fn block(&mut self, label: &str) -> Option<String> {
+        (!self.full()).then(|| unique(&mut self.used, format!("^{}", label.to_ascii_lowercase())))
+    }
+
     /// The id and number a reference to footnote `label` links to.
     pub(super) fn footnote(&mut self, label: &str) -> Option<(String, usize)> {
         let key = label.to_lowercase();

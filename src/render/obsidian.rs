@@ -112,9 +112,19 @@ pub(super) struct Highlights<'p> {
     depth: usize,
     /// Inside a code block: its marks are text.
     code: usize,
+    /// For a reader's text: the marks are left out, no `<mark>` written.
+    text_only: bool,
 }
 
 impl<'p> Highlights<'p> {
+    /// Highlights for a reader's text: what they hold, without marks.
+    pub(super) fn text_only() -> Self {
+        Highlights {
+            text_only: true,
+            ..Highlights::default()
+        }
+    }
+
     /// What `event` becomes, appended to `out`.
     pub(super) fn filter(&mut self, event: Event<'p>, out: &mut Vec<Event<'p>>) {
         match event {
@@ -166,6 +176,9 @@ impl<'p> Highlights<'p> {
             None => {
                 self.held = Some(Vec::new());
                 self.depth = 0;
+            }
+            Some(held) if self.depth == 0 && !held.is_empty() && self.text_only => {
+                out.extend(held);
             }
             Some(held) if self.depth == 0 && !held.is_empty() => {
                 out.push(Event::Html(CowStr::Borrowed("<mark>")));

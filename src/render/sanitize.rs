@@ -13,9 +13,10 @@ pub(super) fn safe_event<'a>(event: Event<'a>, table: &mut TableCells) -> Event<
         Event::Start(tag) => safe_start(tag, table),
         Event::End(tag) => safe_end(tag, table),
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
-        // Math is not enabled; were it ever, it is shown as the code it is.
-        Event::InlineMath(text) | Event::DisplayMath(text) => Event::Code(text),
-        event @ (Event::Text(_)
+        // Made MathML later (`math.rs`); as it stands, the writer escapes it.
+        event @ (Event::InlineMath(_)
+        | Event::DisplayMath(_)
+        | Event::Text(_)
         | Event::Code(_)
         | Event::FootnoteReference(_)
         | Event::SoftBreak

@@ -48,6 +48,7 @@ mod notes_read;
 mod notes_serve;
 mod notes_write;
 mod obsidian_markdown;
+mod obsidian_render;
 mod offline_index;
 mod openapi;
 mod public_api;

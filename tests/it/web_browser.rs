@@ -18,6 +18,8 @@ use serde_json::json;
 
 use crate::support::{Driver, Server, Workspace, browser_programs as browser};
 
+/// Callouts, math, task lists and block links.
+mod obsidian;
 /// Attachments: uploads in the editor, the image on the note and public pages.
 mod upload;
 

@@ -70,9 +70,9 @@ impl Link {
 }
 
 /// The `#fragment` a link to heading `heading` uses: the id the renderer gives that
-/// heading, so a link and its target agree.
+/// heading (or block, for `^id`), so a link and its target agree.
 pub(crate) fn heading_anchor(heading: &str) -> String {
-    crate::render::heading_id(heading)
+    crate::render::block_anchor(heading).unwrap_or_else(|| crate::render::heading_id(heading))
 }
 
 #[cfg(test)]

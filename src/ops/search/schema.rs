@@ -107,7 +107,9 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// 4: `%%comments%%` left out of the text (`render::obsidian`).
 /// 5: front matter `aliases` searched with the title.
 /// 6: link keys by Obsidian's rules (names folded, aliases; no titles).
-pub(crate) const CONTENT_VERSION: u32 = 6;
+/// 7: Obsidian's marks left out of the text (callout markers, block ids, file embeds,
+/// highlight marks); math kept as its source.
+pub(crate) const CONTENT_VERSION: u32 = 7;
 
 /// The body of a note as a reader sees it (no Markdown marks, no link targets, images
 /// as their alt text): what is indexed, and what a snippet is cut from.

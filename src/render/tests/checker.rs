@@ -18,8 +18,9 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
             continue;
         }
         let allowed: &[&str] = match tag {
-            "p" | "em" | "strong" | "del" | "mark" | "blockquote" | "ul" | "li" | "pre" | "hr"
-            | "br" | "table" | "thead" | "tbody" | "tr" => &[],
+            "em" | "strong" | "del" | "mark" | "blockquote" | "ul" | "pre" | "hr" | "br"
+            | "table" | "thead" | "tbody" | "tr" => &[],
+            "p" | "li" => &["id"],
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => &["id"],
             "code" => &["class"],
             "ol" => &["start"],
@@ -29,6 +30,9 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
             "input" => &["disabled", "type", "checked"],
             "th" | "td" => &["class"],
             "div" => &["class", "id"],
+            "details" => &["class", "open"],
+            "summary" => &["class"],
+            tag if MATHML.contains(&tag) => MATHML_ATTRIBUTES,
             "sup" => &["class"],
             other => {
                 found.push(format!("tag <{other}>"));
@@ -42,13 +46,21 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
             }
             let ok = match (tag, name) {
                 (_, "id") => {
-                    let shaped = !value.is_empty()
-                        && value
+                    // A block's id is `^` and its label.
+                    let block = matches!(tag, "p" | "li");
+                    let bare = if block {
+                        value.strip_prefix('^').unwrap_or("")
+                    } else {
+                        value
+                    };
+                    let shaped = !bare.is_empty()
+                        && bare
                             .chars()
                             .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
                         && (tag != "div" || value.starts_with("fn-"));
                     shaped && ids.insert(value.to_string())
                 }
+                ("code", "class") if value == "math-source" => true,
                 ("code", "class") => value.strip_prefix("language-").is_some_and(|l| {
                     !l.is_empty()
                         && l.chars().all(|c| {
@@ -58,7 +70,17 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
                 ("th" | "td", "class") => {
                     ["align-left", "align-center", "align-right"].contains(&value)
                 }
-                ("div", "class") => value == "footnote-definition",
+                ("div", "class") => {
+                    ["footnote-definition", "callout-title", "callout-content"].contains(&value)
+                        || callout_class(value)
+                }
+                ("details", "class") => callout_class(value),
+                ("details", "open") => value.is_empty(),
+                ("summary", "class") => value == "callout-title",
+                (_, "class") if MATHML.contains(&tag) => value.split(' ').all(|c| {
+                    !c.is_empty() && c.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                }),
+                (_, _) if MATHML.contains(&tag) => !value.contains(':'),
                 ("a", "class") => ["missing", "embed"].contains(&value),
                 ("span", "class") => value == "embed-title",
                 ("sup", "class") => {
@@ -80,6 +102,85 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// MathML elements a formula may have.
+const MATHML: &[&str] = &[
+    "math",
+    "semantics",
+    "annotation",
+    "mrow",
+    "mi",
+    "mn",
+    "mo",
+    "ms",
+    "mtext",
+    "mspace",
+    "msub",
+    "msup",
+    "msubsup",
+    "mfrac",
+    "msqrt",
+    "mroot",
+    "mstyle",
+    "merror",
+    "mpadded",
+    "mphantom",
+    "munder",
+    "mover",
+    "munderover",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mmultiscripts",
+    "mprescripts",
+    "none",
+    "menclose",
+];
+
+/// Their presentation attributes (no `href`, `on…`, `style`).
+const MATHML_ATTRIBUTES: &[&str] = &[
+    "class",
+    "display",
+    "displaystyle",
+    "mathvariant",
+    "stretchy",
+    "largeop",
+    "movablelimits",
+    "symmetric",
+    "minsize",
+    "maxsize",
+    "linethickness",
+    "scriptlevel",
+    "width",
+    "height",
+    "depth",
+    "lspace",
+    "rspace",
+    "voffset",
+    "accent",
+    "accentunder",
+    "fence",
+    "separator",
+    "form",
+    "columnalign",
+    "rowalign",
+    "columnspan",
+    "rowspan",
+    "notation",
+    "encoding",
+    "mathsize",
+];
+
+/// `callout callout-<type>` with a known type.
+fn callout_class(value: &str) -> bool {
+    value.strip_prefix("callout callout-").is_some_and(|kind| {
+        [
+            "note", "abstract", "info", "todo", "tip", "success", "question", "warning", "failure",
+            "danger", "bug", "example", "quote",
+        ]
+        .contains(&kind)
+    })
 }
 
 /// A URL as the browser resolves it is relative, `#…`, or http/https/mailto/tel/ftp;

@@ -234,8 +234,24 @@ fn code() -> impl Strategy<Value = String> {
     })
 }
 
+/// Obsidian's marks: callouts (nested, folded, titled with hostile text), block ids,
+/// math with raw HTML and links in it.
+fn obsidian() -> impl Strategy<Value = String> {
+    (select(INLINE), select(RAW_HTML), select(LABELS), 0..6u8).prop_map(
+        |(text, raw, label, form)| match form {
+            0 => format!("> [!tip] {text}\n> {raw}\n"),
+            1 => format!("> [!{label}]- {raw}\n> > [!x]+\n> > {text}\n"),
+            2 => format!("{text} ^{label}\n"),
+            3 => format!("$\\text{{{raw}}} {text}$ and $$\\href{{javascript:x}}{{{label}}}$$\n"),
+            4 => format!("$$\n\\mathrm{{{raw}}} \\\\ {text}\n$$\n"),
+            _ => format!("- {text} ^{label}\n  > [!note]\n  > ==x== ^b\n"),
+        },
+    )
+}
+
 fn piece() -> impl Strategy<Value = String> {
     prop_oneof![
+        obsidian(),
         heading(),
         select(RAW_HTML).prop_map(str::to_string),
         link(),
