@@ -1,13 +1,14 @@
 //! The tags in use: every tag of the notes (of one folder, or all), with how many notes
-//! carry it.
+//! carry it, as Obsidian reads them (`ops::front_matter::tags`): front matter strings
+//! split at commas, body `#tags`, and a nested tag counted under its parents too.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::ops::Notebook;
 use crate::ops::tokens::Scope;
+use crate::ops::{Notebook, front_matter};
 
 /// One tag and the number of notes carrying it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,10 +29,13 @@ impl Notebook {
                 continue;
             }
             let mut seen: Vec<&str> = Vec::with_capacity(note.tags.len());
-            for tag in &note.tags {
-                if !seen.contains(&tag.as_str()) {
-                    seen.push(tag);
-                    *counts.entry(tag).or_default() += 1;
+            let body = note.body_tags.iter().map(|tag| tag.as_str());
+            for tag in front_matter::tags::front_tags(&note.tags).chain(body) {
+                for tag in front_matter::tags::with_parents(tag) {
+                    if !seen.contains(&tag) {
+                        seen.push(tag);
+                        *counts.entry(tag).or_default() += 1;
+                    }
                 }
             }
         }
@@ -93,6 +97,35 @@ mod tests {
             vec![count("rust", 1)]
         );
         assert!(notebook.tags(&folder("none")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn tags_are_read_as_obsidian_does() {
+        let (_dir, notebook) = temp_notebook();
+        put(&notebook, "a.md", "\"#work, project/alpha\"");
+        let text = "---\ntitle: B\n---\nSee #project/beta and `#code`.\n";
+        notebook
+            .put(
+                &NotePath::parse("b.md").unwrap(),
+                NoteInput::Markdown(text.into()),
+                Precondition::None,
+            )
+            .unwrap();
+        let names: Vec<(String, usize)> = notebook
+            .tags(&Scope::full())
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.name, t.count))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("project".to_string(), 2),
+                ("project/alpha".to_string(), 1),
+                ("project/beta".to_string(), 1),
+                ("work".to_string(), 1)
+            ]
+        );
     }
 
     #[test]
