@@ -142,7 +142,39 @@ fn an_obsidian_vault_is_served_as_it_is() {
         }
         assert!(!html.contains("\\|"), "{page}: a table's escaped bar shows");
     }
-    assert_eq!(images, 7, "images shown in all");
+    assert_eq!(images, 8, "images shown in all");
+
+    // A bare name several notes share leads to the nearest; an alias to its note.
+    let leads_to = |from: &str, target: &str| -> Option<String> {
+        let response = server.get(&format!("/api/v1/links/{}", url_path(from)));
+        let body: Value = response.json().unwrap();
+        body["outgoing"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["target"].as_str().is_some_and(|t| t.starts_with(target)))
+            .and_then(|l| l["path"].as_str().map(str::to_string))
+    };
+    assert_eq!(
+        leads_to("Projects/Roadmap.md", "Index").as_deref(),
+        Some("Projects/Index.md")
+    );
+    assert_eq!(
+        leads_to("Meetings/2026/Kickoff.md", "Index").as_deref(),
+        Some("Meetings/Index.md")
+    );
+    assert_eq!(
+        leads_to("Journal/2026-11-01.md", "Alpha").as_deref(),
+        Some("Projects/Alpha.md")
+    );
+    assert_eq!(
+        leads_to("Journal/2026-11-03.md", "First steps").as_deref(),
+        Some("Getting started.md")
+    );
+    assert_eq!(
+        leads_to("Areas/Home.md", "Running").as_deref(),
+        Some("Areas/Health/Running.md")
+    );
 
     // Search: CJK words, aliases, nested and body tags.
     let found = |q: &str| {
@@ -158,9 +190,14 @@ fn an_obsidian_vault_is_served_as_it_is() {
     );
     assert_eq!(
         found("tag:project"),
-        ["Projects/Alpha.md", "Projects/Beta.md"]
+        [
+            "Projects/Alpha.md",
+            "Projects/Beta.md",
+            "Projects/Roadmap.md"
+        ]
     );
     assert_eq!(found("tag:inbox"), ["Welcome.md"]);
+    assert_eq!(found("tag:health"), ["Areas/Health/Running.md"]);
     assert_eq!(found("tag:active"), ["Projects/Alpha.md"]);
     assert!(found("tag:not-a-tag").is_empty());
     assert!(found("author only").is_empty(), "comments are not searched");
