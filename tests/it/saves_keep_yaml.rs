@@ -220,13 +220,19 @@ fn a_move_rewrites_only_the_bytes_of_the_links() {
     let response = server
         .request("POST", "/api/v1/move")
         .header("Content-Type", "application/json")
-        .body(json!({"from": "lists.md", "to": "sub/lists.md"}).to_string())
+        .body(json!({"from": "lists.md", "to": "sub/renamed.md"}).to_string())
         .send()
         .unwrap();
     assert_eq!(response.status(), 200, "{:?}", response.text());
-    // `[[lists]]` still leads to the one note of that name: it is left alone.
+    // Both links led to the note: each gets its new name in its own form, and nothing
+    // else of the file changes.
     let stored = ws.read("linking.md");
-    assert_eq!(stored, linking.replace("(lists.md)", "(sub/lists.md)"));
+    assert_eq!(
+        stored,
+        linking
+            .replace("(lists.md)", "(sub/renamed.md)")
+            .replace("[[lists]]", "[[renamed]]")
+    );
 }
 
 #[test]

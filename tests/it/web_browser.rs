@@ -143,12 +143,12 @@ fn a_note_from_creation_to_deletion_in_a_real_browser() {
     let ws = Workspace::new();
     ws.write(
         "recipes/tarte-tatin.md",
-        "---\ntitle: Tarte Tatin\ntags: [recipes, baking]\n---\nCaramelise the apples first.\n\n\
+        "---\ntitle: Tarte Tatin\naliases: [Tarte Tatin]\ntags: [recipes, baking]\n---\nCaramelise the apples first.\n\n\
          For [[work/standup|the team]]: ![[Stand-up notes]]\n",
     );
     ws.write(
         "work/standup.md",
-        "---\ntitle: Stand-up notes\ntags: [work]\n---\nShip the web interface.\n\n\
+        "---\ntitle: Stand-up notes\naliases: [Stand-up notes]\ntags: [work]\n---\nShip the web interface.\n\n\
          Cake: [[Tarte Tatin]] for the party, costs in [[Party budget]].\n",
     );
     let server = ws.serve();
