@@ -19,7 +19,7 @@ const OUTPUT_BYTES: usize = 256 * 1024;
 const PAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// The elements a formula may have.
-const ELEMENTS: &[&str] = &[
+pub(super) const ELEMENTS: &[&str] = &[
     "math",
     "semantics",
     "annotation",
@@ -53,7 +53,7 @@ const ELEMENTS: &[&str] = &[
 ];
 
 /// The attributes kept (any other is dropped): presentation only.
-const ATTRIBUTES: &[&str] = &[
+pub(super) const ATTRIBUTES: &[&str] = &[
     "class",
     "display",
     "displaystyle",

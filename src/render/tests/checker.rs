@@ -3,6 +3,10 @@
 
 use std::collections::HashSet;
 
+// MathML: the renderer's own allow-list; the checker asks that nothing outside it
+// reaches a page.
+use crate::render::math::{ATTRIBUTES as MATHML_ATTRIBUTES, ELEMENTS as MATHML};
+
 /// Parses a rendered fragment as a browser would and lists every way it breaks the
 /// renderer's promise: a tag or attribute not on the allow-list, a URL that is not
 /// relative or navigating, an id not of our shape or not unique.
@@ -103,74 +107,6 @@ pub(super) fn violations(fragment: &str) -> Vec<String> {
     }
     found
 }
-
-/// MathML elements a formula may have.
-const MATHML: &[&str] = &[
-    "math",
-    "semantics",
-    "annotation",
-    "mrow",
-    "mi",
-    "mn",
-    "mo",
-    "ms",
-    "mtext",
-    "mspace",
-    "msub",
-    "msup",
-    "msubsup",
-    "mfrac",
-    "msqrt",
-    "mroot",
-    "mstyle",
-    "merror",
-    "mpadded",
-    "mphantom",
-    "munder",
-    "mover",
-    "munderover",
-    "mtable",
-    "mtr",
-    "mtd",
-    "mmultiscripts",
-    "mprescripts",
-    "none",
-    "menclose",
-];
-
-/// Their presentation attributes (no `href`, `on…`, `style`).
-const MATHML_ATTRIBUTES: &[&str] = &[
-    "class",
-    "display",
-    "displaystyle",
-    "mathvariant",
-    "stretchy",
-    "largeop",
-    "movablelimits",
-    "symmetric",
-    "minsize",
-    "maxsize",
-    "linethickness",
-    "scriptlevel",
-    "width",
-    "height",
-    "depth",
-    "lspace",
-    "rspace",
-    "voffset",
-    "accent",
-    "accentunder",
-    "fence",
-    "separator",
-    "form",
-    "columnalign",
-    "rowalign",
-    "columnspan",
-    "rowspan",
-    "notation",
-    "encoding",
-    "mathsize",
-];
 
 /// `callout callout-<type>` with a known type.
 fn callout_class(value: &str) -> bool {
