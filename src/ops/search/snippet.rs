@@ -119,9 +119,7 @@ impl Snippets {
     /// Plain text around the best match of `body`, each match between the markers.
     pub(super) fn render(&self, body: &str) -> String {
         let Some(fragment) = self.best_fragment(body) else {
-            return collapse(&body.chars().take(SNIPPET_CHARS).collect::<String>())
-                .trim()
-                .to_string();
+            return collapse(opening(body)).trim().to_string();
         };
         let mut out = String::with_capacity(fragment.stop - fragment.start + 16);
         let mut from = fragment.start;
@@ -168,6 +166,21 @@ impl Snippets {
     }
 }
 
+/// The first `SNIPPET_CHARS` characters of `body`, never ending inside a word: a cut
+/// inside one goes back to the last blank before it.
+fn opening(body: &str) -> &str {
+    let Some((cut, _)) = body.char_indices().nth(SNIPPET_CHARS) else {
+        return body;
+    };
+    let head = &body[..cut];
+    let mid_word = !body[cut..].starts_with(char::is_whitespace)
+        && head.ends_with(|c: char| !c.is_whitespace());
+    match head.rfind(char::is_whitespace) {
+        Some(blank) if mid_word => &head[..blank],
+        _ => head,
+    }
+}
+
 /// Ranges in order, overlapping ones joined.
 fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
     ranges.sort_by_key(|range| (range.start, range.end));
@@ -202,6 +215,21 @@ fn collapse(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snippet_without_a_match_ends_between_words() {
+        let long = "word ".repeat(31) + "selection and more";
+        let snippet = Snippets::new(BTreeMap::new(), None).render(&long);
+        assert!(snippet.ends_with("word"), "{snippet}");
+        assert!(snippet.chars().count() <= SNIPPET_CHARS);
+        let one_word = "a".repeat(SNIPPET_CHARS + 40);
+        assert_eq!(
+            opening(&one_word),
+            &one_word[..SNIPPET_CHARS],
+            "one long word is cut, not dropped"
+        );
+        assert_eq!(opening("short text"), "short text");
+    }
 
     #[test]
     fn whitespace_collapses_to_one_space() {
