@@ -8,14 +8,13 @@ use super::note_url;
 use super::views::size;
 use crate::ops::files::{Found, Referenced};
 
-/// "Attachments": the files the note references, in the order it names them.
+/// "Attachments": the files the note references, in the order it names them; nothing
+/// for a note that references none.
 pub(super) fn list(files: &[Referenced]) -> Markup {
     html! {
-        section.attachments aria-label="Attachments" {
-            h2 { "Attachments" }
-            @if files.is_empty() {
-                p.meta { "This note references no files. Add some in the editor: pick, drop or paste them." }
-            } @else {
+        @if !files.is_empty() {
+            section.attachments aria-label="Attachments" {
+                h2 { "Attachments" }
                 ol {
                     @for file in files {
                         (entry(file))
