@@ -357,12 +357,27 @@ fn the_web_interface_moves_a_note_from_a_form() {
         .unwrap()
         .to_string();
 
-    // Taken: the form again, saying so, and nothing moved.
-    let r = post_form(&server, &[("from", "a.md"), ("to", "b"), ("etag", &etag)]);
+    assert!(form.contains("<h1>Move “Alpha”</h1>"), "{form}");
+    assert!(
+        form.contains(r#"name="title" value="Alpha""#),
+        "the heading travels with the form: {form}"
+    );
+
+    // Taken: the form again, saying so, under the same heading, and nothing moved.
+    let r = post_form(
+        &server,
+        &[
+            ("from", "a.md"),
+            ("to", "b"),
+            ("etag", &etag),
+            ("title", "Alpha"),
+        ],
+    );
     assert_eq!(r.status(), 409);
     let text = r.text().unwrap();
     assert!(text.contains("A note already exists at b.md"), "{text}");
     assert!(text.contains("action=\"/move\""), "{text}");
+    assert!(text.contains("<h1>Move “Alpha”</h1>"), "{text}");
     let r = post_form(
         &server,
         &[("from", "a.md"), ("to", "../x"), ("etag", &etag)],

@@ -53,6 +53,8 @@ struct MoveForm {
     to: String,
     /// The entity tag of the note as the form showed it.
     etag: String,
+    /// The note's title as the form showed it, so the heading stays after an error.
+    title: String,
 }
 
 /// What the form shows.
@@ -97,7 +99,10 @@ async fn post(
             status,
             view(&MoveView {
                 from: from.as_str(),
-                title: from.stem(),
+                title: match form.title.trim() {
+                    "" => from.stem(),
+                    title => title,
+                },
                 to: &form.to,
                 etag: &form.etag,
                 error: Some(message),
@@ -166,6 +171,7 @@ fn view(page: &MoveView) -> Markup {
         form.editor method="post" action="/move" {
             input type="hidden" name="from" value=(page.from);
             input type="hidden" name="etag" value=(page.etag);
+            input type="hidden" name="title" value=(page.title);
             div.fields {
                 label.field {
                     span { "Now at" }
