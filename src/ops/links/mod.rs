@@ -15,7 +15,7 @@ use std::ops::Range;
 
 pub(crate) use keys::{keys_of_links, keys_of_note};
 pub(crate) use parse::{for_each_link, links_in, links_of};
-pub(crate) use resolve::{Resolver, fold};
+pub(crate) use resolve::Resolver;
 pub(crate) use rewrite::rewrite;
 pub(crate) use targets::{Destination, LinkCache, LinkTargets, attachment_path, fragment};
 

@@ -16,8 +16,6 @@
 
 use std::collections::HashMap;
 
-use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, RawTokenizer, TextAnalyzer};
-
 use super::Link;
 use crate::ops::path;
 use crate::ops::{FilePath, NotePath};
@@ -256,41 +254,6 @@ pub(super) fn relative_path(from: &NotePath, note: &str) -> Option<String> {
     Some(cleaned)
 }
 
-/// One title folded for the index's title column; `Folder` keeps the analyzer for many.
-pub(crate) fn fold(text: &str) -> String {
-    Folder::default().fold(text)
-}
-
-/// Folds titles (`Été à Paris` → `ete a paris`), keeping its analyzer for many in a
-/// row: the whole value as one token, lowercased and accents folded, like the search
-/// index's tag analyzer.
-pub(crate) struct Folder(TextAnalyzer);
-
-impl Default for Folder {
-    fn default() -> Self {
-        Folder(
-            TextAnalyzer::builder(RawTokenizer::default())
-                .filter(LowerCaser)
-                .filter(AsciiFoldingFilter)
-                .build(),
-        )
-    }
-}
-
-impl Folder {
-    /// Blanks are folded too: runs of them become one space, none at the ends.
-    pub(crate) fn fold(&mut self, text: &str) -> String {
-        let words: Vec<&str> = text.split_whitespace().collect();
-        let joined = words.join(" ");
-        let mut stream = self.0.token_stream(&joined);
-        let mut out = String::new();
-        while let Some(token) = stream.next() {
-            out.push_str(&token.text);
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,16 +485,5 @@ mod tests {
             Some("a/self.md")
         );
         assert!(r.contains(&NotePath::parse("a/self.md").unwrap()));
-    }
-
-    #[test]
-    fn folding_is_the_search_tag_analyzers() {
-        let mut tags = crate::ops::search::words::tag_analyzer();
-        let title = "Rust  Été À l'ÎLE";
-        assert_eq!(
-            fold(title),
-            crate::ops::search::words::tokens(&mut tags, "Rust Été À l'ÎLE").concat()
-        );
-        assert_eq!(fold("  Été   à l'Île "), "ete a l'ile");
     }
 }

@@ -38,9 +38,6 @@ pub(crate) struct Fields {
     /// What the note's links may point to, as lookup keys (`links::keys`): backlinks
     /// are a term query on a note's own keys.
     pub(crate) links: Field,
-    /// The title folded (case and accents), a column. Links no longer resolve by it
-    /// (`ops::links`); kept so the schema stays as it is.
-    pub(crate) title_key: Field,
     /// Attachment path, exact and stored: the key of an attachment's document, which
     /// has no `path` (so every reader of notes leaves attachments out).
     pub(crate) file: Field,
@@ -74,11 +71,10 @@ pub(crate) fn schema() -> (Schema, Fields) {
             "body",
             TextOptions::default().set_indexing_options(searched),
         ),
-        // Stamp and title key are read as columns only: not indexed, so their unique
-        // values (two per note) are not words of the index to sort, store and merge.
+        // The stamp is read as a column only: not indexed, so its unique values are
+        // not words of the index to sort, store and merge.
         stamp: builder.add_text_field("stamp", FAST),
         links: builder.add_text_field("links", STRING),
-        title_key: builder.add_text_field("title_key", FAST),
         file: builder.add_text_field("file", STRING | STORED | FAST),
         file_words: builder.add_text_field(
             "file_words",
@@ -106,7 +102,8 @@ pub(crate) fn register_analyzers(index: &Index) {
 /// them (`tags`).
 /// 4: `%%comments%%` left out of the text (`render::obsidian`).
 /// 5: front matter `aliases` searched with the title.
-/// 6: link keys by Obsidian's rules (names folded, aliases; no titles).
+/// 6: link keys by Obsidian's rules (names folded, aliases; no titles). The title
+/// column is gone from the schema: an older index is replaced on open.
 /// 7: Obsidian's marks left out of the text (callout markers, block ids, file embeds,
 /// highlight marks); math kept as its source.
 pub(crate) const CONTENT_VERSION: u32 = 7;
@@ -160,7 +157,6 @@ pub(crate) fn document(
     for key in links::keys_of_links(path, &links) {
         doc.add_text(fields.links, &key);
     }
-    doc.add_text(fields.title_key, links::fold(&title));
     doc
 }
 
