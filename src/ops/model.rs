@@ -55,6 +55,22 @@ pub(crate) struct NoteMeta {
 }
 
 impl NoteMeta {
+    /// Every tag the note is filed under, each once, into `filed` (cleared first): its
+    /// front matter's and its body's as Obsidian reads them (`a, b` is two tags), and
+    /// the parents of nested ones (`a/b` is filed under `a` too).
+    pub(crate) fn filed_tags<'a>(&'a self, filed: &mut Vec<&'a str>) {
+        use super::front_matter::tags::{front_tags, with_parents};
+        filed.clear();
+        let body = self.body_tags.iter().map(|tag| tag.as_str());
+        for tag in front_tags(&self.tags).chain(body) {
+            for tag in with_parents(tag) {
+                if !filed.contains(&tag) {
+                    filed.push(tag);
+                }
+            }
+        }
+    }
+
     /// The note's last change in local time: its front matter's `last_modified`, else
     /// the file's modification time.
     pub(crate) fn changed_at(&self) -> Option<chrono::NaiveDateTime> {

@@ -1,14 +1,13 @@
 //! The tags in use: every tag of the notes (of one folder, or all), with how many notes
-//! carry it, as Obsidian reads them (`ops::front_matter::tags`): front matter strings
-//! split at commas, body `#tags`, and a nested tag counted under its parents too.
+//! carry it, as the web list files them (`NoteMeta::filed_tags`).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::error::Result;
+use crate::ops::Notebook;
 use crate::ops::tokens::Scope;
-use crate::ops::{Notebook, front_matter};
 
 /// One tag and the number of notes carrying it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,19 +23,14 @@ impl Notebook {
         let reader = self.reader(scope)?;
         let list = self.list()?;
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut filed: Vec<&str> = Vec::new();
         for note in &list.notes {
             if !reader.holds(&note.path) {
                 continue;
             }
-            let mut seen: Vec<&str> = Vec::with_capacity(note.tags.len());
-            let body = note.body_tags.iter().map(|tag| tag.as_str());
-            for tag in front_matter::tags::front_tags(&note.tags).chain(body) {
-                for tag in front_matter::tags::with_parents(tag) {
-                    if !seen.contains(&tag) {
-                        seen.push(tag);
-                        *counts.entry(tag).or_default() += 1;
-                    }
-                }
+            note.filed_tags(&mut filed);
+            for &tag in &filed {
+                *counts.entry(tag).or_default() += 1;
             }
         }
         Ok(counts

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::ops::front_matter;
 use crate::ops::ids::FileId;
 use crate::ops::links::LinkCache;
 use crate::ops::model::{NoteList, NoteMeta};
@@ -160,17 +159,7 @@ impl ListOrder {
         let mut tags: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut filed: Vec<&str> = Vec::new();
         for &at in &recent {
-            // As Obsidian reads them: `a, b` is two tags, and `a/b` is filed under `a`.
-            filed.clear();
-            let note = &notes[at as usize];
-            let body = note.body_tags.iter().map(|tag| tag.as_str());
-            for tag in front_matter::tags::front_tags(&note.tags).chain(body) {
-                for tag in front_matter::tags::with_parents(tag) {
-                    if !filed.contains(&tag) {
-                        filed.push(tag);
-                    }
-                }
-            }
+            notes[at as usize].filed_tags(&mut filed);
             for &tag in &filed {
                 match tags.get_mut(tag) {
                     Some(list) => list.push(at),
