@@ -52,6 +52,11 @@ impl LinkCache {
             files: self.files.clone(),
         }
     }
+
+    /// The attachments, listed by `list` the first time they are asked for.
+    fn files(&self, list: impl FnOnce() -> Vec<FilePath>) -> &Arc<Vec<FilePath>> {
+        self.files.get_or_init(|| Arc::new(list()))
+    }
 }
 
 /// The notes links are resolved against: one list of the notes and its resolver.
@@ -78,11 +83,7 @@ impl Notebook {
     /// change of the attachments' names).
     pub(crate) fn attachment_list(&self) -> Result<Arc<Vec<FilePath>>> {
         let snapshot = self.list_snapshot()?;
-        let files = snapshot
-            .links
-            .files
-            .get_or_init(|| Arc::new(self.list_attachments()));
-        Ok(files.clone())
+        Ok(snapshot.links.files(|| self.list_attachments()).clone())
     }
 
     fn list_attachments(&self) -> Vec<FilePath> {
@@ -115,10 +116,7 @@ impl LinkTargets {
     ) -> Self {
         let resolver = cache
             .resolver
-            .get_or_init(|| {
-                let files = cache.files.get_or_init(|| Arc::new(list_files()));
-                Arc::new(resolver_of(&notes, files))
-            })
+            .get_or_init(|| Arc::new(resolver_of(&notes, cache.files(list_files))))
             .clone();
         LinkTargets { notes, resolver }
     }
