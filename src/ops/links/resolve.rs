@@ -240,14 +240,18 @@ pub(super) fn lower(text: &str) -> String {
     text.to_lowercase()
 }
 
+/// `name` written in note `from`, joined to its folder (not cleaned).
+pub(super) fn joined_to_folder(from: &NotePath, name: &str) -> String {
+    match from.parent() {
+        "." => name.to_string(),
+        folder => format!("{folder}/{name}"),
+    }
+}
+
 /// The path a (decoded) target names, relative to the folder of `from`; `None` above
 /// the root.
 pub(super) fn relative_path(from: &NotePath, note: &str) -> Option<String> {
-    let joined = match from.parent() {
-        "." => note.to_string(),
-        folder => format!("{folder}/{note}"),
-    };
-    let cleaned = path::clean(&joined);
+    let cleaned = path::clean(&joined_to_folder(from, note));
     if cleaned.starts_with("..") || cleaned.starts_with('/') {
         return None;
     }

@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::resolve::joined_to_folder;
 use super::{Link, LinkKind, Resolver, heading_anchor, parse};
 use crate::error::Result;
 use crate::ops::model::NoteList;
@@ -204,14 +205,6 @@ fn would_be(from: &NotePath, link: &Link) -> Option<NotePath> {
         }
     } else {
         NotePath::parse(&path::clean(&joined_to_folder(from, &link.note))).ok()
-    }
-}
-
-/// `name` written in note `from`, joined to that note's folder (not yet cleaned).
-fn joined_to_folder(from: &NotePath, name: &str) -> String {
-    match from.parent() {
-        "." => name.to_string(),
-        folder => format!("{folder}/{name}"),
     }
 }
 
