@@ -40,6 +40,10 @@ man:
     rm -rf man
     ./target/release/notes man --out-dir man
 
+# Regenerate docs/configuration.md from the command tree (a test fails when it is stale)
+docs:
+    NOTES_UPDATE_DOCS=1 cargo test --test it docs::the_configuration_reference
+
 # Fuzz path cleaning and front matter for SECONDS each (installs cargo-fuzz when missing)
 fuzz SECONDS="60":
     command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked

@@ -17,6 +17,7 @@ mod cli_search;
 mod cli_token;
 mod completion_shells;
 mod connections;
+mod docs;
 mod empty_folders;
 mod file_types;
 mod files;
