@@ -166,7 +166,16 @@ fn lists_notes_and_buttons_fit_the_screen_in_a_real_browser() {
         .await?;
         wait_text(client, ".notes .excerpt", "budget, hiring").await?;
         shots.take(client, "33-list-desktop").await?;
-        assert!(shown >= 8.0, "only {shown} notes fit a 1280x900 screen");
+        let boxes = client
+            .execute(
+                "const li = document.querySelector('.notes.listing > li'); \
+                 return [window.innerHeight, li.getBoundingClientRect().top, \
+                     ...[...li.children].map(c => c.getBoundingClientRect().height), \
+                     li.getBoundingClientRect().height]",
+                vec![],
+            )
+            .await?;
+        assert!(shown >= 8.0, "only {shown} notes fit a 1280x900 screen: {boxes}");
         client.set_window_size(390, 844).await?;
         let width = number(client, "return document.documentElement.scrollWidth").await?;
         assert!(width <= 390.0, "the list scrolls sideways at 390px: {width}px");
@@ -179,13 +188,25 @@ fn lists_notes_and_buttons_fit_the_screen_in_a_real_browser() {
         let tops = client
             .execute(
                 "return [...document.querySelectorAll('.toolbar > .button, .toolbar > form > .button, \
-                     .toolbar > details > summary')].map(b => Math.round(b.getBoundingClientRect().top))",
+                     .toolbar > details > summary')].map(b => b.getBoundingClientRect().top)",
                 vec![],
             )
             .await?;
-        let tops: Vec<i64> = tops.as_array().map(|a| a.iter().filter_map(|t| t.as_i64()).collect()).unwrap_or_default();
+        let tops: Vec<f64> = tops.as_array().map(|a| a.iter().filter_map(|t| t.as_f64()).collect()).unwrap_or_default();
         assert!(tops.len() >= 8, "the toolbar lacks buttons: {tops:?}");
-        assert!(tops.iter().all(|t| *t == tops[0]), "the buttons wrap: {tops:?}");
+        let widths = client
+            .execute(
+                "return [document.querySelector('.toolbar').getBoundingClientRect().width, \
+                     ...[...document.querySelectorAll('.toolbar > .button, .toolbar > form > .button, \
+                     .toolbar > details > summary')].map(b => Math.round(b.getBoundingClientRect().width))]",
+                vec![],
+            )
+            .await?;
+        // One row: the same top, to the pixel's rounding.
+        assert!(
+            tops.iter().all(|t| (t - tops[0]).abs() < 1.0),
+            "the buttons wrap: {tops:?}, widths {widths}"
+        );
         let faces = client
             .execute(
                 "const f = s => getComputedStyle(document.querySelector(s)).fontFamily; \

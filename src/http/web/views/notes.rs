@@ -232,13 +232,13 @@ pub(crate) fn note(page: &NoteView) -> Markup {
                 }
                 a.button href=(note_url("history", &note.path)) title="Past versions of the note" { "History" }
                 @if let Some(public) = page.public {
-                    a.button href=(public) title="The note's public page" { "Public page ↗" }
+                    a.button href=(public) title="Open the note's public page" { "Public ↗" }
                 }
                 @if page.writable {
                     @if page.public.is_some() {
                         // An out-of-date page has the button in its hint, above.
                         @if page.out_of_date_since.is_none() {
-                            (republish_form(&note.path, "button", "Update page"))
+                            (republish_form(&note.path, "button", "Update"))
                         }
                         form method="post" action="/publish" {
                             input type="hidden" name="path" value=(note.path);
