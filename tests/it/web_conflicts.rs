@@ -18,7 +18,10 @@ fn etag(server: &crate::support::Server, path: &str) -> String {
 /// The `value` of the hidden input `name` of a page.
 fn hidden(html: &str, name: &str) -> String {
     let mark = format!("name=\"{name}\" value=\"");
-    let start = html.find(&mark).unwrap_or_else(|| panic!("no {name}: {html}")) + mark.len();
+    let start = html
+        .find(&mark)
+        .unwrap_or_else(|| panic!("no {name}: {html}"))
+        + mark.len();
     html[start..]
         .split('"')
         .next()
@@ -76,7 +79,8 @@ fn a_conflicting_save_keeps_the_text_shows_the_diff_and_saves_over_on_purpose() 
     // The diff from the current version to the text.
     assert!(shown.contains("<table class=\"diff\">"), "{shown}");
     assert!(
-        shown.contains("<del>Day two: Geneva.</del>") && shown.contains("<ins>Day two: Annecy.</ins>"),
+        shown.contains("<del>Day two: Geneva.</del>")
+            && shown.contains("<ins>Day two: Annecy.</ins>"),
         "{shown}"
     );
     assert!(shown.contains("<ins>Day three: &lt;b&gt;Chamonix&lt;/b&gt;.</ins>"));
@@ -105,7 +109,10 @@ fn a_conflicting_save_keeps_the_text_shows_the_diff_and_saves_over_on_purpose() 
     assert_eq!(location(&saved), "/note/plans/trip.md?done=saved");
     let text = ws.read("plans/trip.md");
     assert!(text.ends_with(mine), "{text}");
-    assert!(text.contains("tags:\n- travel") || text.contains("tags: [travel]"), "{text}");
+    assert!(
+        text.contains("tags:\n- travel") || text.contains("tags: [travel]"),
+        "{text}"
+    );
 
     // Once saved, the kept text is gone: the id shows the current version, and says so.
     let (status, later) = page(server.get(&url));

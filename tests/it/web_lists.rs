@@ -9,7 +9,9 @@ use crate::web_pages::page;
 /// The `<li>` of the list that links to `path`.
 fn item<'a>(html: &'a str, path: &str) -> &'a str {
     let link = format!("href=\"/note/{path}\"");
-    let at = html.find(&link).unwrap_or_else(|| panic!("{path} not listed: {html}"));
+    let at = html
+        .find(&link)
+        .unwrap_or_else(|| panic!("{path} not listed: {html}"));
     let start = html[..at].rfind("<li>").unwrap();
     let end = at + html[at..].find("</li>").unwrap();
     &html[start..end]
@@ -43,7 +45,10 @@ fn the_list_shows_one_line_of_facts_and_the_opening_words() {
         .and_then(|m| m.split("</div>").next())
         .expect("a line of facts");
     assert!(meta.contains("class=\"when\""), "{meta}");
-    assert!(meta.contains("<span class=\"path\">garden/tulips.md</span>"), "{meta}");
+    assert!(
+        meta.contains("<span class=\"path\">garden/tulips.md</span>"),
+        "{meta}"
+    );
     for tag in ["garden", "spring"] {
         assert!(
             meta.contains(&format!("<a class=\"tag\" href=\"/?tag={tag}\">{tag}</a>")),
@@ -52,7 +57,9 @@ fn the_list_shows_one_line_of_facts_and_the_opening_words() {
     }
     // The opening words, as a reader sees them: no heading, no marks, HTML as text.
     assert!(
-        tulips.contains("<p class=\"excerpt\">Plant the bulbs in October, pointy end up. water once</p>"),
+        tulips.contains(
+            "<p class=\"excerpt\">Plant the bulbs in October, pointy end up. water once</p>"
+        ),
         "{tulips}"
     );
     let plain = item(&html, "plain.md");
@@ -72,10 +79,18 @@ fn the_trash_shows_titles_with_their_paths() {
         ("trips/packing.md", packing.as_str()),
         ("untitled.md", "No front matter here.\n"),
     ] {
-        assert!(server.put_markdown(&format!("/api/v1/notes/{path}"), text).status().is_success());
+        assert!(
+            server
+                .put_markdown(&format!("/api/v1/notes/{path}"), text)
+                .status()
+                .is_success()
+        );
     }
     for path in ["trips/packing.md", "untitled.md"] {
-        let deleted = server.request("DELETE", &format!("/api/v1/notes/{path}")).send().unwrap();
+        let deleted = server
+            .request("DELETE", &format!("/api/v1/notes/{path}"))
+            .send()
+            .unwrap();
         assert_eq!(deleted.status(), 200);
     }
     let (status, html) = page(server.get("/trash"));
@@ -89,7 +104,9 @@ fn the_trash_shows_titles_with_their_paths() {
     );
     // No title in its text: the file name.
     assert!(
-        html.contains("<span class=\"title\">untitled</span><span class=\"path\">untitled.md</span>"),
+        html.contains(
+            "<span class=\"title\">untitled</span><span class=\"path\">untitled.md</span>"
+        ),
         "{html}"
     );
 }

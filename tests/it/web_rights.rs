@@ -75,7 +75,11 @@ const WRITE_CONTROLS: [&str; 8] = [
 
 fn assert_no_write_controls(page: &RawResponse, what: &str) {
     for mark in WRITE_CONTROLS {
-        assert!(!page.body.contains(mark), "{what} offers {mark}:\n{}", page.body);
+        assert!(
+            !page.body.contains(mark),
+            "{what} offers {mark}:\n{}",
+            page.body
+        );
     }
 }
 
@@ -101,7 +105,10 @@ fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
     let written = server.raw(
         "PUT",
         "/api/v1/notes/gone.md",
-        &[("Authorization", &bearer), ("Content-Type", "text/markdown")],
+        &[
+            ("Authorization", &bearer),
+            ("Content-Type", "text/markdown"),
+        ],
         note("Gone soon", &[], "To the trash.\n").as_bytes(),
     );
     assert_eq!(written.status, 200, "{}", written.body);
@@ -114,21 +121,38 @@ fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
     assert_eq!(deleted.status, 200, "{}", deleted.body);
 
     let reader = log_in(&server, &ro);
-    for path in ["/", "/note/work/plan.md", "/trash", "/history/gone.md", "/history/work/plan.md", "/search?q=plan"] {
+    for path in [
+        "/",
+        "/note/work/plan.md",
+        "/trash",
+        "/history/gone.md",
+        "/history/work/plan.md",
+        "/search?q=plan",
+    ] {
         let page = get(&server, path, &reader);
         assert_eq!(page.status, 200, "{path}: {}", page.body);
         assert_no_write_controls(&page, path);
-        assert!(page.body.contains("action=\"/logout\""), "{path}: no Log out");
+        assert!(
+            page.body.contains("action=\"/logout\""),
+            "{path}: no Log out"
+        );
     }
     let note = get(&server, "/note/work/plan.md", &reader);
-    for kept in ["href=\"/raw/work/plan.md\"", "href=\"/history/work/plan.md\""] {
+    for kept in [
+        "href=\"/raw/work/plan.md\"",
+        "href=\"/history/work/plan.md\"",
+    ] {
         assert!(note.body.contains(kept), "reading links go too: {kept}");
     }
     // The editor pages say why they are closed, as pages.
     for path in ["/new", "/edit/work/plan.md", "/move/work/plan.md"] {
         let page = get(&server, path, &reader);
         assert_eq!(page.status, 403, "{path}");
-        assert!(page.body.contains("read-only token"), "{path}: {}", page.body);
+        assert!(
+            page.body.contains("read-only token"),
+            "{path}: {}",
+            page.body
+        );
         assert!(!page.body.contains("<textarea"), "{path}");
     }
     // A save posted anyway (an old tab): the door refuses it, with a page.
@@ -136,7 +160,11 @@ fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
         &server,
         "/save",
         &reader,
-        &[("mode", "edit"), ("path", "work/plan.md"), ("body", "changed")],
+        &[
+            ("mode", "edit"),
+            ("path", "work/plan.md"),
+            ("body", "changed"),
+        ],
     );
     assert_eq!(save.status, 403, "{}", save.body);
     assert!(
@@ -165,10 +193,19 @@ fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
     assert!(home.body.contains("href=\"/new\""));
     assert!(home.body.contains("action=\"/logout\""));
     let note = get(&server, "/note/work/plan.md", &writer);
-    for mark in ["href=\"/edit/work/plan.md\"", "href=\"/move/work/plan.md\"", "action=\"/publish\"", "action=\"/delete\""] {
+    for mark in [
+        "href=\"/edit/work/plan.md\"",
+        "href=\"/move/work/plan.md\"",
+        "action=\"/publish\"",
+        "action=\"/delete\"",
+    ] {
         assert!(note.body.contains(mark), "a full session misses {mark}");
     }
-    assert!(get(&server, "/trash", &writer).body.contains("action=\"/restore\""));
+    assert!(
+        get(&server, "/trash", &writer)
+            .body
+            .contains("action=\"/restore\"")
+    );
     assert_eq!(get(&server, "/edit/work/plan.md", &writer).status, 200);
 }
 
@@ -180,8 +217,16 @@ fn a_visitor_sees_only_the_login_and_log_out_ends_the_session() {
     let login = get(&server, "/login", "");
     assert_eq!(login.status, 200);
     assert_no_write_controls(&login, "the login page");
-    for hidden in ["href=\"/trash\"", "action=\"/logout\"", "action=\"/search\"", "href=\"/docs/api\""] {
-        assert!(!login.body.contains(hidden), "a visitor is offered {hidden}");
+    for hidden in [
+        "href=\"/trash\"",
+        "action=\"/logout\"",
+        "action=\"/search\"",
+        "href=\"/docs/api\"",
+    ] {
+        assert!(
+            !login.body.contains(hidden),
+            "a visitor is offered {hidden}"
+        );
     }
     assert!(login.body.contains("href=\"/public/\""));
     // Framed like every page, with a form of labelled fields.
@@ -192,7 +237,10 @@ fn a_visitor_sees_only_the_login_and_log_out_ends_the_session() {
 
     let session = log_in(&server, &full);
     let home = get(&server, "/", &session);
-    assert!(home.body.contains("<form class=\"logout\" method=\"post\" action=\"/logout\">"));
+    assert!(
+        home.body
+            .contains("<form class=\"logout\" method=\"post\" action=\"/logout\">")
+    );
     // Logging out from another site is refused; from the page, it ends the session.
     let cross = server.raw(
         "POST",
@@ -211,7 +259,10 @@ fn a_visitor_sees_only_the_login_and_log_out_ends_the_session() {
     assert_eq!(out.status, 303);
     assert_eq!(header(&out, "location"), Some("/login"));
     assert!(header(&out, "set-cookie").unwrap().contains("Max-Age=0"));
-    assert_eq!(server.raw("GET", "/", &[("Cookie", &session)], b"").status, 303);
+    assert_eq!(
+        server.raw("GET", "/", &[("Cookie", &session)], b"").status,
+        303
+    );
 }
 
 #[test]
@@ -230,15 +281,26 @@ fn the_footer_leads_to_a_readable_page_of_the_api() {
     let ws = workspace();
     let server = ws.serve();
     let home = get(&server, "/", "");
-    assert!(home.body.contains("<a href=\"/docs/api\">API</a>"), "{}", home.body);
+    assert!(
+        home.body.contains("<a href=\"/docs/api\">API</a>"),
+        "{}",
+        home.body
+    );
     assert!(!home.body.contains("href=\"/api/v1/openapi.json\""));
     let page = get(&server, "/docs/api", "");
     assert_eq!(page.status, 200);
     assert!(page.body.contains("<h1>HTTP API</h1>"));
     assert!(page.body.contains("href=\"/api/v1/openapi.json\""));
     assert!(page.body.contains("Authorization: Bearer &lt;token&gt;"));
-    for route in ["/api/v1/notes/{path}", "/api/v1/search", "/api/public/toggle"] {
-        assert!(page.body.contains(&format!("<code>{route}</code>")), "{route}");
+    for route in [
+        "/api/v1/notes/{path}",
+        "/api/v1/search",
+        "/api/public/toggle",
+    ] {
+        assert!(
+            page.body.contains(&format!("<code>{route}</code>")),
+            "{route}"
+        );
     }
     assert!(page.body.contains("Create or replace a note"));
     let refused = server.raw("POST", "/docs/api", &[("Accept", "text/html")], b"");

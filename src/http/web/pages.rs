@@ -117,10 +117,7 @@ pub(super) async fn index(raw: String, viewer: Viewer, state: Arc<State>) -> Rep
         .take(PAGE_SIZE)
         .filter_map(|&at| list.notes.get(at as usize).cloned())
         .collect();
-    let wanted: Vec<(String, u64)> = shown
-        .iter()
-        .map(|n| (n.path.to_string(), n.size))
-        .collect();
+    let wanted: Vec<(String, u64)> = shown.iter().map(|n| (n.path.to_string(), n.size)).collect();
     let excerpts = blocking(&state, move |s| {
         Ok::<_, Error>(excerpts(&s.notebook, &wanted))
     })

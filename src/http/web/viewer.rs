@@ -128,7 +128,10 @@ mod tests {
         assert!(full.writes() && full.logged_in());
         let ro = Viewer::admitted(Scope::new(true, None), true);
         assert!(ro.browses() && !ro.writes() && !ro.may_change(&notebook, "a.md"));
-        let work = Viewer::admitted(Scope::new(false, Some(Prefix::parse("work").unwrap())), false);
+        let work = Viewer::admitted(
+            Scope::new(false, Some(Prefix::parse("work").unwrap())),
+            false,
+        );
         assert!(!work.writes());
         assert!(work.may_change(&notebook, "work/a.md"));
         assert!(!work.may_change(&notebook, "home/a.md"));

@@ -3,8 +3,8 @@
 use maud::{Markup, html};
 
 use super::{layout, plural, tag_list};
-use crate::http::web::viewer::Viewer;
 use crate::http::web::note_url;
+use crate::http::web::viewer::Viewer;
 use crate::ops::search::{MATCH_END, MATCH_START, SearchResults};
 
 pub(crate) struct SearchView<'a> {
