@@ -14,12 +14,13 @@
 //!   logged once; the 401 says how to create a token or turn tokens off.
 //! - The token's [`Scope`] is then checked against what the request's URL says: a
 //!   read-only token changing anything, or a prefix token naming a path outside its
-//!   folder, gets 403 (on a web route, the interface's error page, not JSON). Routes
-//!   whose paths are in the body (move, restore, toggle) or whose answer is a listing
-//!   (the list and its pages, search, files) get the scope as a request extension and
-//!   apply it with [`may_write`] / [`Scope::allows_read`]; `/mcp` gets it the same way
-//!   and offers a read-only token only its read tools. Every admitted request also
-//!   carries its [`Caller`], so the web pages offer only what the session may do.
+//!   folder, gets 403 (on a web route with the session cookie, the interface's error
+//!   page, not JSON). Routes whose paths are in the body (move, restore, toggle) or
+//!   whose answer is a listing (the list and its pages, search, files) get the scope as
+//!   a request extension and apply it with [`may_write`] / [`Scope::allows_read`];
+//!   `/mcp` gets it the same way and offers a read-only token only its read tools.
+//!   Every admitted request also carries its [`Caller`], so the web pages offer only
+//!   what the session may do.
 //!
 //! The tokens file is read again only when its identity changes. The identity is
 //! looked at (one `stat`) at most once per tick of the coarse clock (1–10 ms), not on
@@ -87,13 +88,9 @@ pub(crate) enum Denied {
     NoToken { page: bool, exposed: bool },
     /// A token that does not reach this route or path.
     Forbidden(&'static str),
-    /// The same refusal of a web page or form: the interface's HTML error page, for the
-    /// session's `Scope` (`session`: it came with the session cookie).
-    PageForbidden {
-        message: &'static str,
-        scope: Scope,
-        session: bool,
-    },
+    /// The same refusal of a web page or form sent with the session cookie: the
+    /// interface's HTML error page, for the session's `Scope`.
+    PageForbidden { message: &'static str, scope: Scope },
     /// The tokens file is unreadable.
     Broken,
 }
@@ -202,11 +199,10 @@ impl Auth {
         };
         if let Err(denied) = check_scope(notebook, &scope, request.method(), path, &route) {
             return Err(match denied {
-                Denied::Forbidden(message) if page => Denied::PageForbidden {
-                    message,
-                    scope,
-                    session,
-                },
+                // A browser's session gets a page; a bearer token (a script) the JSON.
+                Denied::Forbidden(message) if page && session => {
+                    Denied::PageForbidden { message, scope }
+                }
                 other => other,
             });
         }
@@ -439,11 +435,7 @@ impl Denied {
             }
             Denied::Forbidden(message) => reply::error_message(StatusCode::FORBIDDEN, message),
             // The interface's own page: what was refused and why, framed like its pages.
-            Denied::PageForbidden {
-                message,
-                scope,
-                session,
-            } => super::web::refused(message, scope, *session),
+            Denied::PageForbidden { message, scope } => super::web::refused(message, scope),
             Denied::Broken => reply::error_message(StatusCode::SERVICE_UNAVAILABLE, BROKEN),
         }
     }

@@ -288,11 +288,10 @@ pub(crate) fn not_found() -> Response {
     )
 }
 
-/// The door's refusal of a page or form that the session's `scope` does not reach
-/// (a read-only session saving, a folder token outside the API): a 403 page saying
-/// why, not the API's JSON.
-pub(crate) fn refused(message: &str, scope: &Scope, session: bool) -> Response {
-    let viewer = Viewer::admitted(scope.clone(), session);
+/// The door's refusal of a page or form that a session's `scope` does not reach (a
+/// read-only session saving): a 403 page saying why, not the API's JSON.
+pub(crate) fn refused(message: &str, scope: &Scope) -> Response {
+    let viewer = Viewer::admitted(scope.clone(), true);
     let advice = if scope.is_read_only() {
         "You are logged in with a read-only token: notes can be read here, not changed. \
          Log out and log in with a token that may write to change them."
