@@ -206,7 +206,7 @@
         }
         if (response.ok) {
           var label = relative.split("/").pop();
-          insert(markdown(file, label, relative));
+          insert(markdown(file, label, relative), /^image\//.test(file.type));
           line.done("Attached as " + full);
           return;
         }
@@ -278,11 +278,17 @@
     }
 
     // At the cursor, replacing a selection; the preview and the unsaved-changes guard
-    // hear it as typing.
-    function insert(text) {
+    // hear it as typing. An image is a paragraph of its own (blank lines around it), so
+    // the preview and the note's page both show it on its own line, not inline on the
+    // text's baseline; a link to a file goes in the text.
+    function insert(text, image) {
       var start = body.selectionStart, end = body.selectionEnd;
       var before = body.value.slice(0, start);
-      if (before && !/\s$/.test(before)) text = " " + text;
+      var after = body.value.slice(end);
+      if (image) {
+        if (before) text = (/\n\n$/.test(before) ? "" : /\n$/.test(before) ? "\n" : "\n\n") + text;
+        text += /^\n\n/.test(after) ? "" : /^\n/.test(after) ? "\n" : "\n\n";
+      } else if (before && !/\s$/.test(before)) text = " " + text;
       body.setRangeText(text, start, end, "end");
       body.dispatchEvent(new Event("input", { bubbles: true }));
     }

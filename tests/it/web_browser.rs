@@ -20,6 +20,8 @@ use crate::support::{Driver, Server, Workspace, browser_programs as browser};
 
 /// Callouts, math, task lists and block links.
 mod obsidian;
+/// Sessions, the list, the note's buttons, type, trash, API page, conflicts.
+mod pages;
 /// Attachments: uploads in the editor, the image on the note and public pages.
 mod upload;
 
@@ -760,7 +762,8 @@ async fn history_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     click(client, "form.confirm button").await?;
     wait_text(client, ".notice", "Note deleted.").await?;
     click(client, "footer.site a[href='/trash']").await?;
-    wait_text(client, ".trash li .title", "trips/packing.md").await?;
+    wait_text(client, ".trash li .title", "Packing list").await?;
+    wait_text(client, ".trash li .what .path", "trips/packing.md").await?;
     shots.take(client, "25-trash").await?;
     click(client, ".trash li form.restore button").await?;
     wait_text(client, ".notice", "Version restored").await?;

@@ -237,8 +237,10 @@ fn the_trash_lists_a_deleted_note_and_restores_it() {
 
     let (status, trash) = page(server.get("/trash"));
     assert_eq!(status, 200);
+    // The title of its last text, with its path.
+    assert_eq!(texts(&trash, ".trash li .title"), ["Gone"], "{trash}");
     assert_eq!(
-        texts(&trash, ".trash li .title"),
+        texts(&trash, ".trash li .what .path"),
         ["old/gone.md"],
         "{trash}"
     );

@@ -236,8 +236,15 @@ fn form_posts_redirect_after_post() {
             ("etag", &etag),
         ],
     );
-    let (status, body) = page(response);
-    assert_eq!(status, 409);
+    // It is kept, and shown on a page of its own (`web_conflicts.rs`).
+    assert_eq!(response.status(), 303);
+    assert!(
+        location(&response).starts_with("/edit/n.md?conflict="),
+        "{}",
+        location(&response)
+    );
+    let (status, body) = page(server.get(&location(&response)));
+    assert_eq!(status, 200);
     assert!(
         body.contains("changed elsewhere") && body.contains("stale"),
         "{body}"

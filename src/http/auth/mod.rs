@@ -14,10 +14,13 @@
 //!   logged once; the 401 says how to create a token or turn tokens off.
 //! - The token's [`Scope`] is then checked against what the request's URL says: a
 //!   read-only token changing anything, or a prefix token naming a path outside its
-//!   folder, gets 403. Routes whose paths are in the body (move, restore, toggle) or
-//!   whose answer is a listing (the list and its pages, search, files) get the scope as a request
-//!   extension and apply it with [`may_write`] / [`Scope::allows_read`]; `/mcp` gets it
-//!   the same way and offers a read-only token only its read tools.
+//!   folder, gets 403 (on a web route with the session cookie, the interface's error
+//!   page, not JSON). Routes whose paths are in the body (move, restore, toggle) or
+//!   whose answer is a listing (the list and its pages, search, files) get the scope as
+//!   a request extension and apply it with [`may_write`] / [`Scope::allows_read`];
+//!   `/mcp` gets it the same way and offers a read-only token only its read tools.
+//!   Every admitted request also carries its [`Caller`], so the web pages offer only
+//!   what the session may do.
 //!
 //! The tokens file is read again only when its identity changes. The identity is
 //! looked at (one `stat`) at most once per tick of the coarse clock (1–10 ms), not on
@@ -85,8 +88,18 @@ pub(crate) enum Denied {
     NoToken { page: bool, exposed: bool },
     /// A token that does not reach this route or path.
     Forbidden(&'static str),
+    /// The same refusal of a web page or form sent with the session cookie: the
+    /// interface's HTML error page, for the session's `Scope`.
+    PageForbidden { message: &'static str, scope: Scope },
     /// The tokens file is unreadable.
     Broken,
+}
+
+/// Who sent an admitted request, when tokens are in force: the web pages show a
+/// "Log out" button to a `session` (the cookie of `/login`), not to a bearer token.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Caller {
+    pub(crate) session: bool,
 }
 
 /// What a route is, for the check.
@@ -164,6 +177,7 @@ impl Auth {
             (Gate::Broken | Gate::Tokens, _) => return Err(Denied::Broken),
         };
         let headers = request.headers();
+        let session = headers.get(AUTHORIZATION).is_none();
         let scope = if let Some(value) = headers.get(AUTHORIZATION) {
             let token =
                 bearer(value.as_bytes()).ok_or(Denied::Unauthenticated { page, sent: true })?;
@@ -183,7 +197,16 @@ impl Auth {
                 .ok_or(Denied::Unauthenticated { page, sent: true })?
                 .1
         };
-        check_scope(notebook, &scope, request.method(), path, &route)?;
+        if let Err(denied) = check_scope(notebook, &scope, request.method(), path, &route) {
+            return Err(match denied {
+                // A browser's session gets a page; a bearer token (a script) the JSON.
+                Denied::Forbidden(message) if page && session => {
+                    Denied::PageForbidden { message, scope }
+                }
+                other => other,
+            });
+        }
+        request.extensions_mut().insert(Caller { session });
         if !scope.is_full() {
             request.extensions_mut().insert(scope);
         }
@@ -411,6 +434,8 @@ impl Denied {
                 response
             }
             Denied::Forbidden(message) => reply::error_message(StatusCode::FORBIDDEN, message),
+            // The interface's own page: what was refused and why, framed like its pages.
+            Denied::PageForbidden { message, scope } => super::web::refused(message, scope),
             Denied::Broken => reply::error_message(StatusCode::SERVICE_UNAVAILABLE, BROKEN),
         }
     }
@@ -427,6 +452,12 @@ pub(crate) fn may_write<P: Scoped + ?Sized>(
         Some(scope) if !notebook.may_write(scope, path) => Err(HttpError::Forbidden(OUTSIDE)),
         _ => Ok(()),
     }
+}
+
+/// Who sent the request (`None` when tokens are off, or on the open routes).
+pub(crate) fn caller()
+-> impl warp::Filter<Extract = (Option<Caller>,), Error = std::convert::Infallible> + Clone {
+    warp::ext::optional::<Caller>()
 }
 
 /// The caller's scope, for the routes that apply it themselves: `None` when tokens

@@ -10,7 +10,9 @@ use serde::de::DeserializeOwned;
 use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
 
+use super::conflicts::{self, Draft};
 use super::links::WebPlaces;
+use super::viewer::Viewer;
 use super::views::{
     self,
     editor::{Editor, Mode},
@@ -41,11 +43,12 @@ pub(super) async fn handle(
     headers: HeaderMap,
     body: BodyStream,
     scope: Option<Scope>,
+    viewer: Viewer,
     state: Arc<State>,
 ) -> Reply {
     let bytes = read_body(body, &headers, &state).await.map_err(failed)?;
     match action {
-        Action::Save => save(form(&bytes)?, &state).await,
+        Action::Save => save(form(&bytes)?, &viewer, &state).await,
         Action::Delete => delete(form(&bytes)?, &state).await,
         Action::Publish => publish(form(&bytes)?, scope.unwrap_or_default(), &state).await,
         Action::Preview => preview(form(&bytes)?, &state).await,
@@ -80,6 +83,8 @@ pub(super) struct SaveForm {
     date: String,
     /// The entity tag of the note as the editor opened it.
     etag: String,
+    /// On the page of a refused save: the id its text is kept under.
+    conflict: String,
 }
 
 /// A form naming one note (delete, publish).
@@ -145,7 +150,7 @@ fn new_path(typed: &str, title: &str) -> Result<NotePath, HttpError> {
     Ok(NotePath::parse(&raw)?)
 }
 
-async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
+async fn save(form: SaveForm, viewer: &Viewer, state: &Arc<State>) -> Reply {
     let mode = if form.mode == "edit" {
         Mode::Edit
     } else {
@@ -160,17 +165,21 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
     let refuse = |status: StatusCode, message: String, form: &SaveForm, body: &str| {
         html(
             status,
-            views::editor::editor(&Editor {
-                mode,
-                path: form.path.clone(),
-                title: form.title.clone(),
-                tags: form.tags.clone(),
-                body: body.to_string(),
-                date: form.date.clone(),
-                etag: form.etag.clone(),
-                error: Some(message),
-                max_upload: state.max_upload,
-            }),
+            views::editor::editor(
+                &Editor {
+                    mode,
+                    path: form.path.clone(),
+                    title: form.title.clone(),
+                    tags: form.tags.clone(),
+                    body: body.to_string(),
+                    date: form.date.clone(),
+                    etag: form.etag.clone(),
+                    error: Some(message),
+                    max_upload: state.max_upload,
+                    conflict: None,
+                },
+                viewer,
+            ),
         )
     };
     let path = match path {
@@ -204,6 +213,7 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
     let outcome = blocking(state, move |s| s.notebook.put(&target, input, cond)).await;
     Ok(match outcome {
         Ok(outcome) => {
+            conflicts::forget(&form.conflict);
             let done = if outcome.created { "created" } else { "saved" };
             see_other(&format!("{}?done={done}", note_url("note", path.as_str())))
         }
@@ -215,14 +225,30 @@ async fn save(form: SaveForm, state: &Arc<State>) -> Reply {
             &form,
             &body,
         ),
-        Err(HttpError::Domain(Error::PreconditionFailed)) => refuse(
-            StatusCode::CONFLICT,
-            "This note was changed elsewhere since you opened it, so it was not saved. \
-             Copy your text, reopen the editor, and apply your changes again."
-                .to_string(),
-            &form,
-            &body,
-        ),
+        // The text is kept, and the page that shows it is a GET (`conflicts`).
+        Err(HttpError::Domain(Error::PreconditionFailed)) => {
+            let kept = conflicts::keep(Draft {
+                path: path.to_string(),
+                title: form.title.clone(),
+                tags: form.tags.clone(),
+                body: body.clone(),
+            });
+            match kept {
+                Some(id) => see_other(&format!(
+                    "{}?conflict={id}",
+                    note_url("edit", path.as_str())
+                )),
+                None => refuse(
+                    StatusCode::CONFLICT,
+                    "This note was changed elsewhere after you opened it, so your text \
+                     was not saved. Copy it, open the current version, and apply your \
+                     changes to it."
+                        .to_string(),
+                    &form,
+                    &body,
+                ),
+            }
+        }
         Err(err) if !err.status().is_server_error() => {
             refuse(err.status(), views::explain(&err), &form, &body)
         }

@@ -10,6 +10,7 @@ use warp::Filter;
 use warp::http::{HeaderMap, HeaderValue, StatusCode, header};
 use warp::reject::Rejection;
 
+use super::viewer::Viewer;
 use super::{Reply, failed, html, read_body, see_other, views};
 use crate::http::State;
 use crate::http::support::body::{self, BodyStream};
@@ -132,25 +133,37 @@ fn safe_next(next: &str) -> String {
     }
 }
 
+/// The login form, framed like every page, for a visitor not logged in.
 fn view(next: &str, problem: Option<&str>) -> Markup {
     let content = html! {
         section.login {
             h1 { "Log in" }
-            p { "This server asks for a token. Paste one that "
+            p.lead { "This server asks for a token. Paste one that "
                 code { "notes token create" } " printed." }
             @if let Some(problem) = problem {
                 p.error role="alert" { (problem) }
             }
-            form method="post" action="/login" {
+            form.editor method="post" action="/login" {
                 input type="hidden" name="next" value=(next);
-                label for="token" { "Token" }
-                input #token type="password" name="token" required
-                    autocomplete="current-password" autofocus;
-                button.button.primary type="submit" { "Log in" }
+                label.field for="token" {
+                    span { "Token" }
+                    input #token type="password" name="token" required
+                        autocomplete="current-password" autofocus
+                        placeholder="notes_…" spellcheck="false";
+                }
+                div.submit {
+                    button.button.primary type="submit" { "Log in" }
+                }
             }
         }
     };
-    views::layout("Log in", None, "login-page", content)
+    views::layout(
+        "Log in",
+        None,
+        views::LOGIN_PAGE,
+        &Viewer::stranger(),
+        content,
+    )
 }
 
 #[cfg(test)]

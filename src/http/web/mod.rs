@@ -1,12 +1,16 @@
 //! The web interface at `/`: server-rendered pages over the same `ops` as the API.
 //!
 //! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
-//! `/new`, `/search`, `/assets/…`, `/move/…`, `/history/…`, `/trash` and the POST-only
-//! `/save`, `/delete`, `/publish`, `/preview`, `/move`, `/restore`), so `/api/…` and `/public/…` are never shadowed; any other path is the
-//! API's JSON 404, or this interface's 404 page for a browser. Pages are GET; every change is a same-origin form POST answered
-//! with a 303 redirect.
+//! `/new`, `/search`, `/assets/…`, `/move/…`, `/history/…`, `/trash`, `/docs/api`,
+//! `/login`, and the POST-only `/save`, `/delete`, `/publish`, `/preview`, `/move`,
+//! `/restore`, `/logout`), so `/api/…` and `/public/…` are never shadowed; any other
+//! path is the API's JSON 404, or this interface's 404 page for a browser. Pages are
+//! GET; every change is a same-origin form POST answered with a 303 redirect. What a
+//! page offers follows the session's rights (`viewer`).
 
+mod api_page;
 mod attachments;
+mod conflicts;
 mod forms;
 mod history;
 mod links;
@@ -14,6 +18,7 @@ mod login;
 mod moves;
 mod pages;
 mod streamed;
+mod viewer;
 mod views;
 
 use std::sync::Arc;
@@ -29,6 +34,8 @@ use crate::http::support::body::{self, BodyStream};
 use crate::http::support::reject::HttpError;
 use crate::http::support::{is_post, is_read, method_is, raw_query, with_state};
 use crate::ops::NotePath;
+use crate::ops::tokens::Scope;
+pub(crate) use viewer::Viewer;
 
 /// The stylesheet of the interface: the public pages' sheet, then the interface's own
 /// rules on top, so both share one look.
@@ -50,17 +57,20 @@ pub(crate) fn routes(
     let index = warp::path::end()
         .and(method_is(is_read))
         .and(raw_query())
+        .and(viewer::viewer(state.clone()))
         .and(with_state(state.clone()))
         .and_then(pages::index);
     let search = warp::path!("search")
         .and(method_is(is_read))
         .and(raw_query())
         .and(crate::http::auth::scope())
+        .and(viewer::viewer(state.clone()))
         .and(with_state(state.clone()))
         .and_then(pages::search);
     let new = warp::path!("new")
         .and(method_is(is_read))
         .and(raw_query())
+        .and(viewer::viewer(state.clone()))
         .and(with_state(state.clone()))
         .and_then(pages::new_note);
     // `/note/<path>`, `/edit/<path>` and `/raw/<path>`: the tail is the note path.
@@ -68,20 +78,24 @@ pub(crate) fn routes(
         .and(method_is(is_read))
         .and(warp::path::full())
         .and(raw_query())
+        .and(viewer::viewer(state.clone()))
         .and(with_state(state.clone()))
         .and_then(pages::note_page);
     let assets = warp::path!("assets" / String)
         .and(method_is(is_read))
         .and_then(pages::asset);
     let login = login::routes(state.clone());
+    let api_page = api_page::routes(state.clone());
     let move_note = moves::routes(state.clone());
     let history = history::routes(state.clone());
     let file = super::api::file_for_browser(state.clone());
+    let state_for_errors = state.clone();
     let posts = actions()
         .and(method_is(is_post))
         .and(warp::header::headers_cloned())
         .and(body::stream())
         .and(crate::http::auth::scope())
+        .and(viewer::viewer(state.clone()))
         .and(with_state(state))
         .and_then(forms::handle);
     let pages_refused = warp::path::end()
@@ -95,12 +109,14 @@ pub(crate) fn routes(
         .unify()
         .or(warp::path("file"))
         .unify()
+        .or(warp::path!("docs" / "api"))
+        .unify()
         .and(method_is(|m| !is_read(m)))
         .and_then(|| refuse("GET, HEAD"));
     let posts_refused = actions()
         .and(method_is(|m| !is_post(m)))
         .and_then(|_| refuse("POST"));
-    index
+    let all = index
         .or(search)
         .unify()
         .or(new)
@@ -113,6 +129,8 @@ pub(crate) fn routes(
         .unify()
         .or(login)
         .unify()
+        .or(api_page)
+        .unify()
         .or(history)
         .unify()
         .or(file)
@@ -122,7 +140,27 @@ pub(crate) fn routes(
         .or(pages_refused)
         .unify()
         .or(posts_refused)
-        .unify()
+        .unify();
+    // A failed page is answered here, where the request's viewer is known, so its
+    // frame offers what the session may reach; other rejections go on to `recover`.
+    viewer::viewer(state_for_errors)
+        .and(
+            all.map(Ok)
+                .or_else(|rejection| async move { Ok::<_, Rejection>((Err(rejection),)) }),
+        )
+        .and_then(answer_failure)
+}
+
+/// The page of a failed request of the interface, for its `viewer`; anything else
+/// rejected stays rejected.
+async fn answer_failure(viewer: Viewer, result: Result<Response, Rejection>) -> Reply {
+    match result {
+        Ok(response) => Ok(response),
+        Err(rejection) => match rejection.find::<PageError>() {
+            Some(page) => Ok(page.response_for(&viewer)),
+            None => Err(rejection),
+        },
+    }
 }
 
 /// The first segment of the pages of one note.
@@ -168,12 +206,18 @@ pub(crate) enum PageError {
 impl warp::reject::Reject for PageError {}
 
 impl PageError {
-    /// The error page of this failure.
+    /// The error page of this failure, made without its request (the interface
+    /// answers its own failures with `response_for`).
     pub(crate) fn response(&self) -> Response {
+        self.response_for(&Viewer::unknown())
+    }
+
+    /// The error page of this failure, framed for `viewer`.
+    fn response_for(&self, viewer: &Viewer) -> Response {
         match self {
-            PageError::Failed(err) => domain_error(err),
-            PageError::MethodNotAllowed(allow) => method_not_allowed(allow),
-            PageError::Status(status, message) => error_page(*status, message),
+            PageError::Failed(err) => domain_error(err, viewer),
+            PageError::MethodNotAllowed(allow) => method_not_allowed(allow, viewer),
+            PageError::Status(status, message) => error_page(*status, message, viewer),
         }
     }
 }
@@ -231,22 +275,43 @@ fn secure(headers: &mut HeaderMap) {
 }
 
 /// The page of a failure: its status and a sentence saying what went wrong.
-fn error_page(status: StatusCode, message: &str) -> Response {
-    html(status, views::error(status, message))
+fn error_page(status: StatusCode, message: &str, viewer: &Viewer) -> Response {
+    html(status, views::error(status, message, viewer))
 }
 
 /// The 404 page of an address nothing answers, for a browser.
 pub(crate) fn not_found() -> Response {
-    error_page(StatusCode::NOT_FOUND, "There is no page at this address.")
+    error_page(
+        StatusCode::NOT_FOUND,
+        "There is no page at this address.",
+        &Viewer::unknown(),
+    )
+}
+
+/// The door's refusal of a page or form that a session's `scope` does not reach (a
+/// read-only session saving): a 403 page saying why, not the API's JSON.
+pub(crate) fn refused(message: &str, scope: &Scope) -> Response {
+    let viewer = Viewer::admitted(scope.clone(), true);
+    let advice = if scope.is_read_only() {
+        "You are logged in with a read-only token: notes can be read here, not changed. \
+         Log out and log in with a token that may write to change them."
+    } else {
+        "Log out and log in with a token that reaches the whole notes folder."
+    };
+    error_page(
+        StatusCode::FORBIDDEN,
+        &format!("{message}. {advice}"),
+        &viewer,
+    )
 }
 
 /// The error page of a failed request, with its HTTP status.
-fn domain_error(err: &HttpError) -> Response {
+fn domain_error(err: &HttpError, viewer: &Viewer) -> Response {
     let status = err.status();
     if status.is_server_error() {
         crate::log::error(&err.detailed());
     }
-    error_page(status, &views::explain(err))
+    error_page(status, &views::explain(err), viewer)
 }
 
 /// 303 See Other: where the browser goes after a successful form post.
@@ -260,10 +325,11 @@ fn see_other(location: &str) -> Response {
 }
 
 /// 405 with `Allow`, as an HTML page.
-fn method_not_allowed(allow: &'static str) -> Response {
+fn method_not_allowed(allow: &'static str, viewer: &Viewer) -> Response {
     let mut response = error_page(
         StatusCode::METHOD_NOT_ALLOWED,
         &format!("This page only answers {allow}."),
+        viewer,
     );
     response
         .headers_mut()

@@ -12,6 +12,7 @@ use warp::path::FullPath;
 use warp::reject::Rejection;
 use warp::reply::Response;
 
+use super::viewer::{Viewer, viewer};
 use super::views::{explain, layout};
 use super::{Reply, failed, html, note_url, path_after, read_body, see_other};
 use crate::error::Error;
@@ -30,6 +31,7 @@ pub(super) fn routes(
     let page = warp::path("move")
         .and(method_is(is_read))
         .and(warp::path::full())
+        .and(viewer(state.clone()))
         .and(with_state(state.clone()))
         .and_then(page);
     let post = warp::path!("move")
@@ -37,6 +39,7 @@ pub(super) fn routes(
         .and(warp::header::headers_cloned())
         .and(body::stream())
         .and(crate::http::auth::scope())
+        .and(viewer(state.clone()))
         .and(with_state(state))
         .and_then(post);
     let refused = warp::path("move")
@@ -66,20 +69,30 @@ struct MoveView<'a> {
     error: Option<String>,
 }
 
-async fn page(full: FullPath, state: Arc<State>) -> Reply {
+async fn page(full: FullPath, viewer: Viewer, state: Arc<State>) -> Reply {
     let path = path_after(&full, "/move").map_err(failed)?;
-    let note = blocking(&state, move |s| s.notebook.read(&path))
-        .await
-        .map_err(failed)?;
+    let who = viewer.clone();
+    let (note, writable) = blocking(&state, move |s| {
+        let note = s.notebook.read(&path)?;
+        Ok::<_, Error>((note, who.may_change(&s.notebook, path.as_str())))
+    })
+    .await
+    .map_err(failed)?;
+    if !writable {
+        return Err(super::pages::read_only());
+    }
     Ok(html(
         StatusCode::OK,
-        view(&MoveView {
-            from: &note.path,
-            title: &note.title,
-            to: &note.path,
-            etag: &note.etag,
-            error: None,
-        }),
+        view(
+            &MoveView {
+                from: &note.path,
+                title: &note.title,
+                to: &note.path,
+                etag: &note.etag,
+                error: None,
+            },
+            &viewer,
+        ),
     ))
 }
 
@@ -88,6 +101,7 @@ async fn post(
     headers: HeaderMap,
     body: BodyStream,
     scope: Option<Scope>,
+    viewer: Viewer,
     state: Arc<State>,
 ) -> Reply {
     let scope = scope.unwrap_or_default();
@@ -97,16 +111,19 @@ async fn post(
     let refuse = |status: StatusCode, message: String| {
         html(
             status,
-            view(&MoveView {
-                from: from.as_str(),
-                title: match form.title.trim() {
-                    "" => from.stem(),
-                    title => title,
+            view(
+                &MoveView {
+                    from: from.as_str(),
+                    title: match form.title.trim() {
+                        "" => from.stem(),
+                        title => title,
+                    },
+                    to: &form.to,
+                    etag: &form.etag,
+                    error: Some(message),
                 },
-                to: &form.to,
-                etag: &form.etag,
-                error: Some(message),
-            }),
+                &viewer,
+            ),
         )
     };
     let to = match destination(&from, &form.to) {
@@ -159,7 +176,7 @@ fn destination(from: &NotePath, typed: &str) -> Result<NotePath, HttpError> {
     Ok(NotePath::parse(&raw)?)
 }
 
-fn view(page: &MoveView) -> Markup {
+fn view(page: &MoveView, viewer: &Viewer) -> Markup {
     let heading = format!("Move “{}”", page.title);
     let back = note_url("note", page.from);
     let content = html! {
@@ -191,7 +208,7 @@ fn view(page: &MoveView) -> Markup {
             }
         }
     };
-    layout(&heading, Some(""), "edit", content)
+    layout(&heading, Some(""), "edit", viewer, content)
 }
 
 #[cfg(test)]

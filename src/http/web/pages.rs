@@ -7,7 +7,9 @@ use std::sync::Arc;
 use warp::http::StatusCode;
 use warp::path::FullPath;
 
+use super::conflicts;
 use super::links::{Backlinks, WebPlaces};
+use super::viewer::Viewer;
 use super::views;
 use super::views::editor::{self, Editor, Mode};
 use super::views::notes::{self, Listing, NoteView};
@@ -77,7 +79,7 @@ const PAGE_SIZE: usize = 100;
 
 /// `/`: every note, most recently changed first, optionally only those with a tag,
 /// a hundred a page (`?page=N`).
-pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
+pub(super) async fn index(raw: String, viewer: Viewer, state: Arc<State>) -> Reply {
     let params = params(&raw);
     let tag = params.get("tag").filter(|t| !t.is_empty()).cloned();
     let loaded = blocking(&state, |s| {
@@ -115,10 +117,18 @@ pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
         .take(PAGE_SIZE)
         .filter_map(|&at| list.notes.get(at as usize).cloned())
         .collect();
+    let wanted: Vec<(String, u64)> = shown.iter().map(|n| (n.path.to_string(), n.size)).collect();
+    let excerpts = blocking(&state, move |s| {
+        Ok::<_, Error>(excerpts(&s.notebook, &wanted))
+    })
+    .await
+    .map_err(failed)?;
     Ok(html(
         StatusCode::OK,
         notes::index(&Listing {
             notes: &shown,
+            excerpts: &excerpts,
+            viewer: &viewer,
             matched: matched.len(),
             total: list.notes.len(),
             page,
@@ -133,18 +143,49 @@ pub(super) async fn index(raw: String, state: Arc<State>) -> Reply {
     ))
 }
 
+/// Notes larger than this show no excerpt in the list: a page of the list reads at
+/// most a hundred notes, so each read is kept small.
+const EXCERPT_MAX_BYTES: u64 = 64 * 1024;
+/// Characters of a note's opening words in the list.
+const EXCERPT_CHARS: usize = 160;
+
+/// The opening words of each note (path, size) as plain text, for the list; empty for
+/// a note too large, unreadable, or gone since the list was made.
+fn excerpts(notebook: &Notebook, notes: &[(String, u64)]) -> Vec<String> {
+    notes
+        .iter()
+        .map(|(path, size)| {
+            if *size > EXCERPT_MAX_BYTES {
+                return String::new();
+            }
+            NotePath::parse(path)
+                .and_then(|path| notebook.read(&path))
+                .map(|note| crate::render::summary(&note.body, EXCERPT_CHARS))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// `/search?q=…`: ranked results with the matched words highlighted, among the notes
 /// the session's `scope` may read.
-pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>) -> Reply {
+pub(super) async fn search(
+    raw: String,
+    scope: Option<Scope>,
+    viewer: Viewer,
+    state: Arc<State>,
+) -> Reply {
     let scope = scope.unwrap_or_default();
     let query = params(&raw).remove("q").unwrap_or_default();
     if query.trim().is_empty() {
         return Ok(html(
             StatusCode::OK,
-            search::search(&SearchView {
-                query: "",
-                outcome: None,
-            }),
+            search::search(
+                &SearchView {
+                    query: "",
+                    outcome: None,
+                },
+                &viewer,
+            ),
         ));
     }
     let outcome = match Query::parse(&query) {
@@ -163,10 +204,13 @@ pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>)
     let outcome = outcome.map_err(|err| views::explain(&err));
     let mut page = html(
         status,
-        search::search(&SearchView {
-            query: &query,
-            outcome: Some(outcome),
-        }),
+        search::search(
+            &SearchView {
+                query: &query,
+                outcome: Some(outcome),
+            },
+            &viewer,
+        ),
     );
     // The index is being rebuilt: the browser (or a script) may come back shortly.
     if status == StatusCode::SERVICE_UNAVAILABLE {
@@ -180,7 +224,10 @@ pub(super) async fn search(raw: String, scope: Option<Scope>, state: Arc<State>)
 
 /// `/new[?folder=…|?path=…]`: an empty editor, its path field prefilled with the
 /// folder, or with the whole path (a link to a missing note leads here with it).
-pub(super) async fn new_note(raw: String, state: Arc<State>) -> Reply {
+pub(super) async fn new_note(raw: String, viewer: Viewer, state: Arc<State>) -> Reply {
+    if !viewer.writes() {
+        return Err(read_only());
+    }
     let mut params = params(&raw);
     let folder = params
         .remove("folder")
@@ -195,22 +242,31 @@ pub(super) async fn new_note(raw: String, state: Arc<State>) -> Reply {
         .unwrap_or_default();
     Ok(html(
         StatusCode::OK,
-        editor::editor(&Editor {
-            mode: Mode::New,
-            path,
-            title: String::new(),
-            tags: String::new(),
-            body: String::new(),
-            date: String::new(),
-            etag: String::new(),
-            error: None,
-            max_upload: state.max_upload,
-        }),
+        editor::editor(
+            &Editor {
+                mode: Mode::New,
+                path,
+                title: String::new(),
+                tags: String::new(),
+                body: String::new(),
+                date: String::new(),
+                etag: String::new(),
+                error: None,
+                max_upload: state.max_upload,
+                conflict: None,
+            },
+            &viewer,
+        ),
     ))
 }
 
 /// `/note/<path>` (rendered), `/edit/<path>` (editor) and `/raw/<path>` (the text).
-pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) -> Reply {
+pub(super) async fn note_page(
+    full: FullPath,
+    raw: String,
+    viewer: Viewer,
+    state: Arc<State>,
+) -> Reply {
     let prefix = match full.as_str().split('/').nth(1) {
         Some("edit") => "/edit",
         Some("raw") => "/raw",
@@ -223,14 +279,20 @@ pub(super) async fn note_page(full: FullPath, raw: String, state: Arc<State>) ->
     let path = path_after(&full, prefix).map_err(failed)?;
     match prefix {
         "/raw" => raw_text(path, &state).await,
-        "/edit" => edit(path, &state).await,
-        _ => view(path, &params(&raw), &state).await,
+        "/edit" => edit(path, &params(&raw), viewer, &state).await,
+        _ => view(path, &params(&raw), viewer, &state).await,
     }
 }
 
-async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<State>) -> Reply {
+async fn view(
+    path: NotePath,
+    params: &HashMap<String, String>,
+    viewer: Viewer,
+    state: &Arc<State>,
+) -> Reply {
     let at = path.clone();
-    let (note, public, targets, backlinks, files, changed) = blocking(state, move |s| {
+    let who = viewer.clone();
+    let (note, public, targets, backlinks, files, changed, writable) = blocking(state, move |s| {
         let note = s.notebook.read(&at)?;
         let files = s.notebook.referenced_files(&at)?;
         let public: Publication = match s.notebook.public_state(&at) {
@@ -253,7 +315,8 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
             Err(Error::Index(_) | Error::IndexBroken(_)) => Backlinks::Unavailable,
             Err(err) => return Err(err),
         };
-        Ok::<_, Error>((note, public, targets, backlinks, files, changed))
+        let writable = who.may_change(&s.notebook, at.as_str());
+        Ok::<_, Error>((note, public, targets, backlinks, files, changed, writable))
     })
     .await
     .map_err(failed)?;
@@ -261,6 +324,8 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
     let href = page.and_then(|p| public_href(&p.page));
     let markup = notes::note(&NoteView {
         note: &note,
+        viewer: &viewer,
+        writable,
         public: href.as_deref(),
         public_unknown: public.is_err(),
         out_of_date_since: page.filter(|p| p.out_of_date()).map(|p| p.published_at),
@@ -280,24 +345,64 @@ async fn view(path: NotePath, params: &HashMap<String, String>, state: &Arc<Stat
     }))
 }
 
-async fn edit(path: NotePath, state: &Arc<State>) -> Reply {
-    let note = blocking(state, move |s| s.notebook.read(&path))
-        .await
-        .map_err(failed)?;
+/// The editor of a note; with `?conflict=ID`, the page of a save refused because the
+/// note changed meanwhile: the text that was not saved, in the editor, against the
+/// current version (`conflicts`).
+async fn edit(
+    path: NotePath,
+    params: &HashMap<String, String>,
+    viewer: Viewer,
+    state: &Arc<State>,
+) -> Reply {
+    let at = path.clone();
+    let who = viewer.clone();
+    let (note, writable) = blocking(state, move |s| {
+        let note = s.notebook.read(&at)?;
+        Ok::<_, Error>((note, who.may_change(&s.notebook, at.as_str())))
+    })
+    .await
+    .map_err(failed)?;
+    if !writable {
+        return Err(read_only());
+    }
     let fields = note.front_matter.clone().unwrap_or_default();
-    Ok(html(
-        StatusCode::OK,
-        editor::editor(&Editor {
-            mode: Mode::Edit,
-            path: note.path.clone(),
-            title: note.title.clone(),
-            tags: fields.tags.join(", "),
-            body: note.body.clone(),
-            date: fields.date,
-            etag: note.etag.clone(),
-            error: None,
-            max_upload: state.max_upload,
-        }),
+    let mut page = Editor {
+        mode: Mode::Edit,
+        path: note.path.clone(),
+        title: note.title.clone(),
+        tags: fields.tags.join(", "),
+        body: note.body.clone(),
+        date: fields.date,
+        etag: note.etag.clone(),
+        error: None,
+        max_upload: state.max_upload,
+        conflict: None,
+    };
+    if let Some(id) = params.get("conflict") {
+        match conflicts::find(id, path.as_str()) {
+            Some(draft) => {
+                page.conflict = Some(editor::Conflict {
+                    id: id.clone(),
+                    changes: super::history::diff::render(&note.body, &draft.body),
+                });
+                page.error = Some(conflicts::MESSAGE.to_string());
+                page.title = draft.title;
+                page.tags = draft.tags;
+                page.body = draft.body;
+            }
+            None => page.error = Some(conflicts::GONE.to_string()),
+        }
+    }
+    Ok(html(StatusCode::OK, editor::editor(&page, &viewer)))
+}
+
+/// The page of a change the session may not make (a read-only session opening the
+/// editor); the door refuses the form's post in any case.
+pub(super) fn read_only() -> warp::reject::Rejection {
+    warp::reject::custom(PageError::Status(
+        StatusCode::FORBIDDEN,
+        "You are logged in with a read-only token: notes can be read here, not changed. \
+         Log out and log in with a token that may write to change them.",
     ))
 }
 

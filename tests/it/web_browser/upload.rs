@@ -71,10 +71,11 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     wait_text(client, ".uploads .done", "trips/attachments/alps-1.png").await?;
     let text = body_text(client).await?;
     assert!(
-        text.ends_with("The ridge:\n![alps-1.png](attachments/alps-1.png)"),
+        text.ends_with("The ridge:\n\n![alps-1.png](attachments/alps-1.png)\n\n"),
         "{text:?}"
     );
     wait_for_images(client, ".preview .content img", 1).await?;
+    image_on_its_own_line(client, ".preview .content").await?;
     // A taller window, so the shot shows the text, the preview and the upload's line.
     client.set_window_size(1280, 1150).await?;
     shots.take(client, "19-editor-after-paste").await?;
@@ -132,7 +133,7 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     let text = body_text(client).await?;
     assert!(
         text.ends_with(
-            "![alps-1.png](attachments/alps-1.png) [packing list-2.txt](packing%20list-2.txt) \
+            "![alps-1.png](attachments/alps-1.png)\n\n[packing list-2.txt](packing%20list-2.txt) \
              [route.gpx](route.gpx)"
         ),
         "{text:?}"
@@ -151,6 +152,7 @@ async fn upload_flow(client: &Client, base: &str, ws: &Workspace) -> Result {
     click(client, "form.editor button[type=submit]").await?;
     wait_text(client, ".notice", "Changes saved.").await?;
     wait_for_images(client, "article img", 1).await?;
+    image_on_its_own_line(client, "article .content").await?;
     let listed = wait_text(client, ".attachments li", "trips/attachments/alps-1.png").await?;
     assert!(listed.contains("101 B"), "{listed}");
     wait_text(client, ".attachments li", "trips/packing list-2.txt").await?;
@@ -186,6 +188,23 @@ async fn public_page_has_the_image(client: &Client, shots: &Shots) -> Result {
     );
     wait_for_images(client, "img", 1).await?;
     shots.take(client, "21-public-page-with-image").await?;
+    Ok(())
+}
+
+/// The first image in `css` stands on a line of its own, below the text before it, in
+/// a paragraph of its own: the same in the editor's preview and on the note's page.
+async fn image_on_its_own_line(client: &Client, css: &str) -> Result {
+    let placed = client
+        .execute(
+            "const box = document.querySelector(arguments[0]);              const img = box.querySelector('img');              const text = [...box.querySelectorAll('p')].find(p => p.textContent.includes('The ridge:'));              return [img.closest('p') !== text,                      img.getBoundingClientRect().top >= text.getBoundingClientRect().bottom - 1];",
+            vec![json!(css)],
+        )
+        .await?;
+    assert_eq!(
+        placed,
+        json!([true, true]),
+        "{css}: the image is inline with the text before it"
+    );
     Ok(())
 }
 

@@ -41,7 +41,7 @@ pub(super) fn too_large(old: u64, new: u64, lines: Option<usize>) -> Markup {
 
 /// The diff from `old` to `new`: a summary (`+N −M`) and the hunks, or a sentence
 /// saying that the two texts are the same.
-pub(super) fn render(old: &str, new: &str) -> Markup {
+pub(in crate::http::web) fn render(old: &str, new: &str) -> Markup {
     if !fits(old.len() as u64, new.len() as u64) {
         return too_large(old.len() as u64, new.len() as u64, None);
     }

@@ -4,7 +4,7 @@
 //! lists the deleted notes; `POST /restore` writes a version back (a restore, or the
 //! Undo of a delete) and answers 303 to the note.
 
-mod diff;
+pub(super) mod diff;
 mod views;
 
 use std::sync::Arc;
@@ -17,11 +17,12 @@ use warp::reject::Rejection;
 use warp::reply::Response;
 
 use self::views::{HistoryView, Shown};
+use super::viewer::{Viewer, viewer};
 use super::{PageError, Reply, failed, html, note_url, path_after, see_other};
 use crate::error::{Error, Result};
 use crate::http::State;
 use crate::http::support::{blocking, is_read, method_is, raw_query, with_state};
-use crate::ops::history::KeptVersion;
+use crate::ops::history::{KeptVersion, Trashed};
 use crate::ops::{NotePath, Notebook};
 
 /// `GET /history/<path>` and `GET /trash`, and a 405 page for any other method.
@@ -32,10 +33,12 @@ pub(super) fn routes(
         .and(method_is(is_read))
         .and(warp::path::full())
         .and(raw_query())
+        .and(viewer(state.clone()))
         .and(with_state(state.clone()))
         .and_then(page);
     let trash = warp::path!("trash")
         .and(method_is(is_read))
+        .and(viewer(state.clone()))
         .and(with_state(state))
         .and_then(trash);
     let refused = warp::path("history")
@@ -66,7 +69,7 @@ pub(super) struct RestoreForm {
     undo: String,
 }
 
-async fn page(full: FullPath, raw: String, state: Arc<State>) -> Reply {
+async fn page(full: FullPath, raw: String, viewer: Viewer, state: Arc<State>) -> Reply {
     // `/history` names no note: the trash is where notes without a page are found.
     if full.as_str().trim_end_matches('/') == "/history" {
         return Ok(see_other("/trash"));
@@ -74,10 +77,11 @@ async fn page(full: FullPath, raw: String, state: Arc<State>) -> Reply {
     let path = path_after(&full, "/history").map_err(failed)?;
     let params: Params = serde_urlencoded::from_str(&raw).unwrap_or_default();
     let at = path.clone();
-    let (versions, shown) = blocking(&state, move |s| {
+    let who = viewer.clone();
+    let (versions, shown, writable) = blocking(&state, move |s| {
         let versions = s.notebook.kept_versions(&at)?;
         let shown = shown(&s.notebook, &at, &versions, &params)?;
-        Ok::<_, Error>((versions, shown))
+        Ok::<_, Error>((versions, shown, who.may_change(&s.notebook, at.as_str())))
     })
     .await
     .map_err(failed)?;
@@ -85,6 +89,8 @@ async fn page(full: FullPath, raw: String, state: Arc<State>) -> Reply {
         StatusCode::OK,
         views::history(&HistoryView {
             path: path.as_str(),
+            viewer: &viewer,
+            writable,
             versions: &versions,
             shown: &shown,
         }),
@@ -155,11 +161,41 @@ fn find(versions: &[KeptVersion], id: &str) -> Result<usize> {
     }
 }
 
-async fn trash(state: Arc<State>) -> Reply {
-    let trashed = blocking(&state, |s| s.notebook.trash())
-        .await
-        .map_err(failed)?;
-    Ok(html(StatusCode::OK, views::trash(&trashed)))
+/// Deleted notes whose title the trash reads from their last text; past them, the
+/// trash shows paths.
+const TITLES_READ: usize = 200;
+
+async fn trash(viewer: Viewer, state: Arc<State>) -> Reply {
+    let (trashed, titles) = blocking(&state, |s| {
+        let trashed = s.notebook.trash()?;
+        let titles = trashed
+            .iter()
+            .take(TITLES_READ)
+            .map(|t| last_title(&s.notebook, t))
+            .collect::<Vec<_>>();
+        Ok::<_, Error>((trashed, titles))
+    })
+    .await
+    .map_err(failed)?;
+    Ok(html(
+        StatusCode::OK,
+        views::trash(&trashed, &titles, &viewer),
+    ))
+}
+
+/// The title a deleted note had in its last text: its front matter's, else its file
+/// name; `None` for a file, or a text that cannot be read.
+fn last_title(notebook: &Notebook, trashed: &Trashed) -> Option<String> {
+    if trashed.kind == "file" {
+        return None;
+    }
+    let path = NotePath::parse(&trashed.path).ok()?;
+    let bytes = notebook.version(&path, &trashed.version).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let title = crate::ops::front_matter::parse_fields(&text)
+        .map(|(fields, _)| fields.title)
+        .filter(|t| !t.trim().is_empty());
+    Some(title.unwrap_or_else(|| path.stem().to_string()))
 }
 
 /// `POST /restore`: the version's text becomes the note's again (a new change in its

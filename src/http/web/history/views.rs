@@ -5,6 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{Markup, html};
 
 use super::super::note_url;
+use super::super::viewer::Viewer;
 use super::super::views::{layout, local, plural, size};
 use crate::ops::history::{KeptVersion, Trashed};
 
@@ -26,6 +27,9 @@ pub(super) enum Shown {
 
 pub(super) struct HistoryView<'a> {
     pub path: &'a str,
+    pub viewer: &'a Viewer,
+    /// Whether the viewer may write the note back: the restore buttons are offered.
+    pub writable: bool,
     /// Newest first.
     pub versions: &'a [KeptVersion],
     pub shown: &'a Shown,
@@ -87,6 +91,7 @@ fn label(versions: &[KeptVersion], at: usize) -> Markup {
 pub(super) fn history(page: &HistoryView) -> Markup {
     let path = page.path;
     let versions = page.versions;
+    let writable = page.writable;
     let live = versions.first().is_some_and(|k| k.has_text);
     let heading = format!("History of {path}");
     let (checked_from, checked_to) = match page.shown {
@@ -116,7 +121,7 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                     @if versions[*at].has_text {
                         pre.version-text { (text) }
                         div.actions {
-                            @if !(live && *at == 0) {
+                            @if writable && !(live && *at == 0) {
                                 (restore_form(path, &versions[*at].version.id, "button primary", "Restore this version"))
                             }
                             a.button href=(history_href(path, &format!("to={}", versions[*at].version.id))) { "Compare with previous" }
@@ -140,7 +145,7 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                     }
                     (markup)
                     // The note's text now needs no restore.
-                    @if versions[*to].has_text && !(live && *to == 0) {
+                    @if writable && versions[*to].has_text && !(live && *to == 0) {
                         div.actions {
                             (restore_form(path, &versions[*to].version.id, "button primary", "Restore the newer one"))
                         }
@@ -182,7 +187,7 @@ pub(super) fn history(page: &HistoryView) -> Markup {
                                 @if at + 1 < versions.len() || kept.has_text {
                                     a href=(history_href(path, &format!("to={id}"))) { "Compare with previous" }
                                 }
-                                @if kept.has_text && !(live && at == 0) {
+                                @if writable && kept.has_text && !(live && at == 0) {
                                     (restore_form(path, id, "button small", "Restore"))
                                 }
                             } }
@@ -195,12 +200,13 @@ pub(super) fn history(page: &HistoryView) -> Markup {
             button.button type="submit" { "Compare the chosen versions" }
         }
     };
-    layout(&heading, Some(""), "history", content)
+    layout(&heading, Some(""), "history", page.viewer, content)
 }
 
-/// `/trash`: the deleted notes and files, most recently deleted first, each restored in
-/// a click.
-pub(super) fn trash(notes: &[Trashed]) -> Markup {
+/// `/trash`: the deleted notes and files, most recently deleted first, each under the
+/// title of its last text (`titles`, in the same order; the path when it has none),
+/// restored in a click by a viewer who may write.
+pub(super) fn trash(notes: &[Trashed], titles: &[Option<String>], viewer: &Viewer) -> Markup {
     let content = html! {
         nav.crumbs { a href="/" { "← All notes" } }
         header.page {
@@ -211,9 +217,17 @@ pub(super) fn trash(notes: &[Trashed]) -> Markup {
             div.empty-state { p { "The trash is empty." } }
         } @else {
             ol.notes.trash {
-                @for note in notes {
+                @for (at, note) in notes.iter().enumerate() {
                     li {
-                        span.title { (note.path) }
+                        div.what {
+                            @match titles.get(at).and_then(Option::as_deref) {
+                                Some(title) => {
+                                    span.title { (title) }
+                                    span.path { (note.path) }
+                                },
+                                None => span.title.path { (note.path) },
+                            }
+                        }
                         p.meta {
                             @if note.kind == "file" { "File · " }
                             "Deleted " (moment(&note.deleted_at))
@@ -222,11 +236,13 @@ pub(super) fn trash(notes: &[Trashed]) -> Markup {
                                 a href=(note_url("history", &note.path)) { "History" }
                             }
                         }
-                        (restore_form(&note.path, &note.version, "button", "Restore"))
+                        @if viewer.writes() {
+                            (restore_form(&note.path, &note.version, "button", "Restore"))
+                        }
                     }
                 }
             }
         }
     };
-    layout("Trash", Some(""), "trash", content)
+    layout("Trash", Some(""), "trash", viewer, content)
 }

@@ -15,6 +15,7 @@ use maud::{DOCTYPE, Markup, html};
 use warp::http::StatusCode;
 
 use super::query_value;
+use super::viewer::Viewer;
 use crate::error::Error;
 use crate::http::support::reject::HttpError;
 
@@ -102,10 +103,18 @@ fn tag_href(tag: &str) -> String {
     format!("/?tag={}", query_value(tag))
 }
 
-/// The frame of every page: top bar with search and "New note", then the content.
-/// `query` fills the bar's search box; `None` leaves the box out, for the search page,
-/// which has a larger one of its own.
-pub(super) fn layout(title: &str, query: Option<&str>, class: &str, content: Markup) -> Markup {
+/// The frame of every page: top bar with search, "New note" and "Log out", then the
+/// content. `query` fills the bar's search box; `None` leaves the box out, for the
+/// search page, which has a larger one of its own. What the bar and the footer offer
+/// is what the `viewer` may reach: a read-only session gets no "New note", a visitor
+/// not logged in only the login and the public pages.
+pub(crate) fn layout(
+    title: &str,
+    query: Option<&str>,
+    class: &str,
+    viewer: &Viewer,
+    content: Markup,
+) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -121,29 +130,45 @@ pub(super) fn layout(title: &str, query: Option<&str>, class: &str, content: Mar
                 header.bar {
                     div.bar-inner {
                         a.brand href="/" { span.logo aria-hidden="true" { "✎" } "notes" }
-                        @if let Some(query) = query {
-                            form.find action="/search" method="get" role="search" {
+                        @match query.filter(|_| viewer.browses()) {
+                            Some(query) => form.find action="/search" method="get" role="search" {
                                 input type="search" name="q" value=(query)
                                     placeholder="Search notes…" aria-label="Search notes";
-                            }
-                        } @else {
-                            span.spacer {}
+                            },
+                            None => span.spacer {},
                         }
-                        a.button.primary.new href="/new" { "New note" }
+                        @if viewer.writes() {
+                            a.button.primary.new href="/new" { "New note" }
+                        }
+                        @if viewer.logged_in() {
+                            form.logout method="post" action="/logout" {
+                                button.button type="submit" { "Log out" }
+                            }
+                        }
+                        @if !viewer.browses() && class != LOGIN_PAGE {
+                            a.button.primary href="/login" { "Log in" }
+                        }
                     }
                 }
                 main { (content) }
                 footer.site {
                     a href="/public/" { "Public pages" }
-                    span.dot aria-hidden="true" { "·" }
-                    a href="/trash" { "Trash" }
-                    span.dot aria-hidden="true" { "·" }
-                    a href="/api/v1/openapi.json" { "API" }
+                    @if viewer.browses() {
+                        span.dot aria-hidden="true" { "·" }
+                        a href="/trash" { "Trash" }
+                        span.dot aria-hidden="true" { "·" }
+                        a href=(API_PAGE) { "API" }
+                    }
                 }
             }
         }
     }
 }
+
+/// The class of the login page, which needs no link to itself.
+pub(crate) const LOGIN_PAGE: &str = "login-page";
+/// The page that describes the HTTP API.
+pub(crate) const API_PAGE: &str = "/docs/api";
 
 fn notice(text: Option<&str>) -> Markup {
     html! {
@@ -166,18 +191,22 @@ fn tag_list(tags: &[impl AsRef<str>]) -> Markup {
 }
 
 /// A failure, said plainly, with the way back.
-pub(super) fn error(status: StatusCode, message: &str) -> Markup {
+pub(super) fn error(status: StatusCode, message: &str, viewer: &Viewer) -> Markup {
     let reason = status.canonical_reason().unwrap_or("Error");
     let content = html! {
         div.failure {
             p.code { (status.as_u16()) }
             h1 { (reason) }
             p { (message) }
-            p { a.button href="/" { "← All notes" } }
+            @if viewer.browses() {
+                p { a.button href="/" { "← All notes" } }
+            } @else {
+                p { a.button.primary href="/login" { "Log in" } }
+            }
         }
     };
     // Not `error`: that class is the tinted box of an error message, not a page.
-    layout(reason, Some(""), "failed", content)
+    layout(reason, Some(""), "failed", viewer, content)
 }
 
 #[cfg(test)]

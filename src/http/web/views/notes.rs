@@ -8,12 +8,16 @@ use maud::{Markup, PreEscaped, html};
 use super::{
     PUBLISH_STATE_UNKNOWN, WHEN, day, layout, local, notice, plural, size, tag_href, tag_list, when,
 };
+use crate::http::web::viewer::Viewer;
 use crate::http::web::{attachments, links, note_url, query_value};
 use crate::ops::{Note, NoteMeta};
 
 pub(crate) struct Listing<'a> {
     /// The notes of this page.
     pub notes: &'a [NoteMeta],
+    /// The opening words of each of them (empty: none to show).
+    pub excerpts: &'a [String],
+    pub viewer: &'a Viewer,
     /// Number of notes the tag filter kept.
     pub matched: usize,
     /// Number of notes before the tag filter.
@@ -35,6 +39,9 @@ pub(crate) struct Listing<'a> {
 
 pub(crate) struct NoteView<'a> {
     pub note: &'a Note,
+    pub viewer: &'a Viewer,
+    /// Whether the viewer may change this note: the buttons that would are offered.
+    pub writable: bool,
     pub public: Option<&'a str>,
     /// The record of public notes cannot be read: publish and unpublish are offered
     /// neither, as both would fail.
@@ -82,11 +89,13 @@ pub(crate) fn index(page: &Listing) -> Markup {
         @if let (Some(text), Some((path, version))) = (page.notice, &page.undo) {
             div.notice.undo role="status" {
                 p { (text) }
-                form method="post" action="/restore" {
-                    input type="hidden" name="path" value=(path);
-                    input type="hidden" name="version" value=(version);
-                    input type="hidden" name="undo" value="1";
-                    button.button type="submit" { "Undo" }
+                @if page.viewer.writes() {
+                    form method="post" action="/restore" {
+                        input type="hidden" name="path" value=(path);
+                        input type="hidden" name="version" value=(version);
+                        input type="hidden" name="undo" value="1";
+                        button.button type="submit" { "Undo" }
+                    }
                 }
             }
         } @else {
@@ -106,29 +115,38 @@ pub(crate) fn index(page: &Listing) -> Markup {
         }
         @if page.notes.is_empty() {
             div.empty-state {
-                @if page.total == 0 {
+                @if page.total == 0 && page.viewer.writes() {
                     p { "No notes yet. Your first one is a click away." }
                     a.button.primary href="/new" { "Write a note" }
+                } @else if page.total == 0 {
+                    p { "No notes yet." }
                 } @else {
                     p { "No note has this tag." }
                 }
             }
         } @else {
-            ol.notes {
-                @for note in page.notes {
+            ol.notes.listing {
+                @for (at, note) in page.notes.iter().enumerate() {
                     li {
                         a.title href=(note_url("note", &note.path)) { (note.title) }
                         @if page.public.contains_key(note.path.as_str()) {
                             " " span.badge title="Published on the public pages" { "Public" }
                         }
-                        p.meta {
-                            span.path { (note.path) }
+                        // One line: when, where, tags.
+                        div.meta {
                             @if let Some(at) = note.changed_at() {
-                                span.dot aria-hidden="true" { "·" }
-                                span title="Last modified" { (at.format(WHEN)) }
+                                span.when title="Last modified" { (at.format(WHEN)) }
+                            } @else if !note.date.is_empty() {
+                                span.when title="Created" { (day(&note.date)) }
+                            }
+                            span.path { (note.path) }
+                            @for tag in &note.tags {
+                                a.tag href=(tag_href(tag)) { (tag) }
                             }
                         }
-                        (tag_list(&note.tags))
+                        @if let Some(excerpt) = page.excerpts.get(at).filter(|e| !e.is_empty()) {
+                            p.excerpt { (excerpt) }
+                        }
                     }
                 }
             }
@@ -145,7 +163,7 @@ pub(crate) fn index(page: &Listing) -> Markup {
             }
         }
     };
-    layout(&heading, Some(""), "home", content)
+    layout(&heading, Some(""), "home", page.viewer, content)
 }
 
 /// Where a note page's rendered text goes: written as it is rendered, it is not in the
@@ -160,7 +178,7 @@ pub(crate) fn note(page: &NoteView) -> Markup {
     let content = html! {
         nav.crumbs {
             a href="/" { "← All notes" }
-            @if let Some(folder) = folder {
+            @if let Some(folder) = folder.filter(|_| page.viewer.writes()) {
                 span.dot aria-hidden="true" { "·" }
                 a href=(format!("/new?folder={}", query_value(folder))) { "New note in " (folder) "/" }
             }
@@ -174,7 +192,9 @@ pub(crate) fn note(page: &NoteView) -> Markup {
                     time datetime=(published.to_rfc3339_opts(SecondsFormat::Secs, true)) { (local(published)) }
                     "."
                 }
-                (republish_form(&note.path, "button primary"))
+                @if page.writable {
+                    (republish_form(&note.path, "button primary", "Update public page"))
+                }
             }
         }
         article {
@@ -201,33 +221,42 @@ pub(crate) fn note(page: &NoteView) -> Markup {
                 }
                 (tag_list(&fields.tags))
             }
+            // One row at desktop width: short labels, the longer sense in `title`.
             div.toolbar {
-                a.button.primary href=(note_url("edit", &note.path)) { "Edit" }
-                a.button href=(note_url("raw", &note.path)) { "Raw Markdown" }
-                a.button href=(note_url("move", &note.path)) { "Move / rename" }
-                a.button href=(note_url("history", &note.path)) { "History" }
-                @if let Some(public) = page.public {
-                    a.button href=(public) { "Public page ↗" }
-                    // An out-of-date page has the button in its hint, above.
-                    @if page.out_of_date_since.is_none() {
-                        (republish_form(&note.path, "button"))
-                    }
-                    form method="post" action="/publish" {
-                        input type="hidden" name="path" value=(note.path);
-                        button.button type="submit" name="action" value="unpublish" { "Unpublish" }
-                    }
-                } @else if !page.public_unknown {
-                    form method="post" action="/publish" {
-                        input type="hidden" name="path" value=(note.path);
-                        button.button type="submit" name="action" value="publish" { "Publish" }
-                    }
+                @if page.writable {
+                    a.button.primary href=(note_url("edit", &note.path)) { "Edit" }
                 }
-                details.delete {
-                    summary.button.danger-outline { "Delete…" }
-                    form.confirm method="post" action="/delete" {
-                        input type="hidden" name="path" value=(note.path);
-                        p { "Delete " strong { (note.title) } "? It goes to the trash, from where it can be restored." }
-                        button.button.danger type="submit" { "Delete" }
+                a.button href=(note_url("raw", &note.path)) title="The note's Markdown as stored" { "Raw" }
+                @if page.writable {
+                    a.button href=(note_url("move", &note.path)) title="Move or rename the note" { "Move" }
+                }
+                a.button href=(note_url("history", &note.path)) title="Past versions of the note" { "History" }
+                @if let Some(public) = page.public {
+                    a.button href=(public) title="Open the note's public page" { "Public ↗" }
+                }
+                @if page.writable {
+                    @if page.public.is_some() {
+                        // An out-of-date page has the button in its hint, above.
+                        @if page.out_of_date_since.is_none() {
+                            (republish_form(&note.path, "button", "Update"))
+                        }
+                        form method="post" action="/publish" {
+                            input type="hidden" name="path" value=(note.path);
+                            button.button type="submit" name="action" value="unpublish" { "Unpublish" }
+                        }
+                    } @else if !page.public_unknown {
+                        form method="post" action="/publish" {
+                            input type="hidden" name="path" value=(note.path);
+                            button.button type="submit" name="action" value="publish" { "Publish" }
+                        }
+                    }
+                    details.delete {
+                        summary.button.danger-outline { "Delete…" }
+                        form.confirm method="post" action="/delete" {
+                            input type="hidden" name="path" value=(note.path);
+                            p { "Delete " strong { (note.title) } "? It goes to the trash, from where it can be restored." }
+                            button.button.danger type="submit" { "Delete" }
+                        }
                     }
                 }
             }
@@ -236,16 +265,16 @@ pub(crate) fn note(page: &NoteView) -> Markup {
         (attachments::list(page.files))
         (links::backlinks(page.backlinks))
     };
-    layout(&note.title, Some(""), "note", content)
+    layout(&note.title, Some(""), "note", page.viewer, content)
 }
 
 /// The form that writes a public note's page again from its current text.
-fn republish_form(path: &str, class: &str) -> Markup {
+fn republish_form(path: &str, class: &str, label: &str) -> Markup {
     html! {
         form method="post" action="/publish" {
             input type="hidden" name="path" value=(path);
             button class=(class) type="submit" name="action" value="republish"
-                title="Regenerate the public page from the current text" { "Update public page" }
+                title="Regenerate the public page from the current text" { (label) }
         }
     }
 }

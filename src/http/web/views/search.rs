@@ -4,6 +4,7 @@ use maud::{Markup, html};
 
 use super::{layout, plural, tag_list};
 use crate::http::web::note_url;
+use crate::http::web::viewer::Viewer;
 use crate::ops::search::{MATCH_END, MATCH_START, SearchResults};
 
 pub(crate) struct SearchView<'a> {
@@ -39,7 +40,7 @@ fn snippet(text: &str) -> Markup {
 }
 
 /// Search results, best first.
-pub(crate) fn search(page: &SearchView) -> Markup {
+pub(crate) fn search(page: &SearchView, viewer: &Viewer) -> Markup {
     let content = html! {
         header.page {
             h1 { "Search" }
@@ -83,7 +84,7 @@ pub(crate) fn search(page: &SearchView) -> Markup {
     } else {
         format!("{} — Search", page.query)
     };
-    layout(&title, None, "search", content)
+    layout(&title, None, "search", viewer, content)
 }
 
 #[cfg(test)]
