@@ -97,21 +97,23 @@ fn fuzz_seed() -> u64 {
         .unwrap_or_else(|| RandomState::new().build_hasher().finish())
 }
 
-/// Runs schemathesis against the live document with every check but
-/// positive_data_acceptance (a well-formed If-Match that names an old version is rightly
-/// refused with 412, and a valid path may name no note: 404), at most 50 examples per
-/// operation, killed after `RUN_CAP`. Fails the test with the report on any failure;
-/// `what` names the run in that message (with its seed, to replay it).
+/// The settings of every run: per operation, the refusals of valid requests that are
+/// right (412 for an If-Match naming another version, …).
+const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis.toml");
+
+/// Runs schemathesis against the live document with every check (positive data
+/// accepted with the statuses of `CONFIG`), at most 50 examples per operation, killed
+/// after `RUN_CAP`. Fails the test with the report on any failure; `what` names the run
+/// in that message (with its seed, to replay it).
 fn schemathesis(ws: &Workspace, server: &Server, what: &str, phase_args: &[&str]) {
     let out_path = ws.root.path().join("schemathesis.out");
     let out = std::fs::File::create(&out_path).unwrap();
     let mut child = Command::new("schemathesis")
+        .args(["--config-file", CONFIG])
         .args(["run", &server.url("/api/v1/openapi.json")])
         .args([
             "--checks",
             "all",
-            "--exclude-checks",
-            "positive_data_acceptance",
             "--max-examples",
             "50",
             "--request-timeout",
