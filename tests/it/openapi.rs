@@ -221,6 +221,23 @@ fn the_documented_paths_are_those_the_server_takes() {
         &["", "a.txt", "a\\b.md"],
         |path| server.toggle(path).0,
     );
+    // A valid path through a file names no note (404, never a server error).
+    ws.write("file", "not a folder\n");
+    for (method, url) in [
+        ("GET", "/api/v1/notes/file/a.md"),
+        ("DELETE", "/api/v1/notes/file/a.md"),
+        ("GET", "/api/v1/files/file/a.png"),
+    ] {
+        let r = server.request(method, url).send().unwrap();
+        assert_eq!(r.status(), 404, "{method} {url}");
+    }
+    let from = serde_json::json!({"from": "file/a.md", "to": "b.md"});
+    let r = server
+        .request("POST", "/api/v1/move")
+        .json(&from)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 404, "a move from a path through a file");
     // /mcp: the Accept header must list both types.
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let accept = schema_at("/paths/~1mcp/post/parameters/0/schema");
