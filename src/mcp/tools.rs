@@ -9,13 +9,15 @@ use rmcp::{ErrorData, tool, tool_router};
 use super::render::{ToolError, cursor_key, etag_of, page, version_of, window};
 use super::{Backend, McpAccess, NotesServer};
 use crate::ops::model::{NoteInput, NoteMeta, Precondition, PutOutcome};
-use crate::ops::search::{Limit, Query, SearchHit};
+use crate::ops::search::{Limit, Query};
 use crate::ops::sections::Edit;
 use crate::ops::tags::is_under;
 use crate::ops::{FilePath, NotePath};
 
+mod answers;
 mod shapes;
 
+use answers::*;
 use shapes::*;
 
 type Answer = Result<CallToolResult, ErrorData>;
@@ -43,6 +45,7 @@ impl NotesServer {
     #[tool(
         description = "List the notes (path, title, tags, dates, size), sorted by path, \
             one page at a time: pass nextCursor back as cursor for the next page.",
+        output_schema = output_schema::<NotesPage>(),
         annotations(title = "List notes", read_only_hint = true, open_world_hint = false)
     )]
     async fn list_notes(&self, Parameters(args): Parameters<ListNotesArgs>) -> Answer {
@@ -62,7 +65,7 @@ impl NotesServer {
             let (notes, next_cursor) =
                 page(within.iter().copied(), |n| &n.path, after.as_deref(), limit);
             Ok(NotesPage {
-                notes: notes.into_iter().cloned().collect(),
+                notes: notes.into_iter().map(NoteEntry::from).collect(),
                 total: within.len(),
                 folder,
                 next_cursor,
@@ -77,6 +80,7 @@ impl NotesServer {
             section) the text of one section, named by its heading path. Long texts come \
             in pieces of maxBytes: when truncated is true, call again with offset set to \
             nextOffset.",
+        output_schema = output_schema::<ReadAnswer>(),
         annotations(title = "Read a note", read_only_hint = true, open_world_hint = false)
     )]
     async fn read_note(&self, Parameters(args): Parameters<ReadNoteArgs>) -> Answer {
@@ -86,14 +90,14 @@ impl NotesServer {
             let notebook = backend.notebook();
             let at = |e| ToolError::at(path.as_str(), e);
             let offset = args.offset.unwrap_or(0);
-            let value = match (args.mode.unwrap_or(ReadMode::Whole), args.heading) {
+            Ok(match (args.mode.unwrap_or(ReadMode::Whole), args.heading) {
                 (ReadMode::Outline, _) => {
-                    serde_json::to_value(notebook.outline(&path).map_err(at)?)
+                    ReadAnswer::Outline(notebook.outline(&path).map_err(at)?.into())
                 }
                 (ReadMode::Section, Some(heading)) if !heading.is_empty() => {
                     let section = notebook.read_section(&path, &heading).map_err(at)?;
                     let piece = window(&section.text, offset, max);
-                    serde_json::to_value(SectionText {
+                    ReadAnswer::Section(SectionText {
                         text: piece.text.to_string(),
                         offset: piece.offset,
                         truncated: piece.next.is_some(),
@@ -112,7 +116,7 @@ impl NotesServer {
                 (ReadMode::Whole, _) => {
                     let note = notebook.read(&path).map_err(at)?;
                     let piece = window(&note.content, offset, max);
-                    serde_json::to_value(NoteText {
+                    ReadAnswer::Whole(NoteText {
                         content: piece.text.to_string(),
                         offset: piece.offset,
                         truncated: piece.next.is_some(),
@@ -124,8 +128,7 @@ impl NotesServer {
                         size: note.size,
                     })
                 }
-            };
-            value.map_err(|e| ToolError::new(format!("cannot encode: {e}")))
+            })
         })
         .await
     }
@@ -134,6 +137,7 @@ impl NotesServer {
         description = "Full-text search of the notes (title, tags and text), best matches \
             first, each with a snippet. Query syntax: words, \"exact phrases\", tag:NAME, \
             -excluded.",
+        output_schema = output_schema::<Found>(),
         annotations(title = "Search notes", read_only_hint = true, open_world_hint = false)
     )]
     async fn search_notes(&self, Parameters(args): Parameters<SearchNotesArgs>) -> Answer {
@@ -146,11 +150,10 @@ impl NotesServer {
             let notebook = backend.notebook();
             notebook.settle_index();
             let found = notebook.search(&query, asked, access.scope())?;
-            let results: Vec<SearchHit> = found.results;
             Ok(Found {
                 query: found.query,
-                truncated: results.len() < found.total,
-                results,
+                truncated: found.results.len() < found.total,
+                results: found.results.into_iter().map(Hit::from).collect(),
                 total: found.total,
                 partial: found.partial,
             })
@@ -161,6 +164,7 @@ impl NotesServer {
     #[tool(
         description = "Create a note from its Markdown text. Never replaces a note: when \
             one exists at the path, the call fails (read it and use update_note).",
+        output_schema = output_schema::<Written>(),
         annotations(
             title = "Create a note",
             read_only_hint = false,
@@ -187,6 +191,7 @@ impl NotesServer {
         description = "Replace a note's whole text. Requires the version read_note \
             returned: if the note changed since, nothing is written and the call fails \
             (read it again).",
+        output_schema = output_schema::<Written>(),
         annotations(
             title = "Update a note",
             read_only_hint = false,
@@ -208,6 +213,7 @@ impl NotesServer {
     #[tool(
         description = "Add Markdown at the end of an existing note, after a blank line; \
             or, with heading, at the end of that section.",
+        output_schema = output_schema::<Written>(),
         annotations(
             title = "Append to a note",
             read_only_hint = false,
@@ -241,6 +247,7 @@ impl NotesServer {
             exactly; never creates a heading): append to it, prepend under its heading \
             line, or replace what is under the heading. A missing or ambiguous heading \
             fails and lists the headings there are.",
+        output_schema = output_schema::<Written>(),
         annotations(
             title = "Edit a section",
             read_only_hint = false,
@@ -267,6 +274,7 @@ impl NotesServer {
     #[tool(
         description = "Move or rename a note; every link to it in other notes is \
             rewritten to lead to its new path. No note may exist at the new path.",
+        output_schema = output_schema::<MoveAnswer>(),
         annotations(
             title = "Move a note",
             read_only_hint = false,
@@ -286,7 +294,7 @@ impl NotesServer {
                     crate::error::Error::MoveDestinationExists(_) => ToolError::at(to.as_str(), e),
                     e => ToolError::at(from.as_str(), e),
                 })?;
-            Ok(moved)
+            Ok(MoveAnswer::from(moved))
         })
         .await
     }
@@ -294,6 +302,7 @@ impl NotesServer {
     #[tool(
         description = "Delete a note. It goes to the trash: its history keeps every \
             version, and it can be restored.",
+        output_schema = output_schema::<Deleted>(),
         annotations(
             title = "Delete a note",
             read_only_hint = false,
@@ -321,6 +330,7 @@ impl NotesServer {
     #[tool(
         description = "List the tags in use, by name, each with how many notes carry it, \
             one page at a time (pass nextCursor back as cursor).",
+        output_schema = output_schema::<TagsPage>(),
         annotations(title = "List tags", read_only_hint = true, open_world_hint = false)
     )]
     async fn list_tags(&self, Parameters(args): Parameters<ListTagsArgs>) -> Answer {
@@ -330,7 +340,7 @@ impl NotesServer {
             let tags = backend.notebook().tags(access.scope())?;
             let (shown, next_cursor) = page(&tags, |t| &t.name, after.as_deref(), limit);
             Ok(TagsPage {
-                tags: shown.into_iter().cloned().collect(),
+                tags: shown.into_iter().map(Tag::from).collect(),
                 total: tags.len(),
                 next_cursor,
             })
@@ -341,6 +351,7 @@ impl NotesServer {
     #[tool(
         description = "A note's links: the notes it links to (path null for a broken \
             link) and the notes that link to it, with line numbers.",
+        output_schema = output_schema::<Links>(),
         annotations(title = "Note links", read_only_hint = true, open_world_hint = false)
     )]
     async fn note_links(&self, Parameters(args): Parameters<NoteLinksArgs>) -> Answer {
@@ -354,14 +365,14 @@ impl NotesServer {
             let totals = (links.outgoing.len(), links.incoming.len());
             links.outgoing.truncate(limit);
             links.incoming.truncate(limit);
-            Ok(serde_json::json!({
-                "path": links.path,
-                "outgoing": links.outgoing,
-                "incoming": links.incoming,
-                "outgoingTotal": totals.0,
-                "incomingTotal": totals.1,
-                "truncated": totals.0 > limit || totals.1 > limit,
-            }))
+            Ok(Links {
+                path: links.path,
+                outgoing: links.outgoing.into_iter().map(LinkOut::from).collect(),
+                incoming: links.incoming.into_iter().map(LinkIn::from).collect(),
+                outgoing_total: totals.0,
+                incoming_total: totals.1,
+                truncated: totals.0 > limit || totals.1 > limit,
+            })
         })
         .await
     }
@@ -369,6 +380,7 @@ impl NotesServer {
     #[tool(
         description = "Publish a note: write its public HTML page (and refresh the public \
             index and feed); an already public note gets its page regenerated.",
+        output_schema = output_schema::<Publicity>(),
         annotations(
             title = "Publish a note",
             read_only_hint = false,
@@ -385,6 +397,7 @@ impl NotesServer {
     #[tool(
         description = "Unpublish a public note: its public page is removed and the public \
             index rebuilt; the note itself stays.",
+        output_schema = output_schema::<Publicity>(),
         annotations(
             title = "Unpublish a note",
             read_only_hint = false,
@@ -433,7 +446,7 @@ fn publicity(
     let done = done.map_err(|e| ToolError::at(path.as_str(), e))?;
     Ok(Publicity {
         path: done.result.path,
-        status: done.result.status,
+        status: done.result.status.into(),
         page: done
             .page
             .file_name()

@@ -2,6 +2,8 @@
 //! of `notes mcp`, or over Streamable HTTP to `/mcp` of a running `notes serve`; and the
 //! scenario both transports must pass: every tool called, its effect checked on disk.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -83,7 +85,41 @@ pub async fn ok(client: &McpClient, tool: &'static str, args: Value) -> Value {
         .text
         .clone();
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    let listed = tools(client).await;
+    let declared = listed
+        .iter()
+        .find(|t| t.name == tool)
+        .unwrap_or_else(|| panic!("{tool} is not listed"));
+    let mismatches = mismatches(declared, &value);
+    assert!(
+        mismatches.is_empty(),
+        "{tool}: the answer does not match its outputSchema: {mismatches:?}\n{value}"
+    );
+    CHECKED.with(|checked| checked.borrow_mut().insert(tool));
     value
+}
+
+thread_local! {
+    /// The tools whose answers `ok` checked against their outputSchema on this thread
+    /// (a test's client runs on the thread that blocks on it).
+    static CHECKED: RefCell<BTreeSet<&'static str>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// Where `value` departs from the outputSchema `tool` declares (a tool must declare
+/// one, of type object): empty when it conforms.
+pub fn mismatches(tool: &Tool, value: &Value) -> Vec<String> {
+    let schema = tool
+        .output_schema
+        .as_ref()
+        .unwrap_or_else(|| panic!("{} declares no outputSchema", tool.name));
+    let schema = Value::Object(schema.as_ref().clone());
+    assert_eq!(schema["type"], "object", "{}: {schema}", tool.name);
+    let validator = jsonschema::draft202012::new(&schema)
+        .unwrap_or_else(|e| panic!("{}: not a valid JSON Schema: {e}\n{schema}", tool.name));
+    validator
+        .iter_errors(value)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
 }
 
 /// The message of a call that must have failed as a tool error.
@@ -152,8 +188,21 @@ pub fn seed(ws: &Workspace) {
 
 /// Every tool and the resources, each call's effect checked in the notes folder.
 pub async fn every_tool(client: &McpClient, ws: &Workspace) {
+    CHECKED.with(|checked| checked.borrow_mut().clear());
     let listed = tools(client).await;
     assert_eq!(names(&listed), ALL_TOOLS);
+    // The output schemas are strict: a field too many, or one of the wrong type, fails.
+    let list_notes = listed.iter().find(|t| t.name == "list_notes").unwrap();
+    let page = json!({"folder": "", "notes": [], "total": 0});
+    assert_eq!(mismatches(list_notes, &page), Vec::<String>::new());
+    for wrong in [
+        json!({"folder": "", "notes": [], "total": "0"}),
+        json!({"folder": "", "notes": [], "total": 0, "more": 1}),
+        json!({"folder": "", "notes": [{"path": "a.md"}], "total": 1}),
+        json!({"notes": [], "total": 0}),
+    ] {
+        assert!(!mismatches(list_notes, &wrong).is_empty(), "{wrong}");
+    }
     for tool in &listed {
         let hints = tool.annotations.as_ref().expect("annotations");
         let read = READ_TOOLS.contains(&tool.name.as_ref());
@@ -269,6 +318,14 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     let found = ok(client, "search_notes", json!({"query": "zephyr"})).await;
     assert_eq!(found["results"][0]["path"], "ideas/beta.md", "{found}");
     assert_eq!(found["total"], 1);
+    // An attachment's result says what it is (its schema allows that one kind).
+    ws.write("ideas/zephyr-map.txt", "a map\n");
+    let files = ok(client, "search_notes", json!({"query": "file:zephyr"})).await;
+    assert_eq!(
+        files["results"][0]["path"], "ideas/zephyr-map.txt",
+        "{files}"
+    );
+    assert_eq!(files["results"][0]["kind"], "file", "{files}");
 
     // create_note never replaces.
     let created = ok(
@@ -477,4 +534,8 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
         .read_resource(ReadResourceRequestParams::new("note:///new/delta.md"))
         .await;
     assert!(gone.is_err(), "{gone:?}");
+
+    // Every tool's answer was checked against its outputSchema.
+    let checked: Vec<&str> = CHECKED.with(|checked| checked.borrow().iter().copied().collect());
+    assert_eq!(checked, ALL_TOOLS);
 }

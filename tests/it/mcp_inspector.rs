@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::mcp_client::{ALL_TOOLS, seed};
-use crate::support::{Workspace, bin};
+use crate::mcp_client::{ALL_TOOLS, mismatches, seed};
+use crate::support::{Workspace, bin, note};
 
 /// The inspector version the tests run (another may word its output otherwise).
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@0.15.0";
@@ -75,20 +75,47 @@ fn inspect(ws: &Workspace, method_args: &[&str]) -> Value {
 }
 
 #[test]
-fn the_inspector_lists_the_tools_and_calls_one() {
+fn the_inspector_lists_the_tools_and_calls_them() {
     if !npx_found() {
         return;
     }
     let ws = Workspace::new();
     seed(&ws);
+    ws.write("zeta.md", &note("Zeta", &[], "Last of three.\n"));
     let listed = inspect(&ws, &["--method", "tools/list"]);
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{listed}"))
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap())
-        .collect();
+    let tools: Vec<rmcp::model::Tool> =
+        serde_json::from_value(listed["tools"].clone()).unwrap_or_else(|e| panic!("{e}: {listed}"));
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, ALL_TOOLS);
+    // Every tool shows the inspector an output schema, a JSON Schema object.
+    for tool in &listed["tools"].as_array().unwrap()[..] {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+    }
+    // A whole number given on its command line as text (`limit=2`) is taken.
+    let page = inspect(
+        &ws,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "list_notes",
+            "--tool-arg",
+            "limit=2",
+        ],
+    );
+    assert_eq!(page["isError"], false, "{page}");
+    let content = &page["structuredContent"];
+    let paths: Vec<&str> = content["notes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{page}"))
+        .iter()
+        .map(|n| n["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["alpha.md", "ideas/beta.md"], "{page}");
+    assert_eq!(content["total"], 3, "{page}");
+    assert!(content["nextCursor"].is_string(), "{page}");
+    let list_notes = tools.iter().find(|t| t.name == "list_notes").unwrap();
+    assert_eq!(mismatches(list_notes, content), Vec::<String>::new());
     let read = inspect(
         &ws,
         &[
@@ -105,4 +132,7 @@ fn the_inspector_lists_the_tools_and_calls_one() {
         read["structuredContent"]["content"],
         ws.read("ideas/beta.md")
     );
+    let read_note = tools.iter().find(|t| t.name == "read_note").unwrap();
+    let answer = &read["structuredContent"];
+    assert_eq!(mismatches(read_note, answer), Vec::<String>::new());
 }

@@ -58,6 +58,212 @@ fn the_document_is_served_and_covers_every_route() {
     assert_eq!(r.headers()["allow"], "GET");
 }
 
+/// The schema at `pointer` in the committed document, as a validator.
+fn schema_at(pointer: &str) -> jsonschema::Validator {
+    let doc: serde_json::Value = serde_json::from_str(COMMITTED).unwrap();
+    let schema = doc
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("no schema at {pointer}"));
+    jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{pointer}: {e}"))
+}
+
+/// A path with each segment percent-encoded, `/` kept.
+fn encoded(path: &str) -> String {
+    path.split('/')
+        .map(|segment| {
+            percent_encoding::utf8_percent_encode(segment, percent_encoding::NON_ALPHANUMERIC)
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// For each of `inside` and `outside`, the document says whether `schema` allows it, and
+/// the server agrees: `answer` gives the status, 400 exactly for what is outside.
+fn agree(
+    what: &str,
+    schema: &str,
+    inside: &[&str],
+    outside: &[&str],
+    answer: impl Fn(&str) -> u16,
+) {
+    let schema = schema_at(schema);
+    for (value, allowed) in inside
+        .iter()
+        .map(|v| (v, true))
+        .chain(outside.iter().map(|v| (v, false)))
+    {
+        assert_eq!(
+            schema.is_valid(&serde_json::json!(value)),
+            allowed,
+            "{what}: the document's verdict on {value:?}"
+        );
+        let status = answer(value);
+        assert_eq!(
+            status != 400,
+            allowed,
+            "{what}: {value:?} answered {status}, the document says {}",
+            if allowed { "allowed" } else { "refused" }
+        );
+    }
+}
+
+#[test]
+fn the_documented_paths_are_those_the_server_takes() {
+    let ws = Workspace::new();
+    ws.write("here.md", &note("Here", &[], "text\n"));
+    let server = ws.serve();
+    let notes = "/paths/~1api~1v1~1notes~1{path}/parameters/0/schema";
+    agree(
+        "PUT a note",
+        notes,
+        &[
+            "a.md",
+            "été/une note.md",
+            "a b/c-d_e.md",
+            "x.md.md",
+            "n/100% #1?.md",
+        ],
+        &[
+            ".hidden.md",
+            "a/.b/c.md",
+            "a\\b.md",
+            "a.txt",
+            "a/b",
+            "a\u{0}.md",
+        ],
+        |path| {
+            server
+                .put_markdown(&format!("/api/v1/notes/{}", encoded(path)), "x\n")
+                .status()
+                .as_u16()
+        },
+    );
+    agree(
+        "PUT an attachment",
+        "/paths/~1api~1v1~1files~1{path}/parameters/0/schema",
+        &[
+            "img.png",
+            "été/plan 1.pdf",
+            "md",
+            "a.d",
+            "notes.md.bak",
+            "x/amd",
+            "d",
+        ],
+        &[
+            "a.md",
+            "x/y.md",
+            ".x.png",
+            "a/.h/b.png",
+            "a\\b.png",
+            "x/.md",
+        ],
+        |path| {
+            let url = format!("/api/v1/files/{}", encoded(path));
+            let r = server.request("PUT", &url).body("bytes").send().unwrap();
+            r.status().as_u16()
+        },
+    );
+    agree(
+        "GET a history",
+        "/paths/~1api~1v1~1history~1{path}/parameters/0/schema",
+        &["here.md", "none.md", "img.png", "a/b"],
+        &[".x.png", "a/.h/b.png", "a\\b.md", "x\u{0}"],
+        |path| {
+            let url = format!("/api/v1/history/{}", encoded(path));
+            server.get(&url).status().as_u16()
+        },
+    );
+    agree(
+        "list attachments under a folder",
+        "/paths/~1api~1v1~1files/get/parameters/0/schema",
+        &["", ".", "a/b/", "été", "x.md"],
+        &[".x", "a/.h", "a\\b", "../a"],
+        |under| {
+            let query = serde_urlencoded::to_string([("under", under)]).unwrap();
+            server
+                .get(&format!("/api/v1/files?{query}"))
+                .status()
+                .as_u16()
+        },
+    );
+    agree(
+        "move a note",
+        "/components/schemas/MoveRequest/properties/from",
+        &["here.md", "none.md"],
+        &["", ".x.md", "a.txt", "a\\b.md"],
+        |from| {
+            let body = serde_json::json!({"from": from, "to": "there/moved.md"});
+            let r = server
+                .request("POST", "/api/v1/move")
+                .json(&body)
+                .send()
+                .unwrap();
+            let status = r.status().as_u16();
+            if status == 200 {
+                // Back where it was, for the next value.
+                let back = serde_json::json!({"from": "there/moved.md", "to": from});
+                let r = server
+                    .request("POST", "/api/v1/move")
+                    .json(&back)
+                    .send()
+                    .unwrap();
+                assert_eq!(r.status(), 200);
+            }
+            status
+        },
+    );
+    agree(
+        "toggle a note",
+        "/paths/~1api~1public~1toggle/post/requestBody/content/application~1json/schema/properties/path",
+        &["none.md", "a/none.md"],
+        &["", "a.txt", "a\\b.md"],
+        |path| server.toggle(path).0,
+    );
+    // A valid path through a file names no note (404, never a server error).
+    ws.write("file", "not a folder\n");
+    for (method, url) in [
+        ("GET", "/api/v1/notes/file/a.md"),
+        ("DELETE", "/api/v1/notes/file/a.md"),
+        ("GET", "/api/v1/files/file/a.png"),
+    ] {
+        let r = server.request(method, url).send().unwrap();
+        assert_eq!(r.status(), 404, "{method} {url}");
+    }
+    let from = serde_json::json!({"from": "file/a.md", "to": "b.md"});
+    let r = server
+        .request("POST", "/api/v1/move")
+        .json(&from)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 404, "a move from a path through a file");
+    // /mcp: the Accept header must list both types.
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let accept = schema_at("/paths/~1mcp/post/parameters/0/schema");
+    for (value, allowed) in [
+        ("application/json, text/event-stream", true),
+        ("text/event-stream, application/json", true),
+        ("application/json", false),
+        ("text/event-stream", false),
+    ] {
+        assert_eq!(
+            accept.is_valid(&serde_json::json!(value)),
+            allowed,
+            "{value}"
+        );
+        let r = server
+            .request("POST", "/mcp")
+            .header("Accept", value)
+            .header("Content-Type", "application/json")
+            .body(ping)
+            .send()
+            .unwrap();
+        let expected = if allowed { 200 } else { 406 };
+        assert_eq!(r.status().as_u16(), expected, "Accept: {value}");
+    }
+}
+
 /// The schemathesis version `.ci/run` installs; other versions may generate differently.
 const SCHEMATHESIS: &str = "4.32.5";
 
@@ -97,21 +303,23 @@ fn fuzz_seed() -> u64 {
         .unwrap_or_else(|| RandomState::new().build_hasher().finish())
 }
 
-/// Runs schemathesis against the live document with every check but
-/// positive_data_acceptance (a well-formed If-Match that names an old version is rightly
-/// refused with 412, and a valid path may name no note: 404), at most 50 examples per
-/// operation, killed after `RUN_CAP`. Fails the test with the report on any failure;
-/// `what` names the run in that message (with its seed, to replay it).
+/// The settings of every run: per operation, the refusals of valid requests that are
+/// right (412 for an If-Match naming another version, …).
+const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis.toml");
+
+/// Runs schemathesis against the live document with every check (positive data
+/// accepted with the statuses of `CONFIG`), at most 50 examples per operation, killed
+/// after `RUN_CAP`. Fails the test with the report on any failure; `what` names the run
+/// in that message (with its seed, to replay it).
 fn schemathesis(ws: &Workspace, server: &Server, what: &str, phase_args: &[&str]) {
     let out_path = ws.root.path().join("schemathesis.out");
     let out = std::fs::File::create(&out_path).unwrap();
     let mut child = Command::new("schemathesis")
+        .args(["--config-file", CONFIG])
         .args(["run", &server.url("/api/v1/openapi.json")])
         .args([
             "--checks",
             "all",
-            "--exclude-checks",
-            "positive_data_acceptance",
             "--max-examples",
             "50",
             "--request-timeout",

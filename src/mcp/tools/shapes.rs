@@ -1,12 +1,8 @@
-//! What the tools take and give: their arguments (with the JSON schema clients see)
-//! and the shapes of their answers.
+//! What the tools take: their arguments, with the JSON schema clients see (the
+//! shapes of their answers are in `answers`).
 
 use rmcp::schemars;
-use serde::{Deserialize, Deserializer, Serialize};
-
-use crate::ops::model::NoteMeta;
-use crate::ops::search::SearchHit;
-use crate::ops::tags::TagCount;
+use serde::{Deserialize, Deserializer};
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -19,17 +15,6 @@ pub(crate) struct ListNotesArgs {
     pub(crate) limit: Option<u32>,
     /// The `nextCursor` of the previous page, to get the page after it
     pub(crate) cursor: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct NotesPage {
-    pub(crate) folder: String,
-    pub(crate) notes: Vec<NoteMeta>,
-    /// Notes in the folder, all pages together.
-    pub(crate) total: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) next_cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -61,40 +46,6 @@ pub(crate) enum ReadMode {
     Section,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SectionText {
-    pub(crate) path: String,
-    pub(crate) heading: Vec<String>,
-    /// 1-based lines of the note (front matter included) the section spans.
-    pub(crate) line_start: usize,
-    pub(crate) line_end: usize,
-    /// The heading line, what is under it and its subsections (or the piece asked for).
-    pub(crate) text: String,
-    pub(crate) offset: usize,
-    pub(crate) truncated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) next_offset: Option<usize>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct NoteText {
-    pub(crate) path: String,
-    pub(crate) title: String,
-    /// Pass it to update_note or delete_note: they refuse if the note changed since.
-    pub(crate) version: String,
-    pub(crate) last_modified: String,
-    /// The whole note's size in bytes.
-    pub(crate) size: u64,
-    /// The note's Markdown (front matter included), or the piece of it asked for.
-    pub(crate) content: String,
-    pub(crate) offset: usize,
-    pub(crate) truncated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) next_offset: Option<usize>,
-}
-
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SearchNotesArgs {
@@ -105,20 +56,6 @@ pub(crate) struct SearchNotesArgs {
     #[serde(default, deserialize_with = "whole")]
     #[schemars(with = "u32")]
     pub(crate) limit: Option<u32>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Found {
-    pub(crate) query: String,
-    /// Best first; in each snippet the matches are between ⟦ and ⟧.
-    pub(crate) results: Vec<SearchHit>,
-    /// Matching notes, shown or not.
-    pub(crate) total: usize,
-    pub(crate) truncated: bool,
-    /// No note has every word: these are the closest matches (present only then).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) partial: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -141,17 +78,6 @@ pub(crate) struct UpdateNoteArgs {
     pub(crate) content: String,
     /// The version read_note returned: the update is refused if the note changed since
     pub(crate) version: String,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Written {
-    pub(crate) path: String,
-    pub(crate) title: String,
-    /// The note's new version.
-    pub(crate) version: String,
-    pub(crate) size: u64,
-    pub(crate) created: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -212,14 +138,6 @@ pub(crate) struct DeleteNoteArgs {
     pub(crate) version: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Deleted {
-    pub(crate) path: String,
-    /// Whether the note's history keeps it (in the trash, restorable).
-    pub(crate) in_trash: bool,
-}
-
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ListTagsArgs {
@@ -229,16 +147,6 @@ pub(crate) struct ListTagsArgs {
     pub(crate) limit: Option<u32>,
     /// The `nextCursor` of the previous page
     pub(crate) cursor: Option<String>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct TagsPage {
-    /// By name; `count` is how many notes carry the tag.
-    pub(crate) tags: Vec<TagCount>,
-    pub(crate) total: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) next_cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -257,16 +165,6 @@ pub(crate) struct NoteLinksArgs {
     #[serde(default, deserialize_with = "whole")]
     #[schemars(with = "u32")]
     pub(crate) limit: Option<u32>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Publicity {
-    pub(crate) path: String,
-    /// `public` or `private`.
-    pub(crate) status: crate::ops::publish::Visibility,
-    /// The page's file name in the public folder.
-    pub(crate) page: String,
 }
 
 /// An optional whole number, given as a JSON number or as text (`"2"`: some clients

@@ -122,12 +122,13 @@ pub(super) fn escaped(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
 }
 
-/// The error of opening a note: missing is `NotFound`; a walk refused for leaving the
-/// notes dir, a symlink loop and a name too long for the file system are
-/// `InvalidPath`; anything else is `other`.
+/// The error of opening a note: missing is `NotFound`, and so is a path through a
+/// file (`ENOTDIR`: `a.png/b.md` names no note); a walk refused for leaving the notes
+/// dir, a symlink loop and a name too long for the file system are `InvalidPath`;
+/// anything else is `other`.
 pub(crate) fn open_error(e: io::Error, other: fn(io::Error) -> Error) -> Error {
     match e.kind() {
-        io::ErrorKind::NotFound => Error::NotFound,
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Error::NotFound,
         _ => path_error(e, other),
     }
 }
