@@ -11,6 +11,7 @@ mod compare;
 mod error;
 mod files;
 mod follow;
+mod group;
 mod index;
 mod kept;
 mod layout;

@@ -180,6 +180,17 @@ impl Notebook {
             let store = self.history_store()?;
             let mut changes = Vec::new();
             for path in paths {
+                // The watcher's news of a write the service made: nothing to record,
+                // and no commit to wait for to know it.
+                let early = match seen {
+                    Some(_) => None,
+                    None => Some(self.current_for_write(path)?.map(|(bytes, _)| bytes)),
+                };
+                if let Some(text) = &early
+                    && store.is_own(path.as_str(), text.as_deref())
+                {
+                    continue;
+                }
                 let latest = store
                     .with_index(|index| index.latest(path.as_str()).map(|e| e.blob))
                     .map_err(super::failed)?;
@@ -192,7 +203,10 @@ impl Notebook {
                 {
                     continue;
                 }
-                let on_disk = self.current_for_write(path)?.map(|(bytes, _)| bytes);
+                let on_disk = match early {
+                    Some(text) => text,
+                    None => self.current_for_write(path)?.map(|(bytes, _)| bytes),
+                };
                 let hash = on_disk
                     .as_ref()
                     .and_then(|bytes| Oid::hash_object(ObjectType::Blob, bytes).ok());

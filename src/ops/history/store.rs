@@ -12,11 +12,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use git2::{Oid, Repository};
+use xxhash_rust::xxh3::xxh3_128;
 
 use super::change::{Change, encode};
 use super::commit::base_versions;
 use super::committer::Committer;
 use super::error::{HResult, err, io_err};
+use super::group::Group;
 use super::index::{Entry, Index};
 use super::layout::{migrate_log, settle_layout};
 use super::repo::{APPEND_LOCK, COMMIT_LOCK, lock_file, open_lock, tip, tip_of};
@@ -28,6 +30,8 @@ pub(crate) struct Store {
     /// The log, opened at the first change (again after a failure), and the append
     /// lock file held open.
     log: Mutex<Option<(wal::Log, File)>>,
+    /// The log's shared write-outs (group commit).
+    group: Group,
     reader: Mutex<Reader>,
     pub(super) committer: Committer,
     /// The notes this handle recorded since its lookups last caught up, with whether
@@ -36,7 +40,14 @@ pub(crate) struct Store {
     recent: Mutex<HashMap<String, (bool, u64)>>,
     /// Versions recorded that replace an earlier version of their note.
     replaced: Arc<AtomicU64>,
+    /// Each note's latest text this handle recorded (its xxh3-128; `None`: removed):
+    /// the watcher's news of the service's own writes is known for what it is without
+    /// waiting for a commit. Emptied once it holds `OWN_MAX` notes.
+    own: Mutex<HashMap<String, Option<u128>>>,
 }
+
+/// How many notes `Store::own` remembers at most.
+const OWN_MAX: usize = 16_384;
 
 /// The lookups' handle on the repository, and the index.
 pub(super) struct Reader {
@@ -75,6 +86,7 @@ impl Store {
         let store = Store {
             dir: dir.to_path_buf(),
             log: Mutex::new(None),
+            group: Group::default(),
             reader: Mutex::new(Reader {
                 repo,
                 index: Index::default(),
@@ -83,6 +95,7 @@ impl Store {
             committer: Committer::start(dir)?,
             recent: Mutex::new(HashMap::new()),
             replaced,
+            own: Mutex::new(HashMap::new()),
         };
         store.committer.flush_all()?;
         Ok(store)
@@ -100,6 +113,7 @@ impl Store {
         let objects = encode(super::now(), message, changes);
         let (pending, number) = self.append(&objects, sync)?;
         self.count_replaced(changes, number);
+        self.remember_own(changes);
         if sync == wal::Sync::Now {
             self.committer.flush()?;
         }
@@ -113,19 +127,51 @@ impl Store {
         objects: &[wal::Object],
         sync: wal::Sync,
     ) -> HResult<(Option<wal::Pending>, u64)> {
-        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        let (log, lock) = match &mut *log {
+        let mut guard = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+        let (log, lock) = match &mut *guard {
             Some(open) => open,
-            None => log.insert((
+            None => guard.insert((
                 wal::Log::open(&self.dir).map_err(io_err("cannot open the log"))?,
                 open_lock(&self.dir, APPEND_LOCK)?,
             )),
         };
         lock.lock().map_err(io_err("cannot lock the store"))?;
-        let appended = log.append(objects, sync);
+        let appended = log.append(objects, sync).map(|(_, unsynced)| {
+            unsynced.map(|unsynced| {
+                let number = self.group.written(unsynced.identity);
+                (unsynced, number)
+            })
+        });
         let _ = lock.unlock();
-        let (_, pending) = appended.map_err(io_err("cannot write the log"))?;
+        drop(guard);
+        let appended = appended.map_err(io_err("cannot write the log"))?;
+        let pending = match appended {
+            Some((unsynced, number)) => Some(
+                wal::write_out_shared(&self.group, unsynced, number)
+                    .map_err(io_err("cannot write the log"))?,
+            ),
+            None => None,
+        };
         Ok((pending, self.committer.nudge()))
+    }
+
+    fn remember_own(&self, changes: &[Change]) {
+        let mut own = self.own.lock().unwrap_or_else(PoisonError::into_inner);
+        if own.len() + changes.len() > OWN_MAX {
+            own.clear();
+        }
+        for change in changes {
+            own.insert(change.path.clone(), change.text.as_deref().map(xxh3_128));
+        }
+    }
+
+    /// Whether `text` (`None`: no note) is the latest version this handle recorded of
+    /// the note at `path`: the watcher seeing the service's own write. A change another
+    /// handle recorded since is not known here; the next start's pass over every note
+    /// records whatever is on disk then.
+    pub(crate) fn is_own(&self, path: &str, text: Option<&[u8]>) -> bool {
+        let own = self.own.lock().unwrap_or_else(PoisonError::into_inner);
+        own.get(path) == Some(&text.map(xxh3_128))
     }
 
     /// Counts the notes of a change whose text replaces an earlier version of theirs:

@@ -149,3 +149,32 @@ fn the_small_packs_are_merged_and_every_handle_reads_on() {
     assert_eq!(other.with_index(|i| i.notes["n0.md"].len()).unwrap(), 2);
     assert_eq!(chain_on_disk(&dir).len(), MERGE_PAST + 4);
 }
+
+#[test]
+fn the_handle_knows_the_latest_text_it_recorded_of_each_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("h.git");
+    let store = open(&dir);
+    record(&store, "a.md", "one");
+    record(&store, "a.md", "two");
+    assert!(store.is_own("a.md", Some(b"two")));
+    assert!(
+        !store.is_own("a.md", Some(b"one")),
+        "an older version is news"
+    );
+    assert!(
+        !store.is_own("a.md", None),
+        "a removal nobody recorded is news"
+    );
+    assert!(!store.is_own("b.md", Some(b"two")), "another note is news");
+    let removal = Change {
+        path: "a.md".to_string(),
+        text: None,
+    };
+    store.record("delete a.md", &[removal], Sync::Now).unwrap();
+    assert!(store.is_own("a.md", None));
+    // Another handle's change is not this one's.
+    let other = open(&dir);
+    record(&other, "b.md", "three");
+    assert!(!store.is_own("b.md", Some(b"three")));
+}

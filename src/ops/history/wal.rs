@@ -14,8 +14,9 @@
 //! A note's write needs no sync of its own for its record (`Sync::WithNext`): the
 //! record is written to the disk and waited for, without flushing the disk's cache,
 //! and the note's folder sync that follows (a cache flush of the same disk) makes both
-//! durable at once. On another disk, or off Linux, the record is synced after all
-//! (`Pending::settle`).
+//! durable at once. Concurrent records share that write-out (`group`), done after the
+//! append lock is let go. On another disk, or off Linux, the record is synced after
+//! all (`Pending::settle`).
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -23,6 +24,9 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+
+use super::group::Group;
+pub(crate) use super::group::Unsynced;
 
 /// The log's file name inside the repository.
 pub(crate) const FILE: &str = "wal";
@@ -152,13 +156,15 @@ impl Log {
         }
     }
 
-    /// Writes one record (the change's objects, the commit last), made durable as
-    /// `sync` says; the log's length after it, and what is left to make it durable.
+    /// Writes one record (the change's objects, the commit last): synced before this
+    /// returns when `sync` is `Now`; otherwise the log's file to write it out from
+    /// (`write_out`, after the append lock is let go, shared with concurrent records).
+    /// The log's length after it.
     pub(crate) fn append(
         &mut self,
         objects: &[Object],
         sync: Sync,
-    ) -> io::Result<(u64, Option<Pending>)> {
+    ) -> io::Result<(u64, Option<Unsynced>)> {
         // Appended after every record there is (the append lock is held: no other
         // writer can append meanwhile).
         self.read_new()?;
@@ -183,49 +189,57 @@ impl Log {
             self.size = size;
         }
         self.file.write_all_at(&record, self.end)?;
-        let pending = match sync {
-            Sync::WithNext if write_out(&self.file, self.end, record.len() as u64).is_ok() => {
-                Some(Pending {
-                    file: self.file.try_clone()?,
-                    device: self.identity.0,
-                })
-            }
+        let unsynced = match sync {
+            Sync::WithNext if cfg!(target_os = "linux") => Some(Unsynced {
+                file: self.file.try_clone()?,
+                identity: self.identity,
+            }),
             _ => {
                 self.file.sync_data()?;
                 None
             }
         };
         self.end += record.len() as u64;
-        Ok((self.end, pending))
+        Ok((self.end, unsynced))
     }
 }
 
-/// Writes `len` bytes at `at` to the disk and waits for them, without a cache flush
-/// or any metadata (the log's blocks are allocated and synced ahead of its records).
-/// Kept for speed: a PUT's record then costs no `fdatasync` (a disk cache flush) of
-/// its own, the note's folder sync covers it; rustix has no wrapper for the call.
+/// Writes out record `number` of `log` (`Group::written`), sharing the write-out with
+/// concurrent records; what is left to make it durable. Where the write-out fails,
+/// the log is synced instead.
+pub(crate) fn write_out_shared(group: &Group, log: Unsynced, number: u64) -> io::Result<Pending> {
+    if group.write_out(&log, number, write_out).is_err() {
+        log.file.sync_data()?;
+    }
+    Ok(Pending {
+        file: log.file,
+        device: log.identity.0,
+    })
+}
+
+/// Writes every record in `file`'s page cache to the disk and waits for them, without
+/// a cache flush or any metadata (the log's blocks are allocated and synced ahead of its
+/// records). Kept for speed: a PUT's record then costs no `fdatasync` (a disk cache
+/// flush) of its own, the note's folder sync covers it; rustix has no wrapper for the
+/// call. Only this log's records are dirty in its file, so the whole file is asked.
 #[cfg(target_os = "linux")]
-fn write_out(file: &File, at: u64, len: u64) -> io::Result<()> {
+fn write_out(file: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
         | libc::SYNC_FILE_RANGE_WRITE
         | libc::SYNC_FILE_RANGE_WAIT_AFTER;
-    let (at, len) = (
-        i64::try_from(at).map_err(io::Error::other)?,
-        i64::try_from(len).map_err(io::Error::other)?,
-    );
     // SAFETY: a plain system call on a file descriptor `file` keeps open; no memory
-    // is passed.
-    if unsafe { libc::sync_file_range(file.as_raw_fd(), at, len, flags) } != 0 {
+    // is passed. Offset 0 and length 0 mean the whole file.
+    if unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, flags) } != 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())
 }
 
-/// Off Linux there is no write without a flush: the record is synced now.
+/// Off Linux there is no write without a flush: the record is synced.
 #[cfg(not(target_os = "linux"))]
-fn write_out(_file: &File, _at: u64, _len: u64) -> io::Result<()> {
-    Err(io::ErrorKind::Unsupported.into())
+fn write_out(file: &File) -> io::Result<()> {
+    file.sync_data()
 }
 
 /// The epoch of a new log: the clock's nanoseconds, so a log made again (removed by

@@ -89,22 +89,27 @@ fn a_record_left_to_the_next_sync_is_read_back_and_settles_on_its_own_disk_only(
     use std::os::unix::fs::MetadataExt;
     let dir = tempfile::tempdir().unwrap();
     let mut log = Log::open(dir.path()).unwrap();
-    let (_, pending) = log
+    let group = super::Group::default();
+    let (_, unsynced) = log
         .append(&[object(b'c', b"later")], Sync::WithNext)
         .unwrap();
-    let pending = pending.expect("written out, not synced");
+    let unsynced = unsynced.expect("left to write out, not synced");
     let device = std::fs::metadata(dir.path()).unwrap().dev();
-    assert_eq!(pending.device, device);
+    assert_eq!(unsynced.identity.0, device);
+    let number = group.written(unsynced.identity);
+    let pending = super::write_out_shared(&group, unsynced, number).unwrap();
     assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"later");
     // Another handle appends after it: the record was written where the log ends.
     let mut other = Log::open(dir.path()).unwrap();
     other.append(&[object(b'c', b"next")], Sync::Now).unwrap();
     assert_eq!(records(dir.path()).unwrap().len(), 2);
     pending.settle(Some(device)).unwrap();
-    let (_, pending) = log
+    let (_, unsynced) = log
         .append(&[object(b'c', b"apart")], Sync::WithNext)
         .unwrap();
-    pending
+    let unsynced = unsynced.unwrap();
+    let number = group.written(unsynced.identity);
+    super::write_out_shared(&group, unsynced, number)
         .unwrap()
         .settle(Some(device.wrapping_add(1)))
         .unwrap();
