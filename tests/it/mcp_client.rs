@@ -319,8 +319,14 @@ pub async fn every_tool(client: &McpClient, ws: &Workspace) {
     assert_eq!(found["results"][0]["path"], "ideas/beta.md", "{found}");
     assert_eq!(found["total"], 1);
     // An attachment's result says what it is (its schema allows that one kind).
+    // Written beside the service: found once the watcher has told the index.
     ws.write("ideas/zephyr-map.txt", "a map\n");
-    let files = ok(client, "search_notes", json!({"query": "file:zephyr"})).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let mut files = ok(client, "search_notes", json!({"query": "file:zephyr"})).await;
+    while files["total"] == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        files = ok(client, "search_notes", json!({"query": "file:zephyr"})).await;
+    }
     assert_eq!(
         files["results"][0]["path"], "ideas/zephyr-map.txt",
         "{files}"
