@@ -87,6 +87,13 @@ bench-history:
     cargo build --release
     python3 bench/history.py target/release/notes
 
+# Concurrent writes with the history on and off (wrk, 16 connections: PUT new, PUT
+# replace, toggle), three interleaved rounds, medians; writes bench/HISTORY-LOAD.md
+bench-history-load:
+    command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+    cargo build --release
+    python3 bench/history_load.py target/release/notes
+
 # The build of REV (by default eb391c1, main before the work on issue 19 and the issues
 # filed with it; see build-revision) runs its reindex and first start in turns with
 # this build's, for their ratio.
@@ -122,7 +129,7 @@ bench-scale-1m:
     SCALE_SIZES=1000000 SCALE_RUNS=1 SCALE_OUT=bench/SCALE-1M.md SCALE_RECIPE="just bench-scale-1m" python3 bench/scale.py
 
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-scale bench-tokens bench-server
+bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-history-load bench-scale bench-tokens bench-server
 
 # The server runtime against the library's way (NOTES_SERVER_RUNTIME=own|library, one
 # build, interleaved rounds): list, one note, a 100 KiB attachment and PUT at 1 and 16
