@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{RawResponse, Server, Workspace, note, stdout};
+use crate::support::{Server, Workspace, note, stdout};
 
 /// The most sessions one token keeps (`http::auth::sessions::PER_TOKEN`).
 const PER_TOKEN: usize = 100;
@@ -25,13 +25,6 @@ fn create(ws: &Workspace, args: &[&str]) -> String {
     stdout(&out).trim().to_string()
 }
 
-fn header<'a>(response: &'a RawResponse, name: &str) -> Option<&'a str> {
-    response.head.lines().find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
-}
-
 fn port(server: &Server) -> &str {
     server.addr().rsplit_once(':').unwrap().1
 }
@@ -46,9 +39,7 @@ fn log_in(server: &Server, token: &str) -> String {
         body.as_bytes(),
     );
     assert_eq!(response.status, 303, "{}", response.body);
-    header(&response, "set-cookie")
-        .expect("a cookie")
-        .to_string()
+    response.header("set-cookie").expect("a cookie").to_string()
 }
 
 /// `name=value` of a `Set-Cookie` value, as a browser sends it back.
@@ -91,7 +82,7 @@ fn the_cookie_carries_the_port_and_two_servers_keep_their_sessions_apart() {
     assert!(!opens(&server_two, &moved));
     // Logging out clears the cookie of that name and ends the session.
     let out = server_one.raw("POST", "/logout", &[("Cookie", &both)], b"");
-    let cleared = header(&out, "set-cookie").unwrap();
+    let cleared = out.header("set-cookie").unwrap();
     assert!(
         cleared.starts_with(&format!("notes_session_{}=;", port(&server_one)))
             && cleared.contains("Max-Age=0"),

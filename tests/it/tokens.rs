@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::support::{RawResponse, Server, Workspace, note, stdout};
+use crate::support::{RawResponse, Server, Workspace, create_token, note};
 
 const WORK: &str = "work/plan.md";
 const OTHER: &str = "other/diary.md";
@@ -19,15 +19,6 @@ fn workspace() -> Workspace {
     let published = ws.run(&["publish", WORK]);
     assert!(published.status.success(), "{published:?}");
     ws
-}
-
-/// Makes a token with the CLI and returns its secret.
-fn token(ws: &Workspace, args: &[&str]) -> String {
-    let mut all = vec!["token", "create"];
-    all.extend_from_slice(args);
-    let out = ws.run(&all);
-    assert!(out.status.success(), "{out:?}");
-    stdout(&out).trim().to_string()
 }
 
 fn send(
@@ -66,7 +57,7 @@ fn no_token_is_asked_before_one_exists_and_every_route_needs_one_after() {
     assert_eq!(send(&server, "GET", "/api/v1/notes", None, "").status, 200);
     assert_eq!(send(&server, "GET", "/", None, "").status, 200);
     // Created while serving: the next request needs it.
-    let secret = token(&ws, &["--name", "laptop"]);
+    let secret = create_token(&ws, &["--name", "laptop"]);
     for target in [
         "/api/v1/notes",
         "/api/v1/notes/work/plan.md",
@@ -124,8 +115,8 @@ fn no_token_is_asked_before_one_exists_and_every_route_needs_one_after() {
 #[test]
 fn revoking_while_serving_counts_from_the_next_request() {
     let ws = workspace();
-    let keep = token(&ws, &["--name", "keep"]);
-    let gone = token(&ws, &["--name", "gone"]);
+    let keep = create_token(&ws, &["--name", "keep"]);
+    let gone = create_token(&ws, &["--name", "gone"]);
     let server = ws.serve();
     assert_eq!(
         send(&server, "GET", "/api/v1/notes", Some(&gone), "").status,
@@ -201,7 +192,7 @@ fn writes_inside() -> Vec<(&'static str, &'static str, &'static str)> {
 #[test]
 fn a_read_only_token_reads_and_is_refused_on_every_write_route() {
     let ws = workspace();
-    let ro = token(&ws, &["--read-only"]);
+    let ro = create_token(&ws, &["--read-only"]);
     let server = ws.serve();
     assert_eq!(
         send(
@@ -235,7 +226,7 @@ fn a_read_only_token_reads_and_is_refused_on_every_write_route() {
 #[test]
 fn a_folder_token_reaches_its_folder_only() {
     let ws = workspace();
-    let work = token(&ws, &["--prefix", "work"]);
+    let work = create_token(&ws, &["--prefix", "work"]);
     let server = ws.serve();
     let before = ws.snapshot();
     for (method, target, body) in writes_outside() {
@@ -306,7 +297,7 @@ fn a_folder_token_reaches_its_folder_only() {
 #[test]
 fn an_unreadable_tokens_file_refuses_every_request() {
     let ws = workspace();
-    let secret = token(&ws, &[]);
+    let secret = create_token(&ws, &[]);
     let server = ws.serve();
     std::fs::write(ws.notes().join(".notes/tokens.json"), "{broken").unwrap();
     // A hand edit counts within one tick of the server's coarse clock (≤ 10 ms).
@@ -342,7 +333,7 @@ fn serve_off_loopback_needs_a_token_or_no_auth() {
     assert!(!missing.exists());
     // With --no-auth, or with a token, it starts.
     assert!(starts_off_loopback(&ws, &["--no-auth"]));
-    let _secret = token(&ws, &[]);
+    let _secret = create_token(&ws, &[]);
     assert!(starts_off_loopback(&ws, &[]));
 }
 
@@ -384,8 +375,8 @@ fn a_folder_token_sees_no_backlink_or_link_target_outside_its_folder() {
         "work/near.md",
         &note("Near", &[], "near line about [links](links.md)\n"),
     );
-    let full = token(&ws, &["--name", "full"]);
-    let work = token(&ws, &["--name", "work", "--prefix", "work"]);
+    let full = create_token(&ws, &["--name", "full"]);
+    let work = create_token(&ws, &["--name", "work", "--prefix", "work"]);
     let server = ws.serve();
     let target = "/api/v1/links/work/links.md";
     let links = |secret: &str| -> Value {

@@ -69,13 +69,6 @@ fn mcp(server: &Server) -> RawResponse {
     )
 }
 
-fn header<'a>(response: &'a RawResponse, name: &str) -> Option<&'a str> {
-    response.head.lines().find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
-}
-
 /// Every anonymous way in is refused with `message`, and nothing is written.
 fn assert_refused(ws: &Workspace, server: &Server, message: &str) {
     for response in [
@@ -86,7 +79,9 @@ fn assert_refused(ws: &Workspace, server: &Server, message: &str) {
     ] {
         response.assert_error(401, message);
         assert!(
-            header(&response, "www-authenticate").is_some_and(|v| v.starts_with("Bearer")),
+            response
+                .header("www-authenticate")
+                .is_some_and(|v| v.starts_with("Bearer")),
             "{}",
             response.head
         );
@@ -98,10 +93,7 @@ fn assert_refused(ws: &Workspace, server: &Server, message: &str) {
     // The web interface leads to the login page, which says the same.
     let page = get(server, "/note/a.md", None);
     assert_eq!(page.status, 303, "{}", page.head);
-    assert_eq!(
-        header(&page, "location"),
-        Some("/login?next=%2Fnote%2Fa.md")
-    );
+    assert_eq!(page.header("location"), Some("/login?next=%2Fnote%2Fa.md"));
     let login = get(server, "/login", None);
     assert_eq!(login.status, 200);
     assert!(

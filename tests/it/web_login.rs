@@ -12,13 +12,6 @@ fn workspace() -> (Workspace, String) {
     (ws, stdout(&out).trim().to_string())
 }
 
-fn header<'a>(response: &'a RawResponse, name: &str) -> Option<&'a str> {
-    response.head.lines().find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
-}
-
 fn log_in(server: &Server, token: &str) -> RawResponse {
     let body = serde_urlencoded::to_string([("token", token), ("next", "/note/a.md")]).unwrap();
     server.raw(
@@ -31,7 +24,7 @@ fn log_in(server: &Server, token: &str) -> RawResponse {
 
 /// `notes_session=…` from a response's `Set-Cookie`.
 fn session(response: &RawResponse) -> String {
-    let cookie = header(response, "set-cookie").expect("a cookie");
+    let cookie = response.header("set-cookie").expect("a cookie");
     cookie.split(';').next().unwrap().to_string()
 }
 
@@ -41,10 +34,7 @@ fn pages_lead_to_the_login_and_the_cookie_opens_them() {
     let server = ws.serve();
     let page = server.raw("GET", "/note/a.md", &[], b"");
     assert_eq!(page.status, 303);
-    assert_eq!(
-        header(&page, "location"),
-        Some("/login?next=%2Fnote%2Fa.md")
-    );
+    assert_eq!(page.header("location"), Some("/login?next=%2Fnote%2Fa.md"));
     let form = server.raw("GET", "/login?next=%2Fnote%2Fa.md", &[], b"");
     assert_eq!(form.status, 200);
     assert!(form.body.contains("name=\"token\"") && form.body.contains("value=\"/note/a.md\""));
@@ -52,12 +42,12 @@ fn pages_lead_to_the_login_and_the_cookie_opens_them() {
 
     let wrong = log_in(&server, "notes_wrong");
     assert_eq!(wrong.status, 401);
-    assert!(header(&wrong, "set-cookie").is_none());
+    assert!(wrong.header("set-cookie").is_none());
 
     let ok = log_in(&server, &token);
     assert_eq!(ok.status, 303, "{}", ok.body);
-    assert_eq!(header(&ok, "location"), Some("/note/a.md"));
-    let cookie = header(&ok, "set-cookie").unwrap();
+    assert_eq!(ok.header("location"), Some("/note/a.md"));
+    let cookie = ok.header("set-cookie").unwrap();
     for part in ["HttpOnly", "SameSite=Strict", "Path=/"] {
         assert!(cookie.contains(part), "{cookie}");
     }
@@ -78,7 +68,7 @@ fn pages_lead_to_the_login_and_the_cookie_opens_them() {
     // Logging out ends the session.
     let out = server.raw("POST", "/logout", &[("Cookie", &id)], b"");
     assert_eq!(out.status, 303);
-    assert!(header(&out, "set-cookie").unwrap().contains("Max-Age=0"));
+    assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
     assert_eq!(
         server
             .raw("GET", "/note/a.md", &[("Cookie", &id)], b"")
@@ -110,7 +100,7 @@ fn cookies_are_secure_behind_https_and_logins_are_same_site_only() {
     let (ws, token) = workspace();
     let server = ws.serve_with(&["--base-url", "https://notes.example.org"]);
     let ok = log_in(&server, &token);
-    assert!(header(&ok, "set-cookie").unwrap().contains("; Secure"));
+    assert!(ok.header("set-cookie").unwrap().contains("; Secure"));
     // A login form posted from another site is refused before the token is looked at.
     let body = serde_urlencoded::to_string([("token", token.as_str())]).unwrap();
     let cross = server.raw(
@@ -123,14 +113,14 @@ fn cookies_are_secure_behind_https_and_logins_are_same_site_only() {
         body.as_bytes(),
     );
     assert_eq!(cross.status, 403);
-    assert!(header(&cross, "set-cookie").is_none());
+    assert!(cross.header("set-cookie").is_none());
     // A folder token cannot open the web interface.
     let folder = stdout(&ws.run(&["token", "create", "--prefix", "work"]))
         .trim()
         .to_string();
     let refused = log_in(&server, &folder);
     assert_eq!(refused.status, 403);
-    assert!(header(&refused, "set-cookie").is_none());
+    assert!(refused.header("set-cookie").is_none());
 }
 
 #[test]
@@ -140,7 +130,7 @@ fn the_login_page_redirects_home_when_no_token_exists() {
     let server = ws.serve();
     let page = server.raw("GET", "/login", &[], b"");
     assert_eq!(page.status, 303);
-    assert_eq!(header(&page, "location"), Some("/"));
+    assert_eq!(page.header("location"), Some("/"));
 }
 
 /// The login in a real browser: a page asked for leads to the login form (screenshot

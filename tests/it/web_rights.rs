@@ -6,22 +6,7 @@
 //! post of it is refused). The login page is framed like every page, and the footer's
 //! API link leads to a readable page of the API.
 
-use crate::support::{RawResponse, Server, Workspace, note, stdout};
-
-fn header<'a>(response: &'a RawResponse, name: &str) -> Option<&'a str> {
-    response.head.lines().find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
-}
-
-fn token(ws: &Workspace, args: &[&str]) -> String {
-    let mut all = vec!["token", "create"];
-    all.extend_from_slice(args);
-    let out = ws.run(&all);
-    assert!(out.status.success(), "{out:?}");
-    stdout(&out).trim().to_string()
-}
+use crate::support::{RawResponse, Server, Workspace, create_token, note};
 
 /// The session cookie (`name=value`) of a login with `token`.
 fn log_in(server: &Server, token: &str) -> String {
@@ -33,14 +18,15 @@ fn log_in(server: &Server, token: &str) -> String {
         body.as_bytes(),
     );
     assert_eq!(response.status, 303, "{}", response.body);
-    let cookie = header(&response, "set-cookie").expect("a cookie");
+    let cookie = response.header("set-cookie").expect("a cookie");
     cookie.split(';').next().unwrap().to_string()
 }
 
 fn get(server: &Server, path: &str, cookie: &str) -> RawResponse {
     let page = server.raw("GET", path, &[("Cookie", cookie)], b"");
     assert!(
-        header(&page, "content-type").is_some_and(|t| t.starts_with("text/html")),
+        page.header("content-type")
+            .is_some_and(|t| t.starts_with("text/html")),
         "{path}: {}\n{}",
         page.head,
         page.body
@@ -96,8 +82,8 @@ fn workspace() -> Workspace {
 #[test]
 fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
     let ws = workspace();
-    let full = token(&ws, &["--name", "full"]);
-    let ro = token(&ws, &["--name", "reader", "--read-only"]);
+    let full = create_token(&ws, &["--name", "full"]);
+    let ro = create_token(&ws, &["--name", "reader", "--read-only"]);
     let server = ws.serve();
     // A deleted note, for the trash and the history's restore buttons; written through
     // the service first, so the history holds its text.
@@ -168,7 +154,8 @@ fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
     );
     assert_eq!(save.status, 403, "{}", save.body);
     assert!(
-        header(&save, "content-type").is_some_and(|t| t.starts_with("text/html")),
+        save.header("content-type")
+            .is_some_and(|t| t.starts_with("text/html")),
         "{}",
         save.head
     );
@@ -212,7 +199,7 @@ fn a_read_only_session_sees_no_write_controls_and_its_posts_get_an_html_page() {
 #[test]
 fn a_visitor_sees_only_the_login_and_log_out_ends_the_session() {
     let ws = workspace();
-    let full = token(&ws, &["--name", "full"]);
+    let full = create_token(&ws, &["--name", "full"]);
     let server = ws.serve();
     let login = get(&server, "/login", "");
     assert_eq!(login.status, 200);
@@ -257,8 +244,8 @@ fn a_visitor_sees_only_the_login_and_log_out_ends_the_session() {
         b"",
     );
     assert_eq!(out.status, 303);
-    assert_eq!(header(&out, "location"), Some("/login"));
-    assert!(header(&out, "set-cookie").unwrap().contains("Max-Age=0"));
+    assert_eq!(out.header("location"), Some("/login"));
+    assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
     assert_eq!(
         server.raw("GET", "/", &[("Cookie", &session)], b"").status,
         303
@@ -305,5 +292,5 @@ fn the_footer_leads_to_a_readable_page_of_the_api() {
     assert!(page.body.contains("Create or replace a note"));
     let refused = server.raw("POST", "/docs/api", &[("Accept", "text/html")], b"");
     assert_eq!(refused.status, 405);
-    assert_eq!(header(&refused, "allow"), Some("GET, HEAD"));
+    assert_eq!(refused.header("allow"), Some("GET, HEAD"));
 }

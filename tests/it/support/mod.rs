@@ -21,6 +21,15 @@ pub use server::*;
 pub use snapshot::*;
 
 /// Polls `check` every 50 ms until it holds or `timeout` passes.
+/// Makes a token with the CLI (`notes token create ARGS`); its secret.
+pub fn create_token(ws: &Workspace, args: &[&str]) -> String {
+    let mut all = vec!["token", "create"];
+    all.extend_from_slice(args);
+    let out = ws.run(&all);
+    assert!(out.status.success(), "{out:?}");
+    stdout(&out).trim().to_string()
+}
+
 pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + timeout;
     loop {
