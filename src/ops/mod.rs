@@ -3,6 +3,7 @@
 
 pub(crate) mod check;
 pub(crate) mod clock;
+pub(crate) mod conflicts;
 pub(crate) mod files;
 pub mod front_matter;
 pub(crate) mod fsutil;
@@ -10,6 +11,7 @@ pub(crate) mod history;
 pub(crate) mod ids;
 pub(crate) mod links;
 pub(crate) mod locks;
+pub(crate) mod merge;
 pub(crate) mod model;
 pub(crate) mod moves;
 pub(crate) mod owner;
