@@ -4,7 +4,8 @@
 //! - A folder that never had a token (or whose tokens were turned off on purpose,
 //!   `notes token off`), served on loopback: nothing is asked (the loopback default).
 //! - Otherwise every `/api/…`, `/mcp` and web route needs `Authorization: Bearer …` or
-//!   the web session cookie; `/public/…`, `/login` and the interface's `/assets/…`
+//!   the web session cookie; `/public/…`, `/login`, the interface's `/assets/…` and
+//!   its offline files at the root (`/sw.js`, `/manifest.webmanifest`, `/favicon.ico`)
 //!   stay open. None or a wrong one: 401 with `WWW-Authenticate: Bearer` (a web page:
 //!   a redirect to `/login`).
 //! - No token fails closed (`gate.rs`): a folder whose last token was revoked stays
@@ -314,7 +315,11 @@ fn route(path: &str) -> Route<'_> {
         path.strip_prefix(prefix)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     };
-    if under("/public") || path == "/login" || path.starts_with("/assets/") {
+    if under("/public")
+        || path == "/login"
+        || path.starts_with("/assets/")
+        || super::web::offline::ROOT_FILES.contains(&path)
+    {
         return Route::Open;
     }
     if under("/mcp") {
@@ -479,6 +484,9 @@ mod tests {
         assert_eq!(route("/publicity"), Route::Web);
         assert_eq!(route("/login"), Route::Open);
         assert_eq!(route("/assets/app.css"), Route::Open);
+        assert_eq!(route("/sw.js"), Route::Open);
+        assert_eq!(route("/manifest.webmanifest"), Route::Open);
+        assert_eq!(route("/favicon.ico"), Route::Open);
         assert_eq!(route("/mcp"), Route::Mcp);
         assert_eq!(
             route("/api/v1/notes/a%20b.md"),

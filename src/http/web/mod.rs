@@ -2,7 +2,8 @@
 //!
 //! Its routes are a fixed set of first segments (`/`, `/note/…`, `/edit/…`, `/raw/…`,
 //! `/new`, `/search`, `/assets/…`, `/move/…`, `/history/…`, `/trash`, `/docs/api`,
-//! `/login`, and the POST-only `/save`, `/delete`, `/publish`, `/preview`, `/move`,
+//! `/login`, the offline files `/sw.js`, `/manifest.webmanifest` and `/favicon.ico`
+//! (`offline`), and the POST-only `/save`, `/delete`, `/publish`, `/preview`, `/move`,
 //! `/restore`, `/logout`), so `/api/…` and `/public/…` are never shadowed; any other
 //! path is the API's JSON 404, or this interface's 404 page for a browser. Pages are
 //! GET; every change is a same-origin form POST answered with a 303 redirect. What a
@@ -16,6 +17,7 @@ mod history;
 mod links;
 mod login;
 mod moves;
+pub(crate) mod offline;
 mod pages;
 mod streamed;
 mod viewer;
@@ -85,6 +87,7 @@ pub(crate) fn routes(
         .and(method_is(is_read))
         .and_then(pages::asset);
     let login = login::routes(state.clone());
+    let offline = offline::routes();
     let api_page = api_page::routes(state.clone());
     let move_note = moves::routes(state.clone());
     let history = history::routes(state.clone());
@@ -124,6 +127,8 @@ pub(crate) fn routes(
         .or(note_pages)
         .unify()
         .or(assets)
+        .unify()
+        .or(offline)
         .unify()
         .or(move_note)
         .unify()

@@ -420,16 +420,19 @@ async fn raw_text(path: NotePath, state: &Arc<State>) -> Reply {
     Ok(response)
 }
 
-/// `/assets/app.css` and `/assets/app.js`, embedded in the binary.
+/// `/assets/app.css` and `/assets/app.js`, embedded in the binary, and the offline
+/// files (`offline`).
 pub(super) async fn asset(name: String) -> Reply {
     let (body, content_type) = match name.as_str() {
         "app.css" => (super::STYLESHEET, "text/css; charset=utf-8"),
         "app.js" => (super::SCRIPT, "text/javascript; charset=utf-8"),
         _ => {
-            return Err(warp::reject::custom(PageError::Status(
-                StatusCode::NOT_FOUND,
-                "There is no such file.",
-            )));
+            return super::offline::asset(&name).ok_or_else(|| {
+                warp::reject::custom(PageError::Status(
+                    StatusCode::NOT_FOUND,
+                    "There is no such file.",
+                ))
+            });
         }
     };
     let mut response = crate::http::support::reply::with_type(StatusCode::OK, body, content_type);

@@ -124,7 +124,16 @@ pub(crate) fn layout(
                 meta name="color-scheme" content="light dark";
                 title { (title) " · notes" }
                 link rel="stylesheet" href="/assets/app.css";
+                // Installable and offline (`web::offline`, `assets/sw.js`).
+                link rel="manifest" href="/manifest.webmanifest";
+                link rel="icon" href="/favicon.ico" sizes="32x32";
+                link rel="icon" href="/assets/favicon.svg" type="image/svg+xml";
+                link rel="apple-touch-icon" href="/assets/icon-192.png";
+                meta name="theme-color" content="#fdfcfa" media="(prefers-color-scheme: light)";
+                meta name="theme-color" content="#15171a" media="(prefers-color-scheme: dark)";
                 script src="/assets/app.js" defer {}
+                script src="/assets/offline-store.js" defer {}
+                script src="/assets/offline.js" defer {}
             }
             body.app.(class) {
                 header.bar {
