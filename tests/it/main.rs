@@ -82,6 +82,7 @@ mod web_dates;
 mod web_history;
 mod web_lists;
 mod web_login;
+mod web_offline;
 mod web_pages;
 mod web_rights;
 mod xml;
