@@ -20,6 +20,8 @@ use crate::support::{Driver, Server, Workspace, browser_programs as browser};
 
 /// Callouts, math, task lists and block links.
 mod obsidian;
+/// Offline: the service worker's copies, offline search, queued saves merged back.
+mod offline;
 /// Sessions, the list, the note's buttons, type, trash, API page, conflicts.
 mod pages;
 /// Attachments: uploads in the editor, the image on the note and public pages.

@@ -20,9 +20,14 @@ pub struct Server {
 impl Server {
     /// Runs `cli serve --listen 127.0.0.1:0 extra…` with standard error into `log`, and
     /// waits for the line announcing its URL.
-    pub fn start(mut cli: Command, extra: &[&str], log: PathBuf) -> Server {
+    pub fn start(cli: Command, extra: &[&str], log: PathBuf) -> Server {
+        Server::start_at(cli, "127.0.0.1:0", extra, log)
+    }
+
+    /// As `start`, listening on `listen` (a server started again on the port it had).
+    pub fn start_at(mut cli: Command, listen: &str, extra: &[&str], log: PathBuf) -> Server {
         let mut child = cli
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(["serve", "--listen", listen])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
