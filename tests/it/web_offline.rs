@@ -38,7 +38,10 @@ fn offline_files_answer_without_a_session() {
         assert_eq!(headers["cache-control"], "no-cache", "{path}");
         let body = response.bytes().unwrap();
         if kind == "image/png" {
-            assert!(body.starts_with(b"\x89PNG\r\n\x1a\n"), "{path} is not a PNG");
+            assert!(
+                body.starts_with(b"\x89PNG\r\n\x1a\n"),
+                "{path} is not a PNG"
+            );
             let (w, h) = (
                 u32::from_be_bytes(body[16..20].try_into().unwrap()),
                 u32::from_be_bytes(body[20..24].try_into().unwrap()),
@@ -118,8 +121,17 @@ fn every_page_links_the_manifest_and_the_offline_script() {
         "/nope",
     ];
     for path in pages {
-        let page = server.raw("GET", path, &[("Authorization", &auth), ("Accept", "text/html")], b"");
-        assert!(page.status == 200 || path == "/nope", "{path}: {}", page.status);
+        let page = server.raw(
+            "GET",
+            path,
+            &[("Authorization", &auth), ("Accept", "text/html")],
+            b"",
+        );
+        assert!(
+            page.status == 200 || path == "/nope",
+            "{path}: {}",
+            page.status
+        );
         for needle in [
             r#"<link rel="manifest" href="/manifest.webmanifest">"#,
             r#"<link rel="icon" href="/favicon.ico" sizes="32x32">"#,

@@ -78,7 +78,9 @@ pub(super) fn routes() -> impl Filter<Extract = (Response,), Error = Rejection> 
     let get = named
         .clone()
         .and(method_is(is_read))
-        .and_then(|name: &'static str| async move { answer(name).ok_or_else(warp::reject::not_found) });
+        .and_then(
+            |name: &'static str| async move { answer(name).ok_or_else(warp::reject::not_found) },
+        );
     let refused = named
         .and(method_is(|m| !is_read(m)))
         .and_then(|_| super::refuse("GET, HEAD"));
@@ -121,7 +123,10 @@ mod tests {
             find("manifest.webmanifest").unwrap().content_type,
             "application/manifest+json"
         );
-        assert!(asset("sw.js").is_none(), "the worker is served from the root only");
+        assert!(
+            asset("sw.js").is_none(),
+            "the worker is served from the root only"
+        );
         assert!(asset("icon-512.png").is_some());
         assert!(find("../app.js").is_none());
     }

@@ -21,9 +21,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
-use super::{
-    Result, Shots, browser, click, session, type_into, wait_leave_dialog, wait_text,
-};
+use super::{Result, Shots, browser, click, session, type_into, wait_leave_dialog, wait_text};
 use crate::support::{Driver, Server, Workspace, create_token, eventually};
 
 const PLAN: &str = "---\ntitle: Trip plan\ndate: 03-02-2026\ntags: [travel]\n---\nLine one\nLine two\nLine three\n";
@@ -170,7 +168,12 @@ async fn flow(
     token: &str,
 ) -> Result {
     let shots = Shots::new();
-    let base = server.as_ref().unwrap().base.trim_end_matches('/').to_string();
+    let base = server
+        .as_ref()
+        .unwrap()
+        .base
+        .trim_end_matches('/')
+        .to_string();
     let listen = base.trim_start_matches("http://").to_string();
     let url = |path: &str| format!("{base}{path}");
     let id = client.session_id().await?.ok_or("no session id")?;
@@ -221,7 +224,10 @@ async fn flow(
         .await?;
     for icon in icons.as_array().ok_or(format!("icons: {icons}"))? {
         let icon = icon.as_str().unwrap_or_default();
-        assert!(icon.starts_with("200 image/"), "an icon did not load: {icon}");
+        assert!(
+            icon.starts_with("200 image/"),
+            "an icon did not load: {icon}"
+        );
     }
 
     // Two notes opened: their pages, editors and texts are kept.
@@ -280,7 +286,10 @@ async fn flow(
     wait_text(client, "ol.offline-results", "Packing list").await?;
     let said = page_text(client).await?;
     assert!(said.contains("Offline results"), "{said}");
-    assert!(!said.contains("Trip plan"), "a note without the word was found");
+    assert!(
+        !said.contains("Trip plan"),
+        "a note without the word was found"
+    );
 
     // An edit offline: the draft is kept while typing and survives a reload.
     client.goto(&url("/edit/plan.md")).await?;
@@ -292,7 +301,9 @@ async fn flow(
     })
     .await?;
     // The editor asks before the page with unsaved text is left; leaving is fine here.
-    client.execute("setTimeout(() => location.reload(), 0)", vec![]).await?;
+    client
+        .execute("setTimeout(() => location.reload(), 0)", vec![])
+        .await?;
     wait_leave_dialog(client).await?;
     client.accept_alert().await?;
     wait_text(client, ".draft-offer", "was not saved").await?;
@@ -374,9 +385,15 @@ async fn flow(
         "<<<<<<<",
         ">>>>>>>",
     ] {
-        assert!(plan.contains(side), "{side:?} not in the merged note:\n{plan}");
+        assert!(
+            plan.contains(side),
+            "{side:?} not in the merged note:\n{plan}"
+        );
     }
-    assert!(plan.contains("Line one") && plan.contains("Line three"), "{plan}");
+    assert!(
+        plan.contains("Line one") && plan.contains("Line three"),
+        "{plan}"
+    );
 
     // The resolve view opens from the link.
     click(client, ".offline-status a.resolve").await?;
