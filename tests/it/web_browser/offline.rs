@@ -110,6 +110,11 @@ fn count_script(store: &str) -> String {
     )
 }
 
+/// How many pages the worker keeps (0 when its cache is gone).
+const PAGES_KEPT: &str = "const done = arguments[arguments.length - 1]; \
+    caches.has('notes-pages').then(has => has ? caches.open('notes-pages').then(c => c.keys()) \
+    .then(k => done(k.length)) : done(0));";
+
 async fn log_in(client: &Client, base: &str, token: &str) -> Result {
     client.goto(&format!("{base}/login")).await?;
     wait_text(client, "h1", "Log in").await?;
@@ -356,8 +361,25 @@ async fn flow(
     assert_eq!(put.status, 200, "{}", put.body);
     *server = Some(again);
 
-    // Online again: the restart ended the session, so log in; the queue is sent.
+    // Online again. The restart ended the session: the page answers with the login,
+    // and the worker deletes its copies; the queue stays.
     network(driver, &id, false)?;
+    client.goto(&url("/note/plan.md")).await?;
+    wait_text(client, "h1", "Log in").await?;
+    wait_script(
+        client,
+        &count_script("notes"),
+        "the note copies deleted",
+        |v| v.as_i64() == Some(0),
+    )
+    .await?;
+    let pages = client.execute_async(PAGES_KEPT, vec![]).await?;
+    assert_eq!(pages, json!(0), "pages kept after the session ended");
+    wait_script(client, &count_script("outbox"), "the queue kept", |v| {
+        v.as_i64() == Some(2)
+    })
+    .await?;
+    // Logged in again, the queue is sent.
     log_in(client, &base, token).await?;
     wait_text(client, ".offline-status .sent", "written-offline.md").await?;
     let conflict = wait_text(client, ".offline-status .sent li.conflict", "plan.md").await?;
@@ -412,4 +434,76 @@ async fn flow(
     );
     shots.take(client, "42-resolve-view").await?;
     Ok(())
+}
+
+/// Logging out with saves not sent asks first: cancelling keeps them and the session;
+/// agreeing logs out and deletes the copies, the queue and the drafts.
+#[test]
+fn logging_out_asks_before_dropping_queued_saves_in_a_real_browser() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let ws = Workspace::new();
+    ws.write("packing.md", PACKING);
+    let token = create_token(&ws, &["--name", "phone"]);
+    let server = ws.serve();
+    let base = server.base.trim_end_matches('/').to_string();
+    super::in_browser(
+        &ws,
+        &server,
+        (&chromium, &chromedriver),
+        async |client, _| {
+            log_in(client, &base, &token).await?;
+            wait_script(
+                client,
+                "const done = arguments[arguments.length - 1]; \
+                 navigator.serviceWorker.ready.then(r => done(!!r.active));",
+                "the service worker is active",
+                |v| v == &json!(true),
+            )
+            .await?;
+            client.goto(&format!("{base}/note/packing.md")).await?;
+            wait_text(client, "main h1", "Packing list").await?;
+            wait_script(
+                client,
+                &count_script("notes"),
+                "the note's text kept",
+                |v| v.as_i64() == Some(1),
+            )
+            .await?;
+            client
+                .execute_async(
+                    "const done = arguments[arguments.length - 1]; \
+                     NotesOffline.enqueue('later.md', null, 'Not sent yet').then(() => done(true));",
+                    vec![],
+                )
+                .await?;
+
+            click(client, "form.logout button").await?;
+            let question = wait_leave_dialog(client).await?;
+            assert!(question.contains("will be lost"), "{question}");
+            client.dismiss_alert().await?;
+            wait_text(client, "main h1", "Packing list").await?;
+            assert_eq!(
+                client
+                    .execute_async(&count_script("outbox"), vec![])
+                    .await?,
+                json!(1),
+                "cancelling dropped the queue"
+            );
+
+            click(client, "form.logout button").await?;
+            wait_leave_dialog(client).await?;
+            client.accept_alert().await?;
+            wait_text(client, "h1", "Log in").await?;
+            for store in ["outbox", "notes", "drafts"] {
+                wait_script(client, &count_script(store), store, |v| {
+                    v.as_i64() == Some(0)
+                })
+                .await?;
+            }
+            assert_eq!(client.execute_async(PAGES_KEPT, vec![]).await?, json!(0));
+            Ok(())
+        },
+    );
 }
