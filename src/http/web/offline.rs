@@ -76,7 +76,6 @@ pub(super) fn routes() -> impl Filter<Extract = (Response,), Error = Rejection> 
         .or(warp::path!("favicon.ico").map(|| "favicon.ico"))
         .unify();
     let get = named
-        .clone()
         .and(method_is(is_read))
         .and_then(
             |name: &'static str| async move { answer(name).ok_or_else(warp::reject::not_found) },
