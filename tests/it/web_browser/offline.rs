@@ -22,10 +22,10 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
 use super::{Result, Shots, browser, click, session, type_into, wait_leave_dialog, wait_text};
-use crate::support::{Driver, Server, Workspace, create_token, eventually};
+use crate::support::{Driver, Server, Workspace, create_token, eventually, png};
 
 const PLAN: &str = "---\ntitle: Trip plan\ndate: 03-02-2026\ntags: [travel]\n---\nLine one\nLine two\nLine three\n";
-const PACKING: &str = "---\ntitle: Packing list\ndate: 03-02-2026\ntags: [travel]\n---\nToothbrush and a zephyrine scarf.\n";
+const PACKING: &str = "---\ntitle: Packing list\ndate: 03-02-2026\ntags: [travel]\n---\nToothbrush and a zephyrine scarf.\n\n![The bag](bag.png)\n";
 
 /// One DevTools command through chromedriver's bridge; its `value`.
 fn cdp(driver: &Driver, session: &str, cmd: &str, params: Value) -> Result<Value> {
@@ -137,6 +137,7 @@ fn offline_reading_writing_and_merging_in_a_real_browser() {
     let ws = Workspace::new();
     ws.write("plan.md", PLAN);
     ws.write("packing.md", PACKING);
+    std::fs::write(ws.notes().join("bag.png"), png(40, 30, [200, 80, 20])).unwrap();
     let token = create_token(&ws, &["--name", "phone"]);
     let server = ws.serve();
     let log = ws.root.path().join("chromedriver.log");
@@ -284,6 +285,24 @@ async fn flow(
     client.goto(&url("/note/plan.md")).await?;
     wait_text(client, ".offline-banner", "Offline — copy of").await?;
     wait_text(client, "main", "Line two").await?;
+
+    // A page never opened: the offline page.
+    client.goto(&url("/note/never-opened.md")).await?;
+    wait_text(client, "h1", "You are offline").await?;
+
+    // A note's image is kept with it.
+    client.goto(&url("/note/packing.md")).await?;
+    wait_text(client, ".offline-banner", "Offline — copy of").await?;
+    wait_script(
+        client,
+        "const done = arguments[arguments.length - 1]; const img = document.querySelector('main img'); \
+         if (!img) return done(-1); \
+         const width = () => done(img.naturalWidth); \
+         img.complete ? width() : (img.onload = width, img.onerror = () => done(0));",
+        "the image shows offline",
+        |v| v == &json!(40),
+    )
+    .await?;
 
     // Offline search over the notes kept: case-insensitive, said to be offline results.
     client.goto(&url("/search?q=ZEPHYRINE")).await?;
