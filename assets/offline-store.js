@@ -76,6 +76,15 @@
     return two(d.getDate()) + "-" + two(d.getMonth() + 1) + "-" + d.getFullYear();
   }
 
+  // `7 Dec 2026, 09:05`, as the pages write times.
+  function when(at) {
+    var months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    function two(n) { return (n < 10 ? "0" : "") + n; }
+    at = new Date(at);
+    return at.getDate() + " " + months[at.getMonth()] + " " + at.getFullYear() + ", " +
+      two(at.getHours()) + ":" + two(at.getMinutes());
+  }
+
   // The front matter and the blank lines before the body: `base` without the body the
   // editor was loaded with; when that is not its end, the `---` block at its start.
   function headOf(base, loadedBody) {
@@ -238,6 +247,7 @@
     encodePath: encodePath,
     enqueue: enqueue,
     flush: flush,
-    forgetCopies: forgetCopies
+    forgetCopies: forgetCopies,
+    when: when
   };
 })(self);

@@ -70,7 +70,7 @@
           path.textContent = item.path;
           li.appendChild(path);
           li.appendChild(document.createTextNode(" · " + (item.base === null ? "new note" : "edit") +
-            " · queued " + new Date(item.queued_at).toLocaleString()));
+            " · queued " + store.when(item.queued_at)));
           if (item.error) {
             var error = document.createElement("span");
             error.className = "refused";
@@ -189,7 +189,7 @@
       box.className = "draft-offer";
       box.setAttribute("role", "alert");
       var text = document.createElement("p");
-      text.textContent = "A draft of this note from " + new Date(draft.saved_at).toLocaleString() +
+      text.textContent = "A draft of this note from " + store.when(draft.saved_at) +
         " was not saved. Restore it?";
       var restore = document.createElement("button");
       restore.type = "button";

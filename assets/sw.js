@@ -202,7 +202,7 @@ function offlinePage(url) {
 // The banner goes right after `<body …>`: a string insert, the page is not parsed.
 function withBanner(html, storedAt) {
   var at = storedAt ? new Date(storedAt) : null;
-  var when = at && !isNaN(at) ? at.toLocaleString() : "an unknown time";
+  var when = at && !isNaN(at) ? NotesOffline.when(at) : "an unknown time";
   var banner = '<div class="offline-banner" role="status" data-stored-at="' +
     escapeHtml(storedAt || "") + '">Offline — copy of ' + escapeHtml(when) + "</div>";
   var body = html.search(/<body[\s>]/i);
