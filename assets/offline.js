@@ -17,6 +17,15 @@
     });
   }
 
+  // A save the server confirmed (`/note/…?done=saved`) ends the draft it came from. The
+  // query is read here, before app.js takes it off the address.
+  var saved = /[?&]done=(saved|created)(&|$)/.exec(location.search);
+  var notePage = /^\/note\/(.+)$/.exec(location.pathname);
+  if (saved && notePage) {
+    var key = saved[1] === "created" ? "new:" : "edit:" + decodeURIComponent(notePage[1]);
+    store.remove("drafts", key).catch(function () {});
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var form = document.querySelector("form.editor");
     if (form) editor(form);

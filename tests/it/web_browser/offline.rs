@@ -490,6 +490,42 @@ fn logging_out_asks_before_dropping_queued_saves_in_a_real_browser() {
                 |v| v.as_i64() == Some(1),
             )
             .await?;
+            // Online, a kept page never hides a newer version.
+            let newer = PACKING.replace("zephyrine scarf", "woollen hat");
+            let put = server.raw(
+                "PUT",
+                "/api/v1/notes/packing.md",
+                &[
+                    ("Authorization", &format!("Bearer {token}")),
+                    ("Content-Type", "text/markdown"),
+                ],
+                newer.as_bytes(),
+            );
+            assert_eq!(put.status, 200, "{}", put.body);
+            client.goto(&format!("{base}/note/packing.md")).await?;
+            wait_text(client, "main", "woollen hat").await?;
+            assert!(
+                client
+                    .find_all(Locator::Css(".offline-banner"))
+                    .await?
+                    .is_empty(),
+                "an online page under the offline banner"
+            );
+
+            // A draft ends with the save the server confirms.
+            client.goto(&format!("{base}/edit/packing.md")).await?;
+            type_into(client, "textarea[name=body]", "Only the toothbrush.\n").await?;
+            wait_script(client, &count_script("drafts"), "the draft kept", |v| {
+                v.as_i64() == Some(1)
+            })
+            .await?;
+            click(client, "form.editor button[type=submit]").await?;
+            wait_text(client, "main", "Only the toothbrush.").await?;
+            wait_script(client, &count_script("drafts"), "the draft ended", |v| {
+                v.as_i64() == Some(0)
+            })
+            .await?;
+
             client
                 .execute_async(
                     "const done = arguments[arguments.length - 1]; \
