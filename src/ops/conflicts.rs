@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::merge::has_conflict;
 use super::path::INTERNAL_DIR;
-use super::{Notebook, NotePath, fsutil};
+use super::{NotePath, Notebook, fsutil};
 use crate::error::Error;
 
 const LIST_FILE: &str = "conflicts.json";
@@ -41,11 +41,6 @@ impl Notebook {
             }
             Ok(())
         })
-    }
-
-    /// Whether the note at `path` is conflicted: on the list and still marked.
-    pub(crate) fn is_conflicted(&self, path: &NotePath) -> bool {
-        self.read_conflict_list().contains(path.as_str()) && self.holds_markers(path)
     }
 
     /// The conflicted notes, in path order; notes resolved (or gone) since are dropped
@@ -88,10 +83,8 @@ mod tests {
         let file = dir.path().join("notes/a.md");
         std::fs::write(&file, "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n").unwrap();
         notebook.mark_conflicted(&path).unwrap();
-        assert!(notebook.is_conflicted(&path));
         assert_eq!(notebook.conflicted().unwrap(), vec![path.clone()]);
         std::fs::write(&file, "x\ny\n").unwrap();
         assert!(notebook.conflicted().unwrap().is_empty());
-        assert!(!notebook.is_conflicted(&path));
     }
 }

@@ -4,8 +4,13 @@
 //! (or the same key to different values) both versions are kept between git's conflict
 //! markers, so nothing either side typed is lost.
 
+mod note;
+
+use chrono::NaiveDateTime;
 use diffy::{ConflictStyle, MergeOptions};
 use serde_yaml::Value;
+
+pub(crate) use note::{Edited, Landed};
 
 use super::front_matter::{self, Change};
 
@@ -104,7 +109,7 @@ fn merge_with_front_matter(base: &str, ours: &str, theirs: &str, docs: Documents
         }
         match (name, ov, tv) {
             ("last_modified", Some(Value::String(a)), Some(Value::String(z))) => {
-                if z > a {
+                if later(z, a) {
                     changes.push(Change::text(name, z.clone()));
                 }
             }
@@ -148,6 +153,16 @@ fn key_yaml(name: &str, value: Option<&Value>) -> String {
     let mut map = serde_yaml::Mapping::new();
     map.insert(Value::String(name.to_string()), value.clone());
     serde_yaml::to_string(&map).unwrap_or_else(|_| format!("{name}: ?\n"))
+}
+
+/// Whether the stamp `a` is later than `b`: the spec's `DD-MM-YYYY:HH:MM`, else the
+/// text's order (ISO 8601 sorts as text).
+fn later(a: &str, b: &str) -> bool {
+    let parse = |s: &str| NaiveDateTime::parse_from_str(s, "%d-%m-%Y:%H:%M").ok();
+    match (parse(a), parse(b)) {
+        (Some(a), Some(b)) => a > b,
+        _ => a > b,
+    }
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
@@ -216,7 +231,7 @@ pub(crate) fn sides(text: &str) -> (String, String) {
 mod tests {
     use super::*;
 
-    const BASE: &str = "---\ntitle: T\ntags: [a, b]\nlast_modified: '2026-01-01T00:00:00Z'\n---\n\none\ntwo\nthree\nfour\nfive\n";
+    const BASE: &str = "---\ntitle: T\ntags: [a, b]\nlast_modified: 31-01-2026:10:00\n---\n\none\ntwo\nthree\nfour\nfive\n";
 
     #[test]
     fn edits_to_different_lines_merge() {
@@ -224,7 +239,10 @@ mod tests {
         let theirs = BASE.replace("five\n", "FIVE\n");
         let m = merge(BASE, &ours, &theirs);
         assert!(!m.conflicted, "{}", m.text);
-        assert_eq!(m.text, BASE.replace("one\n", "ONE\n").replace("five\n", "FIVE\n"));
+        assert_eq!(
+            m.text,
+            BASE.replace("one\n", "ONE\n").replace("five\n", "FIVE\n")
+        );
     }
 
     #[test]
@@ -233,7 +251,10 @@ mod tests {
         let theirs = BASE.replace("three\n", "yours\n");
         let m = merge(BASE, &ours, &theirs);
         assert!(m.conflicted);
-        assert!(m.text.contains("<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\n"));
+        assert!(
+            m.text
+                .contains("<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\n")
+        );
         assert!(has_conflict(&m.text));
         let (o, t) = sides(&m.text);
         assert_eq!(o, ours);
@@ -244,10 +265,10 @@ mod tests {
     fn front_matter_merges_key_by_key() {
         let ours = BASE
             .replace("title: T", "title: Mine")
-            .replace("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z")
+            .replace("31-01-2026:10:00", "01-03-2026:09:00")
             .replace("[a, b]", "[a, b, c]");
         let theirs = BASE
-            .replace("2026-01-01T00:00:00Z", "2026-03-01T00:00:00Z")
+            .replace("31-01-2026:10:00", "28-02-2026:23:00")
             .replace("[a, b]", "[b, d]")
             .replace("two\n", "TWO\n");
         let m = merge(BASE, &ours, &theirs);
@@ -255,7 +276,7 @@ mod tests {
         let doc = front_matter::parse(&m.text).unwrap();
         let fields = doc.fields();
         assert_eq!(fields.title, "Mine");
-        assert_eq!(fields.last_modified, "2026-03-01T00:00:00Z");
+        assert_eq!(fields.last_modified, "01-03-2026:09:00");
         assert_eq!(fields.tags, ["b", "c", "d"]);
         assert!(m.text.contains("\nTWO\n"));
     }
@@ -267,7 +288,10 @@ mod tests {
         let m = merge(BASE, &ours, &theirs);
         assert!(m.conflicted);
         assert!(m.text.starts_with("---\ntitle: Mine\n"), "{}", m.text);
-        assert!(m.text.contains("<<<<<<< ours\ntitle: Mine\n=======\ntitle: Yours\n>>>>>>> theirs\n"));
+        assert!(
+            m.text
+                .contains("<<<<<<< ours\ntitle: Mine\n=======\ntitle: Yours\n>>>>>>> theirs\n")
+        );
     }
 
     #[test]

@@ -51,6 +51,7 @@ mod notes_write;
 mod obsidian_markdown;
 mod obsidian_render;
 mod offline_index;
+mod offline_merge;
 mod openapi;
 mod public_api;
 mod public_media;

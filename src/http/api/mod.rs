@@ -14,6 +14,7 @@
 mod files;
 mod history;
 mod links;
+mod merge;
 mod moves;
 mod note_request;
 mod notes;
@@ -53,6 +54,8 @@ pub(crate) fn routes(state: Arc<State>) -> Routes {
         .or(history(&state))
         .unify()
         .or(extensions(&state))
+        .unify()
+        .or(merges(&state))
         .unify()
         .boxed()
 }
@@ -299,6 +302,30 @@ fn history(state: &Arc<State>) -> Routes {
         .or(refuse_others(restore(), |m| !is_post(m), "POST"))
         .unify()
         .or(refuse_others(trash(), |m| !is_read(m), "GET"))
+        .unify()
+        .boxed()
+}
+
+/// Offline edits merged in, and the notes left conflicted.
+fn merges(state: &Arc<State>) -> Routes {
+    let merge = || warp::path!("api" / "v1" / "merge" / ..);
+    let conflicts = || warp::path!("api" / "v1" / "conflicts");
+    merge()
+        .and(method_is(is_post))
+        .and(notes::path())
+        .and(warp::header::headers_cloned())
+        .and(body_of(state, max_body))
+        .and(with_state(state.clone()))
+        .and_then(merge::post)
+        .or(conflicts()
+            .and(method_is(is_read))
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(merge::list))
+        .unify()
+        .or(refuse_others(merge(), |m| !is_post(m), "POST"))
+        .unify()
+        .or(refuse_others(conflicts(), |m| !is_read(m), "GET"))
         .unify()
         .boxed()
 }

@@ -332,6 +332,7 @@ fn route(path: &str) -> Route<'_> {
             "/api/v1/history/",
             "/api/v1/links/",
             "/api/v1/sections/",
+            "/api/v1/merge/",
         ]
         .iter()
         .find_map(|p| path.strip_prefix(p));
@@ -381,6 +382,7 @@ fn check_scope(
             | "/api/v1/pages/notes"
             | "/api/v1/search"
             | "/api/v1/files"
+            | "/api/v1/conflicts"
             | "/api/v1/move"
             | "/api/v1/restore"
             | "/api/public/toggle"

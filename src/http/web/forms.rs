@@ -1,5 +1,5 @@
 //! The form posts: save (create or replace), delete, publish / unpublish, restore (in
-//! `history`), and the live preview. Each is refused when it comes from another site, validates the note path
+//! `history`), resolve (in `resolve`), and the live preview. Each is refused when it comes from another site, validates the note path
 //! like the API, calls one `ops` operation, and answers 303 to the page to show next.
 //! Bad input gets an HTML page saying what is wrong, and nothing is written.
 
@@ -35,6 +35,7 @@ pub(crate) enum Action {
     Publish,
     Preview,
     Restore,
+    Resolve,
 }
 
 /// `POST /save`, `/delete`, `/publish`, `/preview` and `/restore`.
@@ -53,6 +54,7 @@ pub(super) async fn handle(
         Action::Publish => publish(form(&bytes)?, scope.unwrap_or_default(), &state).await,
         Action::Preview => preview(form(&bytes)?, &state).await,
         Action::Restore => super::history::restore(form(&bytes)?, &state).await,
+        Action::Resolve => super::resolve::post(form(&bytes)?, &state).await,
     }
 }
 

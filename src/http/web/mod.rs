@@ -19,6 +19,7 @@ mod login;
 mod moves;
 pub(crate) mod offline;
 mod pages;
+mod resolve;
 mod streamed;
 mod viewer;
 mod views;
@@ -86,6 +87,12 @@ pub(crate) fn routes(
     let assets = warp::path!("assets" / String)
         .and(method_is(is_read))
         .and_then(pages::asset);
+    let resolve = resolve_prefix()
+        .and(method_is(is_read))
+        .and(warp::path::full())
+        .and(viewer::viewer(state.clone()))
+        .and(with_state(state.clone()))
+        .and_then(resolve::page);
     let login = login::routes(state.clone());
     let offline = offline::routes();
     let api_page = api_page::routes(state.clone());
@@ -114,6 +121,8 @@ pub(crate) fn routes(
         .unify()
         .or(warp::path!("docs" / "api"))
         .unify()
+        .or(resolve_prefix())
+        .unify()
         .and(method_is(|m| !is_read(m)))
         .and_then(|| refuse("GET, HEAD"));
     let posts_refused = actions()
@@ -129,6 +138,8 @@ pub(crate) fn routes(
         .or(assets)
         .unify()
         .or(offline)
+        .unify()
+        .or(resolve)
         .unify()
         .or(move_note)
         .unify()
@@ -177,6 +188,20 @@ fn note_prefix() -> impl Filter<Extract = (), Error = Rejection> + Clone {
         .unify()
 }
 
+/// `/resolve/<path>` (not `/resolve` alone: the resolve form's post).
+fn resolve_prefix() -> impl Filter<Extract = (), Error = Rejection> + Clone {
+    warp::path("resolve")
+        .and(warp::path::peek())
+        .and_then(|rest: warp::path::Peek| async move {
+            if rest.as_str().is_empty() {
+                Err(warp::reject::not_found())
+            } else {
+                Ok(())
+            }
+        })
+        .untuple_one()
+}
+
 /// The form posts, by their path.
 fn actions() -> impl Filter<Extract = (forms::Action,), Error = Rejection> + Clone {
     warp::path!("save")
@@ -188,6 +213,8 @@ fn actions() -> impl Filter<Extract = (forms::Action,), Error = Rejection> + Clo
         .or(warp::path!("preview").map(|| forms::Action::Preview))
         .unify()
         .or(warp::path!("restore").map(|| forms::Action::Restore))
+        .unify()
+        .or(warp::path!("resolve").map(|| forms::Action::Resolve))
         .unify()
 }
 

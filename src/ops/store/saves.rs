@@ -13,7 +13,7 @@ use crate::ops::model::{FrontMatterInput, NoteEdit, NoteFields};
 
 /// A whole text given as is (MCP): stored as given; when it changes the note and keeps
 /// the note's `last_modified` as it was, that key is set to `now`.
-pub(super) fn verbatim(text: String, existing: Option<&str>, now: &str) -> Result<String> {
+pub(crate) fn verbatim(text: String, existing: Option<&str>, now: &str) -> Result<String> {
     front_matter::check(&text)?;
     let Some(before) = existing.filter(|before| *before != text) else {
         return Ok(text);
@@ -29,7 +29,7 @@ pub(super) fn verbatim(text: String, existing: Option<&str>, now: &str) -> Resul
 /// unchanged body leave the note byte for byte as it is; a change writes that key (a
 /// cleared title removes the key) or the body, and refreshes `last_modified` when the
 /// note has one. A note gone since the editor opened is made again from the fields.
-pub(super) fn edit(
+pub(crate) fn edit(
     path: &NotePath,
     edit: NoteEdit,
     existing: Option<&str>,

@@ -184,6 +184,18 @@ pub(crate) fn note(page: &NoteView) -> Markup {
             }
         }
         (notice(page.notice))
+        @if crate::ops::merge::has_conflict(&note.body) {
+            div.stale.conflicted role="alert" {
+                p {
+                    strong { "This note holds two versions" }
+                    ": an edit made offline or a sync changed the same lines as another "
+                    "edit, and both are kept between conflict markers."
+                }
+                @if page.writable {
+                    a.button.primary href=(super::super::note_url("resolve", &note.path)) { "Resolve…" }
+                }
+            }
+        }
         @if let Some(published) = page.out_of_date_since {
             div.stale role="status" {
                 p {
