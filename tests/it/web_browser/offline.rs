@@ -9,10 +9,14 @@
 //! `41-queued-edit`, `42-resolve-view`.
 //!
 //! Going offline: `Network.emulateNetworkConditions` on the page's target does not
-//! reach the service worker's own fetches (it runs in a target of its own), so the test
-//! also stops `notes serve`, and starts it again on the same port to come back. A
-//! restart ends the web sessions (they live in the server's memory), so the test logs
-//! in again: the queue waits in IndexedDB across that too.
+//! reach the service worker's own fetches (it runs in a target of its own: with it
+//! alone, pages still load from the server) and leaves `navigator.onLine` true, so the
+//! test also stops `notes serve`, and starts it again on the same port to come back.
+//! A restart ends the web sessions (they live in the server's memory), so the test
+//! logs in again: the queue waits in IndexedDB across that too. The edit's save thus
+//! takes the worker's way (a form post that does not reach the server is queued); the
+//! new note's takes the page's (a browser that knows it is offline), with
+//! `navigator.onLine` made false for that page.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -347,10 +351,24 @@ async fn flow(
     // A new note offline.
     client.goto(&url("/new")).await?;
     wait_text(client, "h1", "New note").await?;
+    client
+        .execute(
+            "Object.defineProperty(navigator, 'onLine', { get: () => false })",
+            vec![],
+        )
+        .await?;
     type_into(client, "input[name=title]", "Written offline").await?;
     type_into(client, "textarea[name=body]", "Made in a tunnel.\n").await?;
     click(client, "form.editor button[type=submit]").await?;
-    wait_text(client, "p.queued", "Queued").await?;
+    wait_text(client, "p.queued", "Queued — will be sent when online").await?;
+    // The page queued it and stays on the editor.
+    assert_eq!(client.current_url().await?.path(), "/new");
+    assert!(
+        !client
+            .find_all(Locator::Css("form.editor[data-queued]"))
+            .await?
+            .is_empty()
+    );
 
     // A reload offline: both saves are still queued.
     client.goto(&url("/")).await?;
