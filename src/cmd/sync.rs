@@ -87,7 +87,7 @@ fn ask_server(url: &str) -> anyhow::Result<SyncStatus> {
     }
     let message = serde_json::from_str::<serde_json::Value>(body)
         .ok()
-        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+        .and_then(|v| v.get("message").and_then(|e| e.as_str()).map(str::to_string))
         .unwrap_or_else(|| format!("status {status}"));
     if status == 401 {
         bail!("the server at {url} asks for a token: set {TOKEN_VAR} to a full token ({message})");

@@ -324,7 +324,7 @@ fn the_sync_routes_need_a_full_token() {
         .unwrap();
     let (status, body) = json(r);
     assert_eq!(status, 409, "{body}");
-    assert!(body["error"].as_str().unwrap().starts_with("No sync remote"));
+    assert!(body["message"].as_str().unwrap().starts_with("No sync remote"), "{body}");
 
     for method in ["GET", "POST"] {
         let r = server

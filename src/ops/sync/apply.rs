@@ -12,7 +12,7 @@ use git2::{ObjectType, Oid, Repository};
 use super::plan::{Action, Kind, kind_of};
 use crate::error::{Cause, Error, Result};
 use crate::ops::ids::Op;
-use crate::ops::merge::merge;
+use crate::ops::merge::{has_conflict, merge};
 use crate::ops::model::{Precondition, etag};
 use crate::ops::{FilePath, NotePath, Notebook};
 
@@ -116,7 +116,8 @@ impl Notebook {
             Some(id) => Some(text(repo, Some(id))?),
             None => None,
         };
-        let conflicted = Cell::new(merged.conflicted);
+        // A note the remote holds with markers is conflicted here too.
+        let conflicted = Cell::new(merged.conflicted || has_conflict(&merged.text));
         let unchanged = Cell::new(false);
         let current = self
             .current_for_write(path)?

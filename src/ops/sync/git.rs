@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 pub(super) const REMOTE: &str = "origin";
 /// Where the remote's `main` is fetched.
 pub(super) const REMOTE_REF: &str = "refs/sync/remote";
-/// The last merge commit a sync made and pushed.
+/// The last merge commit a sync made (pushed, or to be pushed by the next sync).
 pub(super) const LOCAL_REF: &str = "refs/sync/local";
 
 /// The longest a fetch or a push may take.
@@ -33,6 +33,8 @@ fn git(dir: &Path) -> Command {
     command
         .arg("--git-dir")
         .arg(dir)
+        // The store is packed by the service (`ops/history/pack`), never by git.
+        .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
         .env("GIT_TERMINAL_PROMPT", "0")
         // The messages parsed below are git's English ones.
         .env("LC_ALL", "C")
