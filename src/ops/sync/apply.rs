@@ -184,7 +184,8 @@ impl Notebook {
             Err(e) => return Err(e),
         };
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(Error::FileReadFailed)?;
+        file.read_to_end(&mut bytes)
+            .map_err(Error::FileReadFailed)?;
         Oid::hash_object(ObjectType::Blob, &bytes)
             .map(Some)
             .map_err(|e| Error::HistoryFailed(Cause::new("cannot hash a file", e)))

@@ -53,7 +53,9 @@ struct Ran {
 /// Runs `command`, killed past `GIT_TIMEOUT`.
 fn run(mut command: Command) -> Result<Ran> {
     let child = command.spawn().map_err(|e| {
-        Error::SyncFailed(format!("cannot run git (is it installed and on PATH?): {e}"))
+        Error::SyncFailed(format!(
+            "cannot run git (is it installed and on PATH?): {e}"
+        ))
     })?;
     let pid = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -206,7 +208,11 @@ pub(crate) fn redact(text: &str) -> String {
 
 /// The line of git's output that says what went wrong, credentials stripped.
 fn one_line(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let line = lines
         .iter()
         .find(|l| l.starts_with("fatal:"))
