@@ -203,7 +203,9 @@ impl Notebook {
                     return Ok(Some(0));
                 };
                 if Some(tree) == remote_tree.as_ref().map(Tree::id) {
-                    if let Some(remote) = remote {
+                    if let Some(remote) = remote
+                        && last != Some(remote)
+                    {
                         set_ref(&repo, git::LOCAL_REF, remote)?;
                     }
                     return Ok(Some(0));
