@@ -73,6 +73,8 @@ mod serve_owner;
 mod sessions;
 mod spec_routes;
 mod special_files;
+mod sync;
+mod sync_merge;
 mod tokens;
 mod tokens_closed;
 mod vault_fixture;

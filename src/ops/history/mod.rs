@@ -39,6 +39,8 @@ use crate::ops::model::{Note, Precondition, PutOutcome};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{NotePath, Notebook};
 
+pub(crate) use self::repo::SYNC_LOCK;
+
 /// The store's folder inside `.notes/`.
 pub(crate) const STORE_DIR: &str = "history.git";
 
@@ -156,6 +158,21 @@ impl Notebook {
             Some(store) => store.settle().map_err(failed),
             None => Ok(()),
         }
+    }
+
+    /// The store's folder, `.notes/history.git`.
+    pub(crate) fn history_dir(&self) -> std::path::PathBuf {
+        self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR)
+    }
+
+    /// Every change recorded committed, then the commit the branch names (`None`
+    /// before the first change); the store is created when missing.
+    pub(crate) fn history_head(&self) -> Result<Option<git2::Oid>> {
+        let store = self.history_store()?;
+        store.settle().map_err(failed)?;
+        let repo = git2::Repository::open_bare(&store.dir)
+            .map_err(|e| failed(error::err("cannot open the store")(e)))?;
+        repo::tip_of(&repo).map_err(failed)
     }
 
     /// Records one commit of `changes`, durably, when the history is on.
