@@ -148,6 +148,20 @@ fn two_edits_of_the_same_lines_keep_both_and_mark_the_note() {
     let (code, body) = json(server.get("/api/v1/sync"));
     assert_eq!(code, 200);
     assert_eq!(body["conflicts"], serde_json::json!(["x.md"]), "{body}");
+    let (_, list) = json(server.get("/api/v1/conflicts"));
+    assert_eq!(list["conflicts"][0]["path"], "x.md", "{list}");
+    // The web interface: a banner on the note, both versions side by side.
+    let note = server.get("/note/x.md").text().unwrap();
+    assert!(note.contains("This note holds two versions"), "{note}");
+    assert!(note.contains("href=\"/resolve/x.md\""), "{note}");
+    let resolve = server.get("/resolve/x.md").text().unwrap();
+    assert!(resolve.contains("resolve-sides"), "{resolve}");
+    for line in ["B's line", "A's line"] {
+        let shown =
+            resolve.matches(line).count() + resolve.matches(&line.replace('\'', "&#39;")).count();
+        // Once in its column, once in the editor below.
+        assert_eq!(shown, 2, "{line}: {resolve}");
+    }
 }
 
 #[test]
