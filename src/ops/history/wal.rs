@@ -143,8 +143,9 @@ impl Log {
             } else {
                 self.end
             };
-            while let Some((_, next)) = record_at(&self.file, epoch, end, size)? {
-                end = next;
+            let bytes = read_from(&self.file, end, size)?;
+            if let Some((_, last)) = records_in(&bytes, end, epoch, end).last() {
+                end = last;
             }
             if epoch_of(&self.file)? != Some(epoch) {
                 continue;
@@ -281,10 +282,13 @@ pub(crate) fn records_after(
         Some(pos) if pos.epoch == epoch => pos.end,
         _ => HEADER,
     };
+    let bytes = read_from(&file, at, size)?;
     let mut records = Vec::new();
-    while let Some((objects, next)) = record_at(&file, epoch, at, size)? {
+    for (objects, next) in records_in(&bytes, at, epoch, at) {
         records.push((Position { epoch, end: next }, objects));
-        at = next;
+    }
+    if let Some((pos, _)) = records.last() {
+        at = pos.end;
     }
     Ok((records, at))
 }
@@ -327,30 +331,48 @@ fn zero(file: &File, from: u64, to: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// The record at `at` and where the next one starts; `None` at the end (zeros, a torn
-/// record whose sync never finished, or a record of an older epoch).
-fn record_at(
-    file: &File,
+/// The log's bytes from `from` to `size` (fewer when the file is shorter now), read
+/// at once: the records are then walked in memory, not two reads each.
+fn read_from(file: &File, from: u64, size: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; usize::try_from(size.saturating_sub(from)).unwrap_or(0)];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match file.read_at(&mut bytes[filled..], from + filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
+}
+
+/// The records of `bytes` (the log read from `from`), from `at` on: each with where
+/// the next one starts. The walk ends at zeros, a torn record whose sync never
+/// finished, or a record of an older epoch.
+fn records_in(
+    bytes: &[u8],
+    from: u64,
     epoch: u64,
-    at: u64,
-    size: u64,
-) -> io::Result<Option<(Vec<Object>, u64)>> {
-    let mut head = [0u8; 12];
-    if at + 12 > size {
-        return Ok(None);
-    }
-    file.read_exact_at(&mut head, at)?;
-    let len = u64::from(u32::from_le_bytes(head[..4].try_into().unwrap_or_default()));
-    let sum = u64::from_le_bytes(head[4..].try_into().unwrap_or_default());
-    if len == 0 || at + 12 + len > size {
-        return Ok(None);
-    }
-    let mut payload = vec![0u8; len as usize];
-    file.read_exact_at(&mut payload, at + 12)?;
-    if xxh3_64_with_seed(&payload, epoch) != sum {
-        return Ok(None);
-    }
-    Ok(objects_of(&payload).map(|objects| (objects, at + 12 + len)))
+    mut at: u64,
+) -> impl Iterator<Item = (Vec<Object>, u64)> + '_ {
+    std::iter::from_fn(move || {
+        let i = usize::try_from(at.checked_sub(from)?).ok()?;
+        let head = bytes.get(i..i.checked_add(12)?)?;
+        let len = u32::from_le_bytes(head[..4].try_into().ok()?) as usize;
+        let sum = u64::from_le_bytes(head[4..].try_into().ok()?);
+        if len == 0 {
+            return None;
+        }
+        let payload = bytes.get(i + 12..(i + 12).checked_add(len)?)?;
+        if xxh3_64_with_seed(payload, epoch) != sum {
+            return None;
+        }
+        let objects = objects_of(payload)?;
+        at += 12 + len as u64;
+        Some((objects, at))
+    })
 }
 
 /// The records of the log, oldest first; a torn or damaged tail (a record whose sync
@@ -365,13 +387,10 @@ pub(crate) fn records(repo: &Path) -> io::Result<Vec<Vec<Object>>> {
     let Some(epoch) = epoch_of(&file)? else {
         return older_records(&file, size);
     };
-    let mut records = Vec::new();
-    let mut at = HEADER;
-    while let Some((objects, next)) = record_at(&file, epoch, at, size)? {
-        records.push(objects);
-        at = next;
-    }
-    Ok(records)
+    let bytes = read_from(&file, HEADER, size)?;
+    Ok(records_in(&bytes, HEADER, epoch, HEADER)
+        .map(|(objects, _)| objects)
+        .collect())
 }
 
 /// The records of a log of the older format: `u32 length, u64 xxh3, payload` from the
