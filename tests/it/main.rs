@@ -72,6 +72,8 @@ mod serve_owner;
 mod sessions;
 mod spec_routes;
 mod special_files;
+mod sync_faults;
+mod sync_transports;
 mod tokens;
 mod tokens_closed;
 mod vault_fixture;
