@@ -73,6 +73,7 @@ mod sessions;
 mod spec_routes;
 mod special_files;
 mod sync_faults;
+mod sync_soak;
 mod sync_transports;
 mod tokens;
 mod tokens_closed;

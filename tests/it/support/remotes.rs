@@ -128,14 +128,6 @@ pub fn show(repo: &Path, path: &str) -> Option<String> {
     out.status.success().then(|| stdout(&out))
 }
 
-/// Every file of `main` in `repo`, by path.
-pub fn tree_files(repo: &Path) -> Vec<String> {
-    git(repo, &["ls-tree", "-r", "--name-only", "main"])
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
 /// The notes of a notebook (every file outside dot-folders and dot-files), path →
 /// bytes: what must be equal on two machines after a sync.
 pub fn notebook_files(ws: &Workspace) -> std::collections::BTreeMap<String, Vec<u8>> {
@@ -303,7 +295,6 @@ fn run(program: &Path, args: &[&str]) -> String {
 /// Killed on drop.
 pub struct Sshd {
     child: Child,
-    pub port: u16,
     authorized: PathBuf,
     /// The client's `HOME`: give it to the programs that connect.
     pub home: PathBuf,
@@ -413,7 +404,6 @@ impl Sshd {
             if let Some(child) = wait_ready(child, &log, "Server listening on") {
                 return Sshd {
                     child,
-                    port,
                     authorized,
                     home,
                     log,
