@@ -45,12 +45,15 @@ fn clone_files(work: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// Runs `notes sync` on `ws` and kills it (SIGKILL) once `ready` holds; whether it was
-/// still running then (it may finish first).
+/// Runs `notes sync` on `ws` and kills it with the git it runs (SIGKILL to its process
+/// group, as a power cut would) once `ready` holds; whether it was still running then
+/// (it may finish first).
 fn sync_killed_when(ws: &Workspace, mut ready: impl FnMut() -> bool) -> bool {
+    use std::os::unix::process::CommandExt;
     let mut child = ws
         .cli()
         .arg("sync")
+        .process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -64,11 +67,16 @@ fn sync_killed_when(ws: &Workspace, mut ready: impl FnMut() -> bool) -> bool {
         if ready() {
             break;
         }
-        assert!(Instant::now() < deadline, "the sync neither ended nor got there");
+        assert!(
+            Instant::now() < deadline,
+            "the sync neither ended nor got there"
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
     let running = child.try_wait().unwrap().is_none();
-    child.kill().unwrap();
+    // SAFETY: a plain signal to the group the child leads (not yet reaped, so its id
+    // is still its own).
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
     child.wait().unwrap();
     running
 }
@@ -103,7 +111,12 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
     assert_eq!(notebook_files(&ws), clone_files(&work));
 
     let mut killed_running = 0;
-    let points = [Point::Start, Point::FirstWrite, Point::Half, Point::AllWritten];
+    let points = [
+        Point::Start,
+        Point::FirstWrite,
+        Point::Half,
+        Point::AllWritten,
+    ];
     for (round, point) in points.into_iter().enumerate() {
         // The laptop (plain git) edits a third of the notes at the bottom, adds some and
         // deletes a few; this machine edits others, and some of the laptop's at the top.
@@ -133,8 +146,12 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
 
         // Local edits: notes the laptop left alone, and two it edited (at the top).
         let mut ours = BTreeMap::new();
-        let mine: Vec<usize> = (0..4).map(|k| (round + 2) % 3 + 3 * (round * 7 + k + 40)).collect();
-        let both: Vec<usize> = (0..2).map(|k| round % 3 + 3 * (round * 7 + k + 80)).collect();
+        let mine: Vec<usize> = (0..4)
+            .map(|k| (round + 2) % 3 + 3 * (round * 7 + k + 40))
+            .collect();
+        let both: Vec<usize> = (0..2)
+            .map(|k| round % 3 + 3 * (round * 7 + k + 80))
+            .collect();
         for &i in mine.iter().chain(&both) {
             let rel = format!("n/{i:04}.md");
             // A new title line, the rest as this machine has it.
@@ -159,9 +176,7 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
         let written = |ws: &Workspace| {
             pulled
                 .iter()
-                .filter(|rel| {
-                    std::fs::read(ws.notes().join(rel)).ok().as_ref() == laptop.get(*rel)
-                })
+                .filter(|rel| std::fs::read(ws.notes().join(rel)).ok().as_ref() == laptop.get(*rel))
                 .count()
         };
         let started = Instant::now();
@@ -176,8 +191,11 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
         // Every note is whole: one of the versions it had, or (edited on both sides)
         // a merge holding both edits.
         let now = notebook_files(&ws);
-        let paths: std::collections::BTreeSet<&String> =
-            now.keys().chain(before.keys()).chain(laptop.keys()).collect();
+        let paths: std::collections::BTreeSet<&String> = now
+            .keys()
+            .chain(before.keys())
+            .chain(laptop.keys())
+            .collect();
         for rel in paths {
             let got = now.get(rel);
             let mut allowed = vec![before.get(rel), laptop.get(rel)];
@@ -205,7 +223,10 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
             let text = text.as_str();
             let now = ws.read(rel);
             if both.contains(rel) {
-                assert!(now.contains(&format!("laptop edit {round}")), "{rel}: {now}");
+                assert!(
+                    now.contains(&format!("laptop edit {round}")),
+                    "{rel}: {now}"
+                );
                 assert!(now.contains(&format!("(machine {round})")), "{rel}: {now}");
             } else {
                 assert_eq!(now, text, "{rel}");
@@ -216,7 +237,10 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
         }
     }
     // The kills landed while the sync ran (not after it ended) at least twice.
-    assert!(killed_running >= 2, "only {killed_running} kills hit a running sync");
+    assert!(
+        killed_running >= 2,
+        "only {killed_running} kills hit a running sync"
+    );
 }
 
 /// A bare remote whose `pre-receive` hook, the first time, lets `third` (a clone with
@@ -298,7 +322,10 @@ fn a_lost_race_is_retried(at_the_remote: bool) {
         once
     };
 
-    let out = ws.run_stdin(&["put", "--quiet", "a.md"], b"# A\n\nfirst\n\nedited here\n");
+    let out = ws.run_stdin(
+        &["put", "--quiet", "a.md"],
+        b"# A\n\nfirst\n\nedited here\n",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let status = sync_ok(&ws, &[]);
     assert!(marker.exists(), "the other push did not happen: {status}");
@@ -359,10 +386,7 @@ fn api_writes_during_a_sync_are_neither_lost_nor_reverted() {
     let base = server.base.clone();
     let syncing = std::thread::spawn(move || {
         let client = crate::support::http_client(Duration::from_secs(300));
-        let response = client
-            .post(format!("{base}/api/v1/sync"))
-            .send()
-            .unwrap();
+        let response = client.post(format!("{base}/api/v1/sync")).send().unwrap();
         json(response)
     });
     // Read, add a line at the top, write back with If-Match, while the sync runs:
@@ -431,9 +455,15 @@ fn api_writes_during_a_sync_are_neither_lost_nor_reverted() {
     git(&work, &["pull", "--quiet", "--ff-only", "origin", "main"]);
     for (rel, token) in &written {
         let here = ws.read(rel);
-        assert!(here.contains(&format!("{token}\n")), "{rel} lost {token:?}:\n{here}");
+        assert!(
+            here.contains(&format!("{token}\n")),
+            "{rel} lost {token:?}:\n{here}"
+        );
         let there = std::fs::read_to_string(work.join(rel)).unwrap();
-        assert!(there.contains(&format!("{token}\n")), "remote {rel} lost {token:?}");
+        assert!(
+            there.contains(&format!("{token}\n")),
+            "remote {rel} lost {token:?}"
+        );
     }
     for i in (0..NOTES).step_by(2) {
         let rel = format!("n/{i:04}.md");

@@ -194,7 +194,10 @@ fn two_notebooks_edited_on_both_sides_end_identical_with_every_edit_kept() {
     let a_ws = Workspace::new();
     for i in 0..12 {
         let text = format!("# Seed {i}\n\none\ntwo\nthree\nfour\nfive\n");
-        let out = a_ws.run_stdin(&["put", "--quiet", &format!("seed/{i}.md")], text.as_bytes());
+        let out = a_ws.run_stdin(
+            &["put", "--quiet", &format!("seed/{i}.md")],
+            text.as_bytes(),
+        );
         assert!(out.status.success());
     }
     sync_ok(&a_ws, &["--remote", remote]);
@@ -275,7 +278,10 @@ fn two_notebooks_edited_on_both_sides_end_identical_with_every_edit_kept() {
         .values()
         .map(|bytes| String::from_utf8_lossy(bytes).into_owned())
         .collect();
-    let deleted: String = sides.iter().flat_map(|s| s.deleted.iter().cloned()).collect();
+    let deleted: String = sides
+        .iter()
+        .flat_map(|s| s.deleted.iter().cloned())
+        .collect();
     let finals_words: BTreeSet<&str> = finals.split_whitespace().collect();
     let deleted_words: BTreeSet<&str> = deleted.split_whitespace().collect();
     let lost: Vec<&String> = tokens
@@ -287,7 +293,11 @@ fn two_notebooks_edited_on_both_sides_end_identical_with_every_edit_kept() {
     // And each is in the history of the side that made it (committed within a second
     // or so).
     for (s, side) in sides.iter().enumerate() {
-        let mine: Vec<&String> = tokens.iter().filter(|(t, _)| *t == s).map(|(_, t)| t).collect();
+        let mine: Vec<&String> = tokens
+            .iter()
+            .filter(|(t, _)| *t == s)
+            .map(|(_, t)| t)
+            .collect();
         let mut missing = Vec::new();
         let recorded = eventually(Duration::from_secs(10), || {
             let history = side.history();

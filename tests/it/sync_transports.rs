@@ -121,7 +121,10 @@ fn an_ssh_key_the_server_refuses_is_one_line_and_changes_nothing() {
     assert_eq!(notebook_files(&ws), before);
     assert_eq!(show(&bare, "a.md"), pushed);
     let log = sshd.log();
-    assert!(log.contains("Connection closed by authenticating user"), "{log}");
+    assert!(
+        log.contains("Connection closed by authenticating user"),
+        "{log}"
+    );
     let (_, status) = sync_with(sshd.as_user(ws.cli()), &["--status"]);
     let status = status.unwrap();
     assert_eq!(status["outcome"], "failed", "{status}");
@@ -222,7 +225,10 @@ fn credentials_in_a_remote_url_are_never_shown() {
     };
     let (out, text) = run(&["--remote", &url], false);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("127.0.0.1:1"), "the error names the remote: {text}");
+    assert!(
+        text.contains("127.0.0.1:1"),
+        "the error names the remote: {text}"
+    );
     run(&["--remote", &url], true);
     run(&[], false);
     run(&[], true);

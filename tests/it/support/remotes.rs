@@ -313,8 +313,7 @@ impl Sshd {
         let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
         if root && !Path::new("/run/sshd").is_dir() {
             std::fs::create_dir_all("/run/sshd").unwrap();
-            std::fs::set_permissions("/run/sshd", std::fs::Permissions::from_mode(0o755))
-                .unwrap();
+            std::fs::set_permissions("/run/sshd", std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         let user = run(Path::new("id"), &["-un"]).trim().to_string();
         let home = dir.join("home");
