@@ -90,6 +90,46 @@ fn an_ssh_remote_through_a_local_sshd_syncs_an_edit_both_ways() {
 }
 
 #[test]
+fn an_ssh_key_held_by_the_users_agent_is_used() {
+    let Some(found) = programs(&[
+        ("git", "git"),
+        ("sshd", "openssh-server"),
+        ("ssh", "openssh-client"),
+        ("ssh-keygen", "openssh-client"),
+        ("ssh-agent", "openssh-client"),
+        ("ssh-add", "openssh-client"),
+    ]) else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let sshd = Sshd::start(&found[1], &found[3], &scratch.path().join("sshd"));
+    let agent = sshd.key_in_agent(&found[4], &found[5]);
+    let bare = scratch.path().join("notebook.git");
+    init_bare(&bare);
+    let url = sshd.url(&bare);
+    let a = Workspace::new();
+    put(&a, "a.md", "# A\n\nthrough the agent\n");
+    // Without the agent the key is nowhere: the sync fails and changes nothing.
+    let (out, _) = sync_with(sshd.as_user(a.cli()), &["--remote", &url]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(show(&bare, "a.md").is_none());
+    sync_ok_with(
+        sshd.as_user_with_agent(a.cli(), &agent),
+        &["--remote", &url],
+    );
+    assert_eq!(
+        show(&bare, "a.md").as_deref(),
+        Some(a.read("a.md").as_str())
+    );
+    let b = Workspace::new();
+    sync_ok_with(
+        sshd.as_user_with_agent(b.cli(), &agent),
+        &["--remote", &url],
+    );
+    assert_eq!(b.read("a.md"), a.read("a.md"));
+}
+
+#[test]
 fn an_ssh_key_the_server_refuses_is_one_line_and_changes_nothing() {
     let Some(found) = programs(&[
         ("git", "git"),

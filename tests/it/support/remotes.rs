@@ -429,6 +429,55 @@ impl Sshd {
         cmd
     }
 
+    /// Moves the user's key out of `~/.ssh` into an ssh-agent of the user's (started
+    /// from `ssh_agent`, loaded with `ssh_add`), and takes it out of the ssh
+    /// configuration: the key is then the agent's alone. The agent lives as long as
+    /// the value returned; `as_user_with_agent` gives its socket.
+    pub fn key_in_agent(&self, ssh_agent: &Path, ssh_add: &Path) -> Agent {
+        let dot_ssh = self.home.join(".ssh");
+        let key = self.home.parent().unwrap().join("agent-key");
+        std::fs::rename(dot_ssh.join("id_ed25519"), &key).unwrap();
+        let config = std::fs::read_to_string(dot_ssh.join("config")).unwrap();
+        let config: String = config
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("IdentityFile"))
+            .map(|l| format!("{}\n", l.replace("IdentitiesOnly yes", "IdentitiesOnly no")))
+            .collect();
+        std::fs::write(dot_ssh.join("config"), config).unwrap();
+        let socket = self.home.parent().unwrap().join("agent.sock");
+        let child = Command::new(ssh_agent)
+            .arg("-D")
+            .arg("-a")
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start ssh-agent");
+        let agent = Agent { child, socket };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !agent.socket.exists() {
+            assert!(Instant::now() < deadline, "ssh-agent did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let out = Command::new(ssh_add)
+            .arg(&key)
+            .env("SSH_AUTH_SOCK", &agent.socket)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ssh-add: {}", stderr(&out));
+        std::fs::remove_file(&key).unwrap();
+        agent
+    }
+
+    /// A command run as the user with the agent `agent` (`SSH_AUTH_SOCK`).
+    pub fn as_user_with_agent(&self, cmd: Command, agent: &Agent) -> Command {
+        let mut cmd = self.as_user(cmd);
+        cmd.env("SSH_AUTH_SOCK", &agent.socket);
+        cmd
+    }
+
     /// Lets the user's key in no more (the server reads the file at each login).
     pub fn revoke_key(&self) {
         std::fs::write(&self.authorized, "").unwrap();
@@ -440,6 +489,19 @@ impl Sshd {
 }
 
 impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A user's ssh-agent, killed on drop.
+pub struct Agent {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Drop for Agent {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
