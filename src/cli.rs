@@ -215,6 +215,17 @@ pub(crate) enum Command {
         notes token off                       no token asked on loopback again")]
     Token(TokenCommand),
 
+    /// Sync the notebook with a git remote: fetch, merge note by note (edits to
+    /// different lines merge; the same lines keep both versions between conflict
+    /// markers), push. With a running `serve` on the folder, that server syncs
+    #[command(after_long_help = "EXAMPLES:\n  \
+        notes sync --remote git@host:notes.git   set the remote once, and sync\n  \
+        notes sync --remote /mnt/usb/notes.git   a bare repository on a disk\n  \
+        notes sync                               sync now\n  \
+        notes sync --status                      remote, last sync, conflicted notes\n  \
+        notes sync --json | jq '.conflicts'")]
+    Sync(SyncArgs),
+
     /// Print a shell completion script (note paths complete from the notes folder)
     #[command(after_long_help = "EXAMPLES:\n  \
         echo 'source <(notes completions bash)' >> ~/.bashrc\n  \

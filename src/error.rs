@@ -143,6 +143,19 @@ pub enum Error {
          outside it: nothing was moved"
     )]
     MoveOutsideScope,
+    /// `notes sync` with no remote set yet.
+    #[error("No sync remote is set: run `notes sync --remote URL` once")]
+    SyncNoRemote,
+    /// A remote URL that cannot be one.
+    #[error("Invalid sync remote: {0:?}")]
+    SyncInvalidRemote(String),
+    /// Sync works on the history store, which is turned off.
+    #[error("Sync needs the history, which is turned off (--history off)")]
+    SyncNeedsHistory,
+    /// The remote could not be reached, refused the credentials or the push (the text
+    /// names the remote with its credentials stripped).
+    #[error("Sync failed: {0}")]
+    SyncFailed(String),
 }
 
 /// A heading path as the messages show it: `["Top", "Sub"]`.

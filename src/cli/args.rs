@@ -128,6 +128,48 @@ pub(crate) struct ServeArgs {
     /// exits whatever is still running
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub(crate) shutdown_timeout: u64,
+
+    /// Sync with the git remote (`notes sync --remote URL`) at the start, then every
+    /// DURATION (30s, 5m, 1h; a bare number is seconds) and soon after a burst of
+    /// writes settles. Off when left out
+    #[arg(long, env = "NOTES_SYNC_EVERY", value_name = "DURATION", value_parser = parse_duration)]
+    pub(crate) sync_every: Option<std::time::Duration>,
+}
+
+/// `--sync-every`: `N`, `Ns`, `Nm` or `Nh`, at least one second.
+pub(crate) fn parse_duration(value: &str) -> Result<std::time::Duration, String> {
+    let value = value.trim();
+    let (number, unit) = match value.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => value.split_at(at),
+        None => (value, "s"),
+    };
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("{value:?} is not a duration: use 30s, 5m or 1h")),
+    };
+    match number.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(std::time::Duration::from_secs(n.saturating_mul(scale))),
+        _ => Err(format!("{value:?} is not a duration: use 30s, 5m or 1h")),
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SyncArgs {
+    /// Store this git remote, then sync: a path, file://, ssh:// (your ssh keys and
+    /// agent) or https:// (your git credential helper). Kept in
+    /// .notes/history.git/config as the remote `origin`
+    #[arg(long, value_name = "URL", conflicts_with = "status")]
+    pub(crate) remote: Option<String>,
+    /// Show the remote (credentials left out), the last sync's time and outcome, and
+    /// the conflicted notes, without syncing
+    #[arg(long)]
+    pub(crate) status: bool,
+    /// Print {"remote", "last_sync", "outcome", "error", "pulled", "pushed",
+    /// "conflicts"} as JSON
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// `--listen`: an IP address with a port, or `localhost:PORT`, `:PORT` and `PORT`, all

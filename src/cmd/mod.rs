@@ -21,6 +21,7 @@ mod rm;
 mod search;
 mod serve;
 mod show;
+mod sync;
 mod token;
 
 use std::io::{self, Write};
@@ -88,6 +89,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Publish(args) => publish::publish(&notebook, args),
         Command::Unpublish(args) => publish::unpublish(&notebook, args),
         Command::Token(command) => token::run(&notebook, command),
+        Command::Sync(args) => sync::run(&notebook, args),
     }
 }
 

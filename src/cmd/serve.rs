@@ -64,6 +64,7 @@ pub(super) fn run(notebook: Notebook, args: ServeArgs) -> anyhow::Result<ExitCod
             max_connections: args.max_connections.map(|n| n as usize),
             shutdown_timeout: Duration::from_secs(args.shutdown_timeout),
             no_auth: args.no_auth,
+            sync_every: args.sync_every,
         },
     )?;
     drop(ownership);

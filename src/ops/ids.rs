@@ -156,6 +156,8 @@ pub(crate) enum Op {
     Move,
     Restore,
     OutsideEdit,
+    /// A change a sync brought from the remote.
+    Sync,
 }
 
 impl Op {
@@ -166,6 +168,7 @@ impl Op {
             Op::Move => "move",
             Op::Restore => "restore",
             Op::OutsideEdit => "outside-edit",
+            Op::Sync => "sync",
         }
     }
 }

@@ -21,6 +21,7 @@ pub(crate) mod root;
 pub mod search;
 pub(crate) mod sections;
 pub mod store;
+pub(crate) mod sync;
 pub(crate) mod tags;
 pub mod tokens;
 

@@ -22,6 +22,7 @@ mod notes_pages;
 mod public;
 mod search;
 mod sections;
+mod sync;
 #[cfg(test)]
 mod tests;
 
@@ -270,11 +271,12 @@ fn files(state: &Arc<State>) -> Routes {
         .boxed()
 }
 
-/// A note's versions, restore, and the trash.
+/// A note's versions, restore, the trash, and sync.
 fn history(state: &Arc<State>) -> Routes {
     let history = || warp::path!("api" / "v1" / "history" / ..);
     let restore = || warp::path!("api" / "v1" / "restore");
     let trash = || warp::path!("api" / "v1" / "trash");
+    let sync = || warp::path!("api" / "v1" / "sync");
     history()
         .and(method_is(is_read))
         .and(history::target())
@@ -299,6 +301,20 @@ fn history(state: &Arc<State>) -> Routes {
         .or(refuse_others(restore(), |m| !is_post(m), "POST"))
         .unify()
         .or(refuse_others(trash(), |m| !is_read(m), "GET"))
+        .unify()
+        .or(sync()
+            .and(method_is(is_read))
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(sync::status))
+        .unify()
+        .or(sync()
+            .and(method_is(is_post))
+            .and(auth::scope())
+            .and(with_state(state.clone()))
+            .and_then(sync::sync))
+        .unify()
+        .or(refuse_others(sync(), |m| !is_read(m) && !is_post(m), "GET, POST"))
         .unify()
         .boxed()
 }

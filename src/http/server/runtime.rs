@@ -32,6 +32,8 @@ pub struct Settings {
     pub shutdown_timeout: Duration,
     /// `--no-auth`: listening off loopback with no token is on purpose.
     pub no_auth: bool,
+    /// `--sync-every`: the period of the background sync, when on.
+    pub sync_every: Option<Duration>,
 }
 
 /// Serves `notebook` on `listener` until SIGINT or SIGTERM, then drains and returns.
@@ -92,7 +94,14 @@ pub fn run(
                 let _ = covered.send(work);
             },
         );
-        notebook.on_change(indexer.listener());
+        // Every write is told to the indexer, and counted for the background sync.
+        let writes = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let to_index = indexer.listener();
+        let counted = writes.clone();
+        notebook.on_change(Box::new(move |changed| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            to_index(changed);
+        }));
         notebook.serve_index(search.clone());
         // The list follows the folder by its own watch, read at the start of each list.
         notebook.watch_list();
@@ -113,6 +122,15 @@ pub fn run(
             auth,
         });
         record_outside_edits(state.clone(), search, history_work);
+        if let Some(every) = settings.sync_every {
+            let syncing = state.clone();
+            let spawned = std::thread::Builder::new()
+                .name("sync".into())
+                .spawn(move || crate::ops::sync::keep_in_sync(&syncing.notebook, every, &writes));
+            if let Err(e) = spawned {
+                crate::log::error(&format!("sync: cannot start: {e}"));
+            }
+        }
         let listener = tokio::net::TcpListener::from_std(listener)?;
         println!("notes: serving {} on http://{addr}", notes_dir.display());
         let settling = state.clone();

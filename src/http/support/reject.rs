@@ -115,7 +115,8 @@ pub fn status(err: &Error) -> StatusCode {
         | MoveOntoItself
         | FileIsNote
         | InvalidSectionEdit(_)
-        | InvalidTokenName(_) => StatusCode::BAD_REQUEST,
+        | InvalidTokenName(_)
+        | SyncInvalidRemote(_) => StatusCode::BAD_REQUEST,
         NotFound | NotesDirMissing(_) | FileNotFound | VersionNotFound | TokenNotFound(_) => {
             StatusCode::NOT_FOUND
         }
@@ -124,6 +125,8 @@ pub fn status(err: &Error) -> StatusCode {
             StatusCode::CONFLICT
         }
         HeadingAmbiguous { .. } | FrontMatterUnreadable => StatusCode::CONFLICT,
+        SyncNoRemote | SyncNeedsHistory => StatusCode::CONFLICT,
+        SyncFailed(_) => StatusCode::BAD_GATEWAY,
         PreconditionFailed | AlreadyExists | FileChanged | FileExists => {
             StatusCode::PRECONDITION_FAILED
         }

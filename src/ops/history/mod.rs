@@ -158,6 +158,29 @@ impl Notebook {
         }
     }
 
+    /// The store's folder, `.notes/history.git`.
+    pub(crate) fn history_dir(&self) -> std::path::PathBuf {
+        self.notes_dir().join(INTERNAL_DIR).join(STORE_DIR)
+    }
+
+    /// Every change recorded committed, then the commit the branch names (`None`
+    /// before the first change); the store is created when missing.
+    pub(crate) fn history_head(&self) -> Result<Option<git2::Oid>> {
+        let store = self.history_store()?;
+        store.settle().map_err(failed)?;
+        let repo = git2::Repository::open_bare(&store.dir)
+            .map_err(|e| failed(error::err("cannot open the store")(e)))?;
+        repo::tip_of(&repo).map_err(failed)
+    }
+
+    /// Runs `f` holding the store's commit lock: no committer, pack or prune runs
+    /// meanwhile (a fetch's objects are not packed away before its ref names them).
+    pub(crate) fn with_commit_lock<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let store = self.history_store()?;
+        let _turn = repo::lock_file(&store.dir, repo::COMMIT_LOCK).map_err(failed)?;
+        f()
+    }
+
     /// Records one commit of `changes`, durably, when the history is on.
     pub(crate) fn record(&self, op: Op, message: String, changes: &[Change]) -> Result<()> {
         self.record_synced(op, message, changes, wal::Sync::Now)

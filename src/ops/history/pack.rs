@@ -161,6 +161,9 @@ fn write_pack(repo: &Repository, tip: Oid) -> HResult<String> {
     builder.set_threads(1);
     let mut walk = repo.revwalk().map_err(err("cannot walk the history"))?;
     walk.push(tip).map_err(err("cannot walk the history"))?;
+    // What a sync fetched and made (`ops/sync`) is kept too.
+    walk.push_glob("refs/sync/*")
+        .map_err(err("cannot walk the history"))?;
     builder
         .insert_walk(&mut walk)
         .map_err(err("cannot pack the store"))?;

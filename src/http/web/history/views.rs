@@ -55,6 +55,7 @@ fn operation(op: &str, has_text: bool) -> &'static str {
         "move" => "Moved away",
         "restore" => "Restored",
         "outside-edit" => "Edited outside",
+        "sync" => "Synced",
         _ => "Changed",
     }
 }
