@@ -187,6 +187,13 @@ fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_conve
             Point::AllWritten => written(&ws) == pulled.len(),
         });
         killed_running += usize::from(running);
+        eprintln!(
+            "round {round}: killed at {point:?} after {:?}, {} of {} notes written{}",
+            started.elapsed(),
+            written(&ws),
+            pulled.len(),
+            if running { "" } else { " (it had ended)" }
+        );
 
         // Every note is whole: one of the versions it had, or (edited on both sides)
         // a merge holding both edits.
