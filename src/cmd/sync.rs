@@ -11,9 +11,9 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use crate::cli::SyncArgs;
+use crate::ops::Notebook;
 use crate::ops::owner::{Claim, Ownership};
 use crate::ops::sync::{SyncStatus, redact};
-use crate::ops::Notebook;
 
 /// The environment variable holding the token a command shows a server.
 const TOKEN_VAR: &str = "NOTES_TOKEN";
@@ -87,7 +87,11 @@ fn ask_server(url: &str) -> anyhow::Result<SyncStatus> {
     }
     let message = serde_json::from_str::<serde_json::Value>(body)
         .ok()
-        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+        .and_then(|v| {
+            v.get("message")
+                .and_then(|e| e.as_str())
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| format!("status {status}"));
     if status == 401 {
         bail!("the server at {url} asks for a token: set {TOKEN_VAR} to a full token ({message})");
@@ -98,7 +102,10 @@ fn ask_server(url: &str) -> anyhow::Result<SyncStatus> {
 /// The status as lines.
 fn plain(status: &SyncStatus) -> String {
     let mut out = String::new();
-    let remote = status.remote.as_deref().unwrap_or("(none: notes sync --remote URL)");
+    let remote = status
+        .remote
+        .as_deref()
+        .unwrap_or("(none: notes sync --remote URL)");
     out.push_str(&format!("remote: {}\n", super::escape::text(remote)));
     match (&status.last_sync, status.outcome.as_str()) {
         (Some(at), "ok") => out.push_str(&format!(

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::merge::has_conflict;
 use super::path::INTERNAL_DIR;
-use super::{Notebook, NotePath, fsutil};
+use super::{NotePath, Notebook, fsutil};
 use crate::error::Error;
 
 const LIST_FILE: &str = "conflicts.json";

@@ -224,7 +224,10 @@ mod tests {
         let theirs = BASE.replace("five\n", "FIVE\n");
         let m = merge(BASE, &ours, &theirs);
         assert!(!m.conflicted, "{}", m.text);
-        assert_eq!(m.text, BASE.replace("one\n", "ONE\n").replace("five\n", "FIVE\n"));
+        assert_eq!(
+            m.text,
+            BASE.replace("one\n", "ONE\n").replace("five\n", "FIVE\n")
+        );
     }
 
     #[test]
@@ -233,7 +236,10 @@ mod tests {
         let theirs = BASE.replace("three\n", "yours\n");
         let m = merge(BASE, &ours, &theirs);
         assert!(m.conflicted);
-        assert!(m.text.contains("<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\n"));
+        assert!(
+            m.text
+                .contains("<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\n")
+        );
         assert!(has_conflict(&m.text));
         let (o, t) = sides(&m.text);
         assert_eq!(o, ours);
@@ -267,7 +273,10 @@ mod tests {
         let m = merge(BASE, &ours, &theirs);
         assert!(m.conflicted);
         assert!(m.text.starts_with("---\ntitle: Mine\n"), "{}", m.text);
-        assert!(m.text.contains("<<<<<<< ours\ntitle: Mine\n=======\ntitle: Yours\n>>>>>>> theirs\n"));
+        assert!(
+            m.text
+                .contains("<<<<<<< ours\ntitle: Mine\n=======\ntitle: Yours\n>>>>>>> theirs\n")
+        );
     }
 
     #[test]

@@ -19,7 +19,10 @@ pub struct Remote {
 impl Remote {
     pub fn new() -> Remote {
         let dir = tempfile::tempdir().unwrap();
-        git_in(dir.path(), &["init", "--bare", "--quiet", "--initial-branch=main", "."]);
+        git_in(
+            dir.path(),
+            &["init", "--bare", "--quiet", "--initial-branch=main", "."],
+        );
         Remote { dir }
     }
 
@@ -51,7 +54,12 @@ impl Remote {
 /// Runs git in `dir` (with an identity for commits), asserting it succeeds; its output.
 pub fn git_in(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args(["-c", "user.name=Third", "-c", "user.email=third@example.org"])
+        .args([
+            "-c",
+            "user.name=Third",
+            "-c",
+            "user.email=third@example.org",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -89,7 +97,11 @@ pub fn notebook_files(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = walk(&ws.notes())
         .into_iter()
         .map(|p| {
-            let rel = p.strip_prefix(ws.notes()).unwrap().to_string_lossy().into_owned();
+            let rel = p
+                .strip_prefix(ws.notes())
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             let bytes = std::fs::read(&p).unwrap();
             (rel, bytes)
         })
@@ -151,7 +163,10 @@ fn first_sync_both_ways_and_a_clone_is_the_notebook() {
 
     // Nothing new on either side: nothing moves.
     let idle = sync(&a, &[]);
-    assert_eq!((idle["pulled"].clone(), idle["pushed"].clone()), (0.into(), 0.into()));
+    assert_eq!(
+        (idle["pulled"].clone(), idle["pushed"].clone()),
+        (0.into(), 0.into())
+    );
 }
 
 #[test]
@@ -164,7 +179,11 @@ fn a_commit_pushed_with_git_is_merged_and_recorded() {
     let scratch = tempfile::tempdir().unwrap();
     let clone = remote.clone_into(scratch.path());
     let text = std::fs::read_to_string(clone.join("a.md")).unwrap();
-    std::fs::write(clone.join("a.md"), text.replace("first", "first, from a laptop")).unwrap();
+    std::fs::write(
+        clone.join("a.md"),
+        text.replace("first", "first, from a laptop"),
+    )
+    .unwrap();
     std::fs::create_dir_all(clone.join("trips")).unwrap();
     std::fs::write(clone.join("trips/rome.md"), "# Rome\n").unwrap();
     git_in(&clone, &["add", "-A"]);
@@ -173,7 +192,10 @@ fn a_commit_pushed_with_git_is_merged_and_recorded() {
 
     let status = sync(&a, &[]);
     assert_eq!(status["pulled"], 2, "{status}");
-    assert_eq!(a.read("a.md"), text.replace("first", "first, from a laptop"));
+    assert_eq!(
+        a.read("a.md"),
+        text.replace("first", "first, from a laptop")
+    );
     assert_eq!(a.read("trips/rome.md"), "# Rome\n");
     // Recorded in the history as a change a sync brought.
     let out = a.run(&["history", "a.md", "--json"]);
@@ -217,7 +239,12 @@ fn mktree(git_dir: &Path, entries: &[String]) -> String {
         .spawn()
         .unwrap();
     let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
-    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     stdout(&out).trim().to_string()
@@ -271,7 +298,10 @@ fn a_hostile_pushed_tree_is_refused_reported_and_kept_on_the_remote() {
     sync(&a, &[]);
     let files = remote.files();
     for path in [".notes/x.md", "a/.hidden.md", "link.md", "mine.md", "ok.md"] {
-        assert!(files.iter().any(|f| f == path), "{path} not kept: {files:?}");
+        assert!(
+            files.iter().any(|f| f == path),
+            "{path} not kept: {files:?}"
+        );
     }
 }
 
@@ -296,7 +326,11 @@ fn an_unreachable_remote_is_one_line_and_changes_nothing() {
     assert_eq!(notebook_files(&a), before);
 
     // A URL with credentials is never shown.
-    let out = a.run(&["sync", "--remote", "http://ann:secret@127.0.0.1:9/notes.git"]);
+    let out = a.run(&[
+        "sync",
+        "--remote",
+        "http://ann:secret@127.0.0.1:9/notes.git",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!stderr(&out).contains("secret"), "{}", stderr(&out));
     let out = a.run(&["sync", "--status", "--json"]);
@@ -324,7 +358,13 @@ fn the_sync_routes_need_a_full_token() {
         .unwrap();
     let (status, body) = json(r);
     assert_eq!(status, 409, "{body}");
-    assert!(body["error"].as_str().unwrap().starts_with("No sync remote"));
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("No sync remote"),
+        "{body}"
+    );
 
     for method in ["GET", "POST"] {
         let r = server

@@ -44,8 +44,16 @@ fn edits_to_different_parts_and_keys_merge() {
     let remote = Remote::new();
     let body = "one\ntwo\nthree\nfour\nfive\n";
     let (a, b) = shared(&remote, "plan.md", &note("draft", "low", body));
-    put(&a, "plan.md", &note("done", "low", "ONE\ntwo\nthree\nfour\nfive\n"));
-    put(&b, "plan.md", &note("draft", "high", "one\ntwo\nthree\nfour\nFIVE\n"));
+    put(
+        &a,
+        "plan.md",
+        &note("done", "low", "ONE\ntwo\nthree\nfour\nfive\n"),
+    );
+    put(
+        &b,
+        "plan.md",
+        &note("draft", "high", "one\ntwo\nthree\nfour\nFIVE\n"),
+    );
     let later = last_modified(&a.read("plan.md")).max(last_modified(&b.read("plan.md")));
     settle(&a, &b);
     assert_eq!(
@@ -88,7 +96,11 @@ fn an_edit_and_a_move_give_the_moved_note_with_the_edit() {
     let text = "# Trip\n\nline one\nline two\nline three\n";
     let (a, b) = shared(&remote, "trip.md", text);
     let before = a.read("trip.md");
-    put(&a, "trip.md", &text.replace("line three", "line three, edited"));
+    put(
+        &a,
+        "trip.md",
+        &text.replace("line three", "line three, edited"),
+    );
     let edited = a.read("trip.md");
     let out = b.run(&["mv", "trip.md", "archive/trip.md"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -106,7 +118,10 @@ fn two_edits_of_the_same_lines_keep_both_and_mark_the_note() {
     let (a, b) = shared(&remote, "x.md", "---\ntitle: X\n---\nsame line\n");
     put(&a, "x.md", "---\ntitle: X\n---\nA's line\n");
     put(&b, "x.md", "---\ntitle: X\n---\nB's line\n");
-    let (a_stamp, b_stamp) = (last_modified(&a.read("x.md")), last_modified(&b.read("x.md")));
+    let (a_stamp, b_stamp) = (
+        last_modified(&a.read("x.md")),
+        last_modified(&b.read("x.md")),
+    );
     sync(&a, &[]);
     let merged = sync(&b, &[]);
     assert_eq!(merged["outcome"], "ok", "{merged}");
@@ -124,7 +139,11 @@ fn two_edits_of_the_same_lines_keep_both_and_mark_the_note() {
     let status = sync(&a, &["--status"]);
     assert_eq!(status["conflicts"], serde_json::json!(["x.md"]), "{status}");
     let out = b.run(&["sync", "--status"]);
-    assert!(stdout(&out).contains("conflicts: 1\n  x.md\n"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("conflicts: 1\n  x.md\n"),
+        "{}",
+        stdout(&out)
+    );
     let server = b.serve();
     let (code, body) = json(server.get("/api/v1/sync"));
     assert_eq!(code, 200);
@@ -153,7 +172,10 @@ fn an_attachment_both_sides_changed_is_kept_twice() {
     put_file(&server_a, png(2, 2, [1, 2, 3]));
     post_sync(&server_a);
     post_sync(&server_b);
-    assert_eq!(std::fs::read(b.notes().join("img/map.png")).unwrap(), png(2, 2, [1, 2, 3]));
+    assert_eq!(
+        std::fs::read(b.notes().join("img/map.png")).unwrap(),
+        png(2, 2, [1, 2, 3])
+    );
 
     put_file(&server_a, png(2, 2, [200, 0, 0]));
     put_file(&server_b, png(2, 2, [0, 0, 200]));
@@ -163,7 +185,13 @@ fn an_attachment_both_sides_changed_is_kept_twice() {
     let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let copy = format!("img/map (conflict {day}).png");
     for ws in [&a, &b] {
-        assert_eq!(std::fs::read(ws.notes().join("img/map.png")).unwrap(), png(2, 2, [0, 0, 200]));
-        assert_eq!(std::fs::read(ws.notes().join(&copy)).unwrap(), png(2, 2, [200, 0, 0]));
+        assert_eq!(
+            std::fs::read(ws.notes().join("img/map.png")).unwrap(),
+            png(2, 2, [0, 0, 200])
+        );
+        assert_eq!(
+            std::fs::read(ws.notes().join(&copy)).unwrap(),
+            png(2, 2, [200, 0, 0])
+        );
     }
 }

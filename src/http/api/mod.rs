@@ -314,7 +314,11 @@ fn history(state: &Arc<State>) -> Routes {
             .and(with_state(state.clone()))
             .and_then(sync::sync))
         .unify()
-        .or(refuse_others(sync(), |m| !is_read(m) && !is_post(m), "GET, POST"))
+        .or(refuse_others(
+            sync(),
+            |m| !is_read(m) && !is_post(m),
+            "GET, POST",
+        ))
         .unify()
         .boxed()
 }

@@ -12,7 +12,7 @@ use git2::{ObjectType, Oid, Repository};
 use super::plan::{Action, Kind, kind_of};
 use crate::error::{Cause, Error, Result};
 use crate::ops::ids::Op;
-use crate::ops::merge::merge;
+use crate::ops::merge::{has_conflict, merge};
 use crate::ops::model::{Precondition, etag};
 use crate::ops::{FilePath, NotePath, Notebook};
 
@@ -116,7 +116,8 @@ impl Notebook {
             Some(id) => Some(text(repo, Some(id))?),
             None => None,
         };
-        let conflicted = Cell::new(merged.conflicted);
+        // A note the remote holds with markers is conflicted here too.
+        let conflicted = Cell::new(merged.conflicted || has_conflict(&merged.text));
         let unchanged = Cell::new(false);
         let current = self
             .current_for_write(path)?
@@ -183,7 +184,8 @@ impl Notebook {
             Err(e) => return Err(e),
         };
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(Error::FileReadFailed)?;
+        file.read_to_end(&mut bytes)
+            .map_err(Error::FileReadFailed)?;
         Oid::hash_object(ObjectType::Blob, &bytes)
             .map(Some)
             .map_err(|e| Error::HistoryFailed(Cause::new("cannot hash a file", e)))

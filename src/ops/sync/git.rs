@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 pub(super) const REMOTE: &str = "origin";
 /// Where the remote's `main` is fetched.
 pub(super) const REMOTE_REF: &str = "refs/sync/remote";
-/// The last merge commit a sync made and pushed.
+/// The last merge commit a sync made (pushed, or to be pushed by the next sync).
 pub(super) const LOCAL_REF: &str = "refs/sync/local";
 
 /// The longest a fetch or a push may take.
@@ -33,6 +33,8 @@ fn git(dir: &Path) -> Command {
     command
         .arg("--git-dir")
         .arg(dir)
+        // The store is packed by the service (`ops/history/pack`), never by git.
+        .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
         .env("GIT_TERMINAL_PROMPT", "0")
         // The messages parsed below are git's English ones.
         .env("LC_ALL", "C")
@@ -51,7 +53,9 @@ struct Ran {
 /// Runs `command`, killed past `GIT_TIMEOUT`.
 fn run(mut command: Command) -> Result<Ran> {
     let child = command.spawn().map_err(|e| {
-        Error::SyncFailed(format!("cannot run git (is it installed and on PATH?): {e}"))
+        Error::SyncFailed(format!(
+            "cannot run git (is it installed and on PATH?): {e}"
+        ))
     })?;
     let pid = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -204,7 +208,11 @@ pub(crate) fn redact(text: &str) -> String {
 
 /// The line of git's output that says what went wrong, credentials stripped.
 fn one_line(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let line = lines
         .iter()
         .find(|l| l.starts_with("fatal:"))

@@ -151,6 +151,15 @@ impl Notebook {
     /// Fetch, merge, push; again (bounded) when the push lost a race.
     fn sync_locked(&self, dir: &Path) -> Result<Done> {
         let mut done = Done::default();
+        // A first sync starts from every note on disk: notes made before the history
+        // (or by hand while no server ran) are recorded first.
+        let first = Repository::open_bare(dir)
+            .map_err(git_failed("cannot open the store"))?
+            .refname_to_id(git::LOCAL_REF)
+            .is_err();
+        if first {
+            self.record_outside_edits(&|| {})?;
+        }
         for _ in 0..ATTEMPTS {
             let head = self.history_head()?;
             // The fetched objects are named by their ref before a pack may run.
@@ -208,10 +217,13 @@ impl Notebook {
                 }
                 parents.extend(remote);
                 let commit = tree::commit(&repo, tree, &parents)?;
+                // The notebook holds this merge now (its writes are done): a retry
+                // after a refused push, or the next sync after a crash, merges from
+                // it, so nothing is merged twice.
+                set_ref(&repo, git::LOCAL_REF, commit)?;
                 match git::push(dir, commit)? {
                     git::Pushed::Done => {
                         set_ref(&repo, git::REMOTE_REF, commit)?;
-                        set_ref(&repo, git::LOCAL_REF, commit)?;
                         Ok(Some(count))
                     }
                     git::Pushed::Rejected => Ok(None),

@@ -86,7 +86,11 @@ fn git_failed(what: &'static str) -> impl Fn(git2::Error) -> Error {
 }
 
 /// The changes from `base` to `tree`, renames detected.
-pub(super) fn side(repo: &Repository, base: Option<&Tree<'_>>, tree: Option<&Tree<'_>>) -> Result<Side> {
+pub(super) fn side(
+    repo: &Repository,
+    base: Option<&Tree<'_>>,
+    tree: Option<&Tree<'_>>,
+) -> Result<Side> {
     let mut options = DiffOptions::new();
     options.include_typechange(true);
     let mut diff = repo
@@ -96,8 +100,16 @@ pub(super) fn side(repo: &Repository, base: Option<&Tree<'_>>, tree: Option<&Tre
         .map_err(git_failed("cannot compare two trees"))?;
     let mut side = Side::default();
     for delta in diff.deltas() {
-        let old = delta.old_file().path().and_then(|p| p.to_str()).map(str::to_string);
-        let new = delta.new_file().path().and_then(|p| p.to_str()).map(str::to_string);
+        let old = delta
+            .old_file()
+            .path()
+            .and_then(|p| p.to_str())
+            .map(str::to_string);
+        let new = delta
+            .new_file()
+            .path()
+            .and_then(|p| p.to_str())
+            .map(str::to_string);
         let blob = Blob {
             id: delta.new_file().id(),
             mode: u32::from(delta.new_file().mode()),
@@ -164,7 +176,9 @@ pub(super) fn plan(
         match theirs {
             None => {
                 // Removed (or moved away) on the remote.
-                let Some(expect) = base_of(path) else { continue };
+                let Some(expect) = base_of(path) else {
+                    continue;
+                };
                 if kind_of(path, u32::from(FileMode::Blob)).is_err() {
                     continue;
                 }

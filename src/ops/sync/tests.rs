@@ -10,7 +10,10 @@ const FILE: u32 = 0o100644;
 fn remote_paths_follow_the_path_rules() {
     assert!(matches!(kind_of("a/b.md", FILE), Ok(Kind::Note(_))));
     assert!(matches!(kind_of("a/b.png", FILE), Ok(Kind::File(_))));
-    assert_eq!(kind_of(".obsidian/app.json", FILE).err(), Some("a hidden path"));
+    assert_eq!(
+        kind_of(".obsidian/app.json", FILE).err(),
+        Some("a hidden path")
+    );
     assert_eq!(kind_of(".notes/x.md", FILE).err(), Some("a hidden path"));
     assert_eq!(kind_of("a/.hidden.md", FILE).err(), Some("a hidden path"));
     assert_eq!(kind_of("link.md", 0o120000).err(), Some("a symlink"));
@@ -22,7 +25,11 @@ fn remote_paths_follow_the_path_rules() {
 fn put(notebook: &Notebook, path: &str, text: &str) {
     let path = NotePath::parse(path).unwrap();
     notebook
-        .put(&path, NoteInput::Verbatim(text.to_string()), Precondition::None)
+        .put(
+            &path,
+            NoteInput::Verbatim(text.to_string()),
+            Precondition::None,
+        )
         .unwrap();
 }
 

@@ -92,8 +92,8 @@ pub(super) fn commit(repo: &Repository, tree: Oid, parents: &[Oid]) -> Result<Oi
         .map_err(failed("cannot read a commit"))?;
     let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
     let now = git2::Time::new(chrono::Utc::now().timestamp(), 0);
-    let who = Signature::new("notes", "notes@localhost", &now)
-        .map_err(failed("cannot sign the sync"))?;
+    let who =
+        Signature::new("notes", "notes@localhost", &now).map_err(failed("cannot sign the sync"))?;
     repo.commit(None, &who, &who, "sync", &tree, &parents)
         .map_err(failed("cannot write the sync's commit"))
 }
