@@ -407,3 +407,48 @@ fn the_sync_routes_need_a_full_token() {
     assert_eq!(body["outcome"], "ok");
     assert_eq!(body["conflicts"], serde_json::json!([]));
 }
+
+/// Whether the remote's `main` holds `path` (false while it has no `main`).
+fn remote_has(remote: &Remote, path: &str) -> bool {
+    let out = Command::new("git")
+        .args(["cat-file", "-e", &format!("main:{path}")])
+        .current_dir(remote.dir.path())
+        .output()
+        .unwrap();
+    out.status.success()
+}
+
+#[test]
+fn serve_syncs_in_the_background_after_writes_and_on_its_period() {
+    use std::time::Duration;
+    let remote = Remote::new();
+    let a = Workspace::new();
+    sync(&a, &["--remote", &remote.path()]);
+    let server = a.serve_with(&["--sync-every", "1s"]);
+    let r = server.put_markdown("/api/v1/notes/bg.md", "# Background\n");
+    assert!(r.status().is_success(), "{}", r.status());
+    assert!(
+        crate::support::eventually(Duration::from_secs(30), || remote_has(&remote, "bg.md")),
+        "bg.md never pushed: {}",
+        server.log()
+    );
+
+    // A commit pushed elsewhere comes in on the next period, and the API serves it.
+    let scratch = tempfile::tempdir().unwrap();
+    let clone = remote.clone_into(scratch.path());
+    std::fs::write(clone.join("elsewhere.md"), "# Elsewhere\n").unwrap();
+    git_in(&clone, &["add", "-A"]);
+    git_in(&clone, &["commit", "--quiet", "-m", "from elsewhere"]);
+    git_in(&clone, &["push", "--quiet", "origin", "main"]);
+    assert!(
+        crate::support::eventually(Duration::from_secs(30), || {
+            server.get("/api/v1/notes/elsewhere.md").status() == 200
+        }),
+        "elsewhere.md never pulled: {}",
+        server.log()
+    );
+    assert_eq!(a.read("elsewhere.md"), "# Elsewhere\n");
+    let (status, body) = json(server.get("/api/v1/sync"));
+    assert_eq!(status, 200);
+    assert_eq!(body["outcome"], "ok", "{body}");
+}

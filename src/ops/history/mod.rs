@@ -39,6 +39,8 @@ use crate::ops::model::{Note, Precondition, PutOutcome};
 use crate::ops::path::INTERNAL_DIR;
 use crate::ops::{NotePath, Notebook};
 
+pub(crate) use self::repo::SYNC_LOCK;
+
 /// The store's folder inside `.notes/`.
 pub(crate) const STORE_DIR: &str = "history.git";
 
@@ -171,14 +173,6 @@ impl Notebook {
         let repo = git2::Repository::open_bare(&store.dir)
             .map_err(|e| failed(error::err("cannot open the store")(e)))?;
         repo::tip_of(&repo).map_err(failed)
-    }
-
-    /// Runs `f` holding the store's commit lock: no committer, pack or prune runs
-    /// meanwhile (a fetch's objects are not packed away before its ref names them).
-    pub(crate) fn with_commit_lock<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        let store = self.history_store()?;
-        let _turn = repo::lock_file(&store.dir, repo::COMMIT_LOCK).map_err(failed)?;
-        f()
     }
 
     /// Records one commit of `changes`, durably, when the history is on.

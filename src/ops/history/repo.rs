@@ -15,6 +15,10 @@ pub(crate) const REF: &str = "refs/heads/main";
 pub(super) const APPEND_LOCK: &str = "notes.lock";
 /// The lock file the committers, packs and prunes take in turn (processes' included).
 pub(super) const COMMIT_LOCK: &str = "commit.lock";
+/// The lock file a sync holds from its fetch to its push (`ops/sync`), and a full pack
+/// before the commit lock: what a sync fetched or made is named by a ref only at its
+/// end, and a pack removes what no ref names.
+pub(crate) const SYNC_LOCK: &str = "sync.lock";
 
 /// A store lock file, held while the value lives.
 pub(super) struct Turn(File);

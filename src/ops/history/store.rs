@@ -365,6 +365,8 @@ impl Store {
     /// was a history to pack.
     pub(super) fn pack(&self) -> HResult<bool> {
         self.committer.flush_all()?;
+        // A sync running waits for no pack: the pack waits for it (`SYNC_LOCK`).
+        let _sync = lock_file(&self.dir, super::repo::SYNC_LOCK)?;
         let _turn = lock_file(&self.dir, COMMIT_LOCK)?;
         let packed = super::pack::pack_all(&self.dir)?;
         if packed {

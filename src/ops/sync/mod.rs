@@ -25,8 +25,6 @@ use crate::ops::{Notebook, fsutil};
 
 /// The last sync's outcome, per machine, in `.notes/`.
 const STATUS_FILE: &str = "sync.json";
-/// Held by the one sync running on a folder (in the store's folder).
-const LOCK_FILE: &str = "sync.lock";
 /// Pushes tried when another machine keeps pushing first.
 const ATTEMPTS: usize = 5;
 
@@ -112,7 +110,7 @@ impl Notebook {
             .create(true)
             .truncate(false)
             .write(true)
-            .open(dir.join(LOCK_FILE))
+            .open(dir.join(crate::ops::history::SYNC_LOCK))
             .and_then(|file| file.lock().map(|()| file))
             .map_err(|e| Error::HistoryFailed(Cause::new("cannot lock the sync", e)))?;
         let outcome = self.sync_locked(&dir);
@@ -162,8 +160,9 @@ impl Notebook {
         }
         for _ in 0..ATTEMPTS {
             let head = self.history_head()?;
-            // The fetched objects are named by their ref before a pack may run.
-            let found = self.with_commit_lock(|| git::fetch(dir))?;
+            // No full pack runs until the sync ends (`SYNC_LOCK`): what it fetched and
+            // made stays until a ref names it.
+            let found = git::fetch(dir)?;
             let repo = Repository::open_bare(dir).map_err(git_failed("cannot open the store"))?;
             let remote = if found {
                 repo.refname_to_id(git::REMOTE_REF).ok()
@@ -191,44 +190,7 @@ impl Notebook {
                 .collect();
             let keep: HashSet<String> = applied.failed.into_iter().map(|(p, _)| p).collect();
             let head = self.history_head()?;
-            let pushed = self.with_commit_lock(|| {
-                // Opened again: the objects the writes just committed.
-                let repo =
-                    Repository::open_bare(dir).map_err(git_failed("cannot open the store"))?;
-                let head_tree = tree_of(&repo, head)?;
-                let remote_tree = tree_of(&repo, remote)?;
-                let (tree, count) =
-                    tree::pushed_tree(&repo, remote_tree.as_ref(), head_tree.as_ref(), &keep)?;
-                let Some(tree) = tree else {
-                    return Ok(Some(0));
-                };
-                if Some(tree) == remote_tree.as_ref().map(Tree::id) {
-                    if let Some(remote) = remote {
-                        set_ref(&repo, git::LOCAL_REF, remote)?;
-                    }
-                    return Ok(Some(0));
-                }
-                let mut parents = Vec::new();
-                if let Some(last) = last
-                    && Some(last) != remote
-                    && !remote.is_some_and(|r| repo.graph_descendant_of(r, last).unwrap_or(false))
-                {
-                    parents.push(last);
-                }
-                parents.extend(remote);
-                let commit = tree::commit(&repo, tree, &parents)?;
-                // The notebook holds this merge now (its writes are done): a retry
-                // after a refused push, or the next sync after a crash, merges from
-                // it, so nothing is merged twice.
-                set_ref(&repo, git::LOCAL_REF, commit)?;
-                match git::push(dir, commit)? {
-                    git::Pushed::Done => {
-                        set_ref(&repo, git::REMOTE_REF, commit)?;
-                        Ok(Some(count))
-                    }
-                    git::Pushed::Rejected => Ok(None),
-                }
-            })?;
+            let pushed = push(dir, &Tips { head, remote, last }, &keep)?;
             if let Some(count) = pushed {
                 done.pushed = count;
                 return Ok(done);
@@ -237,6 +199,57 @@ impl Notebook {
         Err(Error::SyncFailed(format!(
             "the remote kept changing: {ATTEMPTS} pushes refused, try again"
         )))
+    }
+}
+
+/// The commits a push starts from: the history's head after the writes, the remote
+/// tip merged, the last merge commit made.
+#[derive(Clone, Copy)]
+struct Tips {
+    head: Option<Oid>,
+    remote: Option<Oid>,
+    last: Option<Oid>,
+}
+
+/// Commits the tree to push on top of the remote tip and pushes it: the paths it
+/// changed there, or `None` when another machine pushed first.
+fn push(dir: &Path, tips: &Tips, keep: &HashSet<String>) -> Result<Option<u64>> {
+    let Tips { head, remote, last } = *tips;
+    // Opened again: the objects the writes just committed.
+    let repo = Repository::open_bare(dir).map_err(git_failed("cannot open the store"))?;
+    let head_tree = tree_of(&repo, head)?;
+    let remote_tree = tree_of(&repo, remote)?;
+    let (tree, count) = tree::pushed_tree(&repo, remote_tree.as_ref(), head_tree.as_ref(), keep)?;
+    let Some(tree) = tree else {
+        return Ok(Some(0));
+    };
+    if Some(tree) == remote_tree.as_ref().map(Tree::id) {
+        if let Some(remote) = remote
+            && last != Some(remote)
+        {
+            set_ref(&repo, git::LOCAL_REF, remote)?;
+        }
+        return Ok(Some(0));
+    }
+    let mut parents = Vec::new();
+    if let Some(last) = last
+        && Some(last) != remote
+        && !remote.is_some_and(|r| repo.graph_descendant_of(r, last).unwrap_or(false))
+    {
+        parents.push(last);
+    }
+    parents.extend(remote);
+    let commit = tree::commit(&repo, tree, &parents)?;
+    // The notebook holds this merge now (its writes are done): a retry
+    // after a refused push, or the next sync after a crash, merges from
+    // it, so nothing is merged twice.
+    set_ref(&repo, git::LOCAL_REF, commit)?;
+    match git::push(dir, commit)? {
+        git::Pushed::Done => {
+            set_ref(&repo, git::REMOTE_REF, commit)?;
+            Ok(Some(count))
+        }
+        git::Pushed::Rejected => Ok(None),
     }
 }
 

@@ -194,7 +194,7 @@ pub(super) fn plan(
                     Some(Some(ours)) => {
                         if let (Some(to), Some(Some(theirs))) =
                             (moved, moved.and_then(|to| remote.changed.get(to)))
-                            && local.changed.get(to.as_str()).is_none()
+                            && !local.changed.contains_key(to.as_str())
                             && ours_at(to).is_none()
                         {
                             actions.push(Action::Write {
