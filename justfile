@@ -129,7 +129,7 @@ bench-scale-1m:
     SCALE_SIZES=1000000 SCALE_RUNS=1 SCALE_OUT=bench/SCALE-1M.md SCALE_RECIPE="just bench-scale-1m" python3 bench/scale.py
 
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-history-load bench-scale bench-tokens bench-server
+bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-history-load bench-scale bench-tokens bench-server bench-sync
 
 # The server runtime against the library's way (NOTES_SERVER_RUNTIME=own|library, one
 # build, interleaved rounds): list, one note, a 100 KiB attachment and PUT at 1 and 16
@@ -167,3 +167,17 @@ bench-tokens:
 # zero 5xx and flat memory required; writes bench/SOAK.md
 soak SECONDS="60":
     SOAK_SECONDS={{SECONDS}} cargo bench --bench soak
+
+# Sync against plain git on a 10k-note notebook and bare remotes on loopback paths: a
+# no-op `notes sync` against `git fetch` (target: 2x), 10 changed notes in and out
+# against fetch + merge and commit + push (target: 3x); three interleaved rounds,
+# medians; writes bench/SYNC.md
+bench-sync:
+    cargo build --release
+    python3 bench/sync.py target/release/notes
+
+# Sync soak: two served notebooks on one bare remote, random edits, moves and deletes
+# through the API on both for SECONDS, syncing every 2 s; then both must hold identical
+# files with every edit kept (the 10 s version runs with the tests)
+soak-sync SECONDS="60":
+    NOTES_SYNC_SOAK_SECONDS={{SECONDS}} cargo test --release --test it sync_soak -- --nocapture

@@ -2,12 +2,14 @@
 //! serving it on a free loopback port and killed on drop (`server`), HTTP requests and
 //! response checks (`client`), the files on disk for "nothing changed" checks
 //! (`snapshot`), small images made on the spot (`images`), and headless Chromium for
-//! the tests that open pages in a browser (`browser`).
+//! the tests that open pages in a browser (`browser`), git remotes for the sync tests
+//! (`remotes`: bare repositories, `git daemon`, `sshd`).
 
 mod browser;
 mod client;
 mod fixtures;
 mod images;
+mod remotes;
 mod server;
 mod snapshot;
 
@@ -17,6 +19,7 @@ pub use browser::*;
 pub use client::*;
 pub use fixtures::*;
 pub use images::*;
+pub use remotes::*;
 pub use server::*;
 pub use snapshot::*;
 
