@@ -124,8 +124,8 @@ pub(super) fn push(dir: &Path, commit: git2::Oid) -> Result<Pushed> {
     let rejected = ran
         .stdout
         .lines()
-        .any(|line| line.starts_with('!') && line.contains("[rejected]"))
-        || ran.stderr.contains("[rejected]");
+        .any(|line| line.starts_with('!') && lost_race(line))
+        || ran.stderr.lines().any(lost_race);
     if rejected {
         return Ok(Pushed::Rejected);
     }
@@ -134,6 +134,23 @@ pub(super) fn push(dir: &Path, commit: git2::Oid) -> Result<Pushed> {
         shown_remote(dir).unwrap_or_default(),
         one_line(&format!("{}\n{}", ran.stderr, ran.stdout))
     )))
+}
+
+/// Whether a push's refusal says another push got there first: not a fast-forward
+/// (`[rejected]`), or the remote could not move its branch because another push held
+/// or moved it meanwhile (`[remote rejected] (failed to update ref)`, `cannot lock
+/// ref`). A hook's or a host's refusal is not a race: it is reported.
+fn lost_race(line: &str) -> bool {
+    line.contains("[rejected]")
+        || (line.contains("[remote rejected]")
+            && [
+                "failed to update ref",
+                "cannot lock ref",
+                "failed to lock",
+                "incorrect old value",
+            ]
+            .iter()
+            .any(|why| line.contains(why)))
 }
 
 /// The remote's URL as stored (credentials included: git needs them).
@@ -230,6 +247,19 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_push_that_lost_a_race_is_told_from_a_refusal() {
+        assert!(lost_race(
+            "!\tabc:refs/heads/main\t[rejected] (fetch first)"
+        ));
+        assert!(lost_race(
+            "!\tabc:refs/heads/main\t[remote rejected] (failed to update ref)"
+        ));
+        assert!(!lost_race(
+            "!\tabc:refs/heads/main\t[remote rejected] (pre-receive hook declined)"
+        ));
+    }
 
     #[test]
     fn credentials_are_stripped() {

@@ -155,7 +155,11 @@ impl Notebook {
             .map_err(git_failed("cannot open the store"))?
             .refname_to_id(git::LOCAL_REF)
             .is_err();
-        if first {
+        // A sync cut short (`kill -9`, a power loss) may have recorded a write whose
+        // file never landed: the notes on disk are then recorded first, as on a first
+        // sync, so the history the sync merges from is the folder as it is.
+        let running = Running::mark(dir)?;
+        if first || running.was_cut {
             self.record_outside_edits(&|| {})?;
         }
         for _ in 0..ATTEMPTS {
@@ -199,6 +203,32 @@ impl Notebook {
         Err(Error::SyncFailed(format!(
             "the remote kept changing: {ATTEMPTS} pushes refused, try again"
         )))
+    }
+}
+
+/// A file that says a sync is running, left behind only when one was cut short.
+struct Running {
+    file: std::path::PathBuf,
+    was_cut: bool,
+}
+
+impl Running {
+    const FILE: &'static str = "sync-running";
+
+    fn mark(dir: &Path) -> Result<Running> {
+        let file = dir.join(Self::FILE);
+        let was_cut = file.exists();
+        if !was_cut {
+            fsutil::write_atomic(&file, b"")
+                .map_err(|e| Error::HistoryFailed(Cause::new("cannot mark the sync", e)))?;
+        }
+        Ok(Running { file, was_cut })
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = fsutil::remove_durable(&self.file);
     }
 }
 
