@@ -7,15 +7,15 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
-use warp::http::{HeaderMap, StatusCode, header};
+use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
 use super::note_request::object;
-use super::notes::{names_media, with_etag};
+use super::notes::{json_only, with_etag, written_status};
 use crate::http::State;
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, header_str, reply};
+use crate::http::support::{blocking, reply};
 use crate::ops::NotePath;
 use crate::ops::merge::{Edited, Landed};
 use crate::ops::model::NoteEdit;
@@ -36,10 +36,7 @@ pub(super) async fn post(
     body: super::Body,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    let content_type = header_str(&headers, header::CONTENT_TYPE);
-    if !content_type.is_empty() && !names_media(content_type, "application/json") {
-        return Err(HttpError::JsonContentTypeRequired.into());
-    }
+    json_only(&headers)?;
     let bytes = body.read().await?;
     let (outcome, landed) = blocking(&state, move |s| {
         path.check_writable()?;
@@ -47,11 +44,7 @@ pub(super) async fn post(
         Ok::<_, HttpError>(s.notebook.merge_edit(&path, base, edited)?)
     })
     .await?;
-    let status = if outcome.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
+    let status = written_status(&outcome);
     let answer = MergeAnswer {
         path: &outcome.note.path,
         outcome: landed,

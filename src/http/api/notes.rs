@@ -184,10 +184,27 @@ pub(super) async fn put(
 /// The answer to a write of a whole note: 201 when it created the note, else 200, with
 /// the NoteResponse and its tag.
 pub(super) fn written(outcome: &PutOutcome) -> Response {
-    let status = if outcome.created {
+    with_etag(
+        reply::json(written_status(outcome), &outcome.note),
+        &outcome.note.etag,
+    )
+}
+
+/// 201 when a write created the note, else 200.
+pub(super) fn written_status(outcome: &PutOutcome) -> StatusCode {
+    if outcome.created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
-    };
-    with_etag(reply::json(status, &outcome.note), &outcome.note.etag)
+    }
+}
+
+/// Refuses a body sent as another type than JSON. Curl-style clients may send no
+/// Content-Type; one that names another type is not taken for JSON.
+pub(super) fn json_only(headers: &HeaderMap) -> Result<(), HttpError> {
+    let content_type = header_str(headers, header::CONTENT_TYPE);
+    if !content_type.is_empty() && !names_media(content_type, "application/json") {
+        return Err(HttpError::JsonContentTypeRequired);
+    }
+    Ok(())
 }

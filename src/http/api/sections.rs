@@ -8,16 +8,16 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use warp::http::{HeaderMap, StatusCode, header};
+use warp::http::{HeaderMap, StatusCode};
 use warp::reject::Rejection;
 use warp::reply::Response;
 
 use super::note_request::object;
-use super::notes::{names_media, precondition, with_etag, written};
+use super::notes::{json_only, precondition, with_etag, written};
 use crate::error::Error;
 use crate::http::State;
 use crate::http::support::reject::HttpError;
-use crate::http::support::{blocking, header_str, reply};
+use crate::http::support::{blocking, reply};
 use crate::ops::NotePath;
 use crate::ops::sections::Edit;
 
@@ -37,12 +37,7 @@ pub(super) async fn patch(
     body: super::Body,
     state: Arc<State>,
 ) -> Result<Response, Rejection> {
-    // Curl-style clients may send no Content-Type; one that names another type is not
-    // taken for JSON.
-    let content_type = header_str(&headers, header::CONTENT_TYPE);
-    if !content_type.is_empty() && !names_media(content_type, "application/json") {
-        return Err(HttpError::JsonContentTypeRequired.into());
-    }
+    json_only(&headers)?;
     let bytes = body.read().await?;
     let cond = precondition(&headers);
     let outcome = blocking(&state, move |s| {
