@@ -4,7 +4,7 @@
 //! writes made while a sync runs are neither lost nor reverted.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -94,20 +94,27 @@ enum Point {
     AllWritten,
 }
 
+/// A bare remote, a plain clone of it (`laptop`) that pushed `count` notes, and a
+/// notebook synced with it; the scratch dir (kept while it is held) holds the first two.
+fn seeded(count: usize) -> (tempfile::TempDir, PathBuf, Workspace) {
+    let scratch = tempfile::tempdir().unwrap();
+    let bare = scratch.path().join("remote.git");
+    let work = scratch.path().join("laptop");
+    init_bare(&bare);
+    clone(bare.to_str().unwrap(), &work);
+    seed(&work, count);
+    let ws = Workspace::new();
+    sync_ok(&ws, &["--remote", bare.to_str().unwrap()]);
+    (scratch, work, ws)
+}
+
 #[test]
 fn kill_9_at_any_point_of_a_sync_leaves_every_note_whole_and_the_next_sync_converges() {
     if !git_present() {
         return;
     }
     const NOTES: usize = 600;
-    let scratch = tempfile::tempdir().unwrap();
-    let bare = scratch.path().join("remote.git");
-    let work = scratch.path().join("laptop");
-    init_bare(&bare);
-    clone(bare.to_str().unwrap(), &work);
-    seed(&work, NOTES);
-    let ws = Workspace::new();
-    sync_ok(&ws, &["--remote", bare.to_str().unwrap()]);
+    let (_scratch, work, ws) = seeded(NOTES);
     assert_eq!(notebook_files(&ws), clone_files(&work));
 
     let mut killed_running = 0;
@@ -375,14 +382,7 @@ fn api_writes_during_a_sync_are_neither_lost_nor_reverted() {
         return;
     }
     const NOTES: usize = 600;
-    let scratch = tempfile::tempdir().unwrap();
-    let bare = scratch.path().join("remote.git");
-    let work = scratch.path().join("laptop");
-    init_bare(&bare);
-    clone(bare.to_str().unwrap(), &work);
-    seed(&work, NOTES);
-    let ws = Workspace::new();
-    sync_ok(&ws, &["--remote", bare.to_str().unwrap()]);
+    let (_scratch, work, ws) = seeded(NOTES);
     // The laptop edits every other note at the bottom: a sync that takes a while.
     for i in (0..NOTES).step_by(2) {
         append(&work, &format!("n/{i:04}.md"), "laptop edit");

@@ -3,7 +3,7 @@
 //! `git://` through `git daemon`, and `https://` failing: an unreachable remote is one
 //! line and changes nothing, and credentials in a remote's URL are never shown.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -65,21 +65,49 @@ fn an_edit_syncs_both_ways(url: &str, bare: &Path, cli: impl Fn(&Workspace) -> C
     assert_eq!(status["conflicts"], serde_json::json!([]), "{status}");
 }
 
+/// A bare remote served by an sshd of its own on loopback, with its `ssh://` URL; the
+/// programs found (git, sshd, ssh, ssh-keygen, then `extra`). `None` when a program is
+/// missing and the test may skip.
+struct SshRemote {
+    sshd: Sshd,
+    bare: PathBuf,
+    url: String,
+    found: Vec<PathBuf>,
+    /// Dropped last: the server's files and the remote live in it.
+    _scratch: tempfile::TempDir,
+}
+
+impl SshRemote {
+    fn start(extra: &[(&str, &str)]) -> Option<SshRemote> {
+        let mut names = vec![
+            ("git", "git"),
+            ("sshd", "openssh-server"),
+            ("ssh", "openssh-client"),
+            ("ssh-keygen", "openssh-client"),
+        ];
+        names.extend_from_slice(extra);
+        let found = programs(&names)?;
+        let scratch = tempfile::tempdir().unwrap();
+        let sshd = Sshd::start(&found[1], &found[3], &scratch.path().join("sshd"));
+        let bare = scratch.path().join("notebook.git");
+        init_bare(&bare);
+        let url = sshd.url(&bare);
+        Some(SshRemote {
+            sshd,
+            bare,
+            url,
+            found,
+            _scratch: scratch,
+        })
+    }
+}
+
 #[test]
 fn an_ssh_remote_through_a_local_sshd_syncs_an_edit_both_ways() {
-    let Some(found) = programs(&[
-        ("git", "git"),
-        ("sshd", "openssh-server"),
-        ("ssh", "openssh-client"),
-        ("ssh-keygen", "openssh-client"),
-    ]) else {
+    let Some(remote) = SshRemote::start(&[]) else {
         return;
     };
-    let scratch = tempfile::tempdir().unwrap();
-    let sshd = Sshd::start(&found[1], &found[3], &scratch.path().join("sshd"));
-    let bare = scratch.path().join("notebook.git");
-    init_bare(&bare);
-    let url = sshd.url(&bare);
+    let (sshd, bare, url) = (&remote.sshd, remote.bare.clone(), remote.url.clone());
     an_edit_syncs_both_ways(&url, &bare, |ws| sshd.as_user(ws.cli()));
     // Every sync went through this sshd, with the user's key.
     let log = sshd.log();
@@ -91,22 +119,15 @@ fn an_ssh_remote_through_a_local_sshd_syncs_an_edit_both_ways() {
 
 #[test]
 fn an_ssh_key_held_by_the_users_agent_is_used() {
-    let Some(found) = programs(&[
-        ("git", "git"),
-        ("sshd", "openssh-server"),
-        ("ssh", "openssh-client"),
-        ("ssh-keygen", "openssh-client"),
+    let extra = [
         ("ssh-agent", "openssh-client"),
         ("ssh-add", "openssh-client"),
-    ]) else {
+    ];
+    let Some(remote) = SshRemote::start(&extra) else {
         return;
     };
-    let scratch = tempfile::tempdir().unwrap();
-    let sshd = Sshd::start(&found[1], &found[3], &scratch.path().join("sshd"));
-    let agent = sshd.key_in_agent(&found[4], &found[5]);
-    let bare = scratch.path().join("notebook.git");
-    init_bare(&bare);
-    let url = sshd.url(&bare);
+    let (sshd, bare, url) = (&remote.sshd, remote.bare.clone(), remote.url.clone());
+    let agent = sshd.key_in_agent(&remote.found[4], &remote.found[5]);
     let a = Workspace::new();
     put(&a, "a.md", "# A\n\nthrough the agent\n");
     // Without the agent the key is nowhere: the sync fails and changes nothing.
@@ -131,19 +152,10 @@ fn an_ssh_key_held_by_the_users_agent_is_used() {
 
 #[test]
 fn an_ssh_key_the_server_refuses_is_one_line_and_changes_nothing() {
-    let Some(found) = programs(&[
-        ("git", "git"),
-        ("sshd", "openssh-server"),
-        ("ssh", "openssh-client"),
-        ("ssh-keygen", "openssh-client"),
-    ]) else {
+    let Some(remote) = SshRemote::start(&[]) else {
         return;
     };
-    let scratch = tempfile::tempdir().unwrap();
-    let sshd = Sshd::start(&found[1], &found[3], &scratch.path().join("sshd"));
-    let bare = scratch.path().join("notebook.git");
-    init_bare(&bare);
-    let url = sshd.url(&bare);
+    let (sshd, bare, url) = (&remote.sshd, remote.bare.clone(), remote.url.clone());
     let ws = Workspace::new();
     put(&ws, "a.md", "# A\n");
     sync_ok_with(sshd.as_user(ws.cli()), &["--remote", &url]);
