@@ -133,6 +133,20 @@ async fn page_text(client: &Client) -> Result<String> {
     Ok(client.find(Locator::Css("body")).await?.text().await?)
 }
 
+/// Replaces the note at `path` through the API, as the holder of `token`.
+fn put_as(server: &Server, token: &str, path: &str, text: &str) {
+    let put = server.raw(
+        "PUT",
+        &format!("/api/v1/notes/{path}"),
+        &[
+            ("Authorization", &format!("Bearer {token}")),
+            ("Content-Type", "text/markdown"),
+        ],
+        text.as_bytes(),
+    );
+    assert_eq!(put.status, 200, "{}", put.body);
+}
+
 #[test]
 fn offline_reading_writing_and_merging_in_a_real_browser() {
     let Some((chromium, chromedriver)) = browser() else {
@@ -386,16 +400,7 @@ async fn flow(
         .join()
         .map_err(|_| "starting the server again failed")?;
     let changed = PLAN.replace("Line two", "Line two, changed through the API");
-    let put = again.raw(
-        "PUT",
-        "/api/v1/notes/plan.md",
-        &[
-            ("Authorization", &format!("Bearer {token}")),
-            ("Content-Type", "text/markdown"),
-        ],
-        changed.as_bytes(),
-    );
-    assert_eq!(put.status, 200, "{}", put.body);
+    put_as(&again, token, "plan.md", &changed);
     *server = Some(again);
 
     // Online again. The restart ended the session: the page answers with the login,
@@ -510,16 +515,7 @@ fn logging_out_asks_before_dropping_queued_saves_in_a_real_browser() {
             .await?;
             // Online, a kept page never hides a newer version.
             let newer = PACKING.replace("zephyrine scarf", "woollen hat");
-            let put = server.raw(
-                "PUT",
-                "/api/v1/notes/packing.md",
-                &[
-                    ("Authorization", &format!("Bearer {token}")),
-                    ("Content-Type", "text/markdown"),
-                ],
-                newer.as_bytes(),
-            );
-            assert_eq!(put.status, 200, "{}", put.body);
+            put_as(&server, &token, "packing.md", &newer);
             client.goto(&format!("{base}/note/packing.md")).await?;
             wait_text(client, "main", "woollen hat").await?;
             assert!(
