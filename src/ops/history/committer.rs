@@ -316,11 +316,7 @@ impl Memory<'_> {
                 .insert_object(*id, None)
                 .map_err(err("cannot pack the changes"))?;
         }
-        let mut buf = git2::Buf::new();
-        builder
-            .write_buf(&mut buf)
-            .map_err(err("cannot pack the changes"))?;
-        pack::write_synced(dir, &buf).map(drop)
+        pack::write_synced(dir, &mut builder).map(drop)
     }
 }
 
