@@ -169,6 +169,62 @@ fn first_sync_both_ways_and_a_clone_is_the_notebook() {
     );
 }
 
+/// `notes sync --json` with git's trace on: its JSON and the git commands it ran
+/// (with the remote side's, `upload-pack` and `receive-pack`, on a local remote).
+fn traced_sync(ws: &Workspace) -> (Value, Vec<String>) {
+    let trace = ws.root.path().join("git-trace.json");
+    let _ = std::fs::remove_file(&trace);
+    let out = ws
+        .cli()
+        .args(["sync", "--json"])
+        .env("GIT_TRACE2_EVENT", &trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ran = std::fs::read_to_string(&trace)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|event| event["event"] == "cmd_name")
+        .map(|event| event["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    (serde_json::from_str(&stdout(&out)).unwrap(), ran)
+}
+
+#[test]
+fn a_sync_with_nothing_new_asks_for_the_tip_and_fetches_nothing() {
+    let remote = Remote::new();
+    let (a, b) = pair(&remote);
+    put(&a, "one.md", "# One\n");
+    sync(&a, &[]);
+    sync(&b, &[]);
+
+    let (idle, ran) = traced_sync(&a);
+    assert_eq!(
+        (idle["pulled"].clone(), idle["pushed"].clone()),
+        (0.into(), 0.into())
+    );
+    assert_eq!(idle["outcome"], "ok", "{idle}");
+    assert!(ran.iter().any(|c| c == "ls-remote"), "{ran:?}");
+    assert!(!ran.iter().any(|c| c == "fetch" || c == "push"), "{ran:?}");
+
+    // A change on the remote: fetched and merged.
+    put(&b, "two.md", "# Two\n");
+    sync(&b, &[]);
+    let (pulled, ran) = traced_sync(&a);
+    assert_eq!(pulled["pulled"], 1, "{pulled}");
+    assert!(ran.iter().any(|c| c == "fetch"), "{ran:?}");
+    assert_eq!(a.read("two.md"), b.read("two.md"));
+
+    // A change here: pushed.
+    put(&a, "one.md", "# One, again\n");
+    let (pushed, ran) = traced_sync(&a);
+    assert_eq!(pushed["pushed"], 1, "{pushed}");
+    assert!(ran.iter().any(|c| c == "push"), "{ran:?}");
+    let (_, ran) = traced_sync(&a);
+    assert!(!ran.iter().any(|c| c == "fetch" || c == "push"), "{ran:?}");
+}
+
 #[test]
 fn a_commit_pushed_with_git_is_merged_and_recorded() {
     let remote = Remote::new();

@@ -54,17 +54,20 @@ pub(super) fn settle_layout(dir: &std::path::Path, repo: &Repository) -> HResult
 /// cannot read them, the ref pointed at its last commit, everything synced and the
 /// log emptied. A log of another older format is emptied the same way.
 pub(super) fn migrate_log(dir: &Path, repo: &Repository) -> HResult<()> {
-    let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
     let old_format = matches!(
         wal::Log::open(dir),
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData
     );
-    let older = records
-        .iter()
-        .any(|r| r.first().is_some_and(|o| o.kind != b'h'));
+    // A log is written by one version from its start: its first record tells (the
+    // whole log is read only to move it).
+    let older = !old_format
+        && wal::first_record(dir)
+            .map_err(io_err("cannot read the log"))?
+            .is_some_and(|r| r.first().is_some_and(|o| o.kind != b'h'));
     if !older && !old_format {
         return Ok(());
     }
+    let records = wal::records(dir).map_err(io_err("cannot read the log"))?;
     let odb = repo.odb().map_err(err("cannot open the objects"))?;
     let mut last = None;
     for object in records.iter().flatten() {

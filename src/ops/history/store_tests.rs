@@ -178,3 +178,33 @@ fn the_handle_knows_the_latest_text_it_recorded_of_each_note() {
     record(&other, "b.md", "three");
     assert!(!store.is_own("b.md", Some(b"three")));
 }
+
+#[test]
+fn a_log_of_git_objects_an_older_version_left_is_moved_into_the_repository() {
+    use super::wal::{self, Log, Object};
+    use git2::ObjectType;
+    let dir = tempfile::tempdir().unwrap();
+    Repository::init_bare(dir.path()).unwrap();
+    let text = b"# Old\n".to_vec();
+    let blob_id = Oid::hash_object(ObjectType::Blob, &text).unwrap();
+    let mut tree = b"100644 old.md\0".to_vec();
+    tree.extend_from_slice(blob_id.as_bytes());
+    let tree_id = Oid::hash_object(ObjectType::Tree, &tree).unwrap();
+    let commit = format!(
+        "tree {tree_id}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nold\n"
+    )
+    .into_bytes();
+    let commit_id = Oid::hash_object(ObjectType::Commit, &commit).unwrap();
+    let objects = [(b'b', text.clone()), (b't', tree), (b'c', commit)]
+        .map(|(kind, bytes)| Object { kind, bytes });
+    Log::open(dir.path())
+        .unwrap()
+        .append(&objects, wal::Sync::Now)
+        .unwrap();
+
+    let _store = open(dir.path());
+    let repo = Repository::open_bare(dir.path()).unwrap();
+    assert_eq!(repo.refname_to_id(REF).unwrap(), commit_id);
+    assert_eq!(repo.find_blob(blob_id).unwrap().content(), text);
+    assert!(wal::records(dir.path()).unwrap().is_empty());
+}

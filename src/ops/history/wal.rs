@@ -393,6 +393,29 @@ pub(crate) fn records(repo: &Path) -> io::Result<Vec<Vec<Object>>> {
         .collect())
 }
 
+/// The log's first record, if it has one (of the current format).
+pub(crate) fn first_record(repo: &Path) -> io::Result<Option<Vec<Object>>> {
+    let file = match File::open(repo.join(FILE)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let Some(epoch) = epoch_of(&file)? else {
+        return Ok(None);
+    };
+    let mut head = [0u8; 4];
+    match file.read_exact_at(&mut head, HEADER) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let end = (HEADER + 12 + u64::from(u32::from_le_bytes(head))).min(file.metadata()?.len());
+    let bytes = read_from(&file, HEADER, end)?;
+    Ok(records_in(&bytes, HEADER, epoch, HEADER)
+        .next()
+        .map(|(objects, _)| objects))
+}
+
 /// The records of a log of the older format: `u32 length, u64 xxh3, payload` from the
 /// first byte.
 fn older_records(file: &File, size: u64) -> io::Result<Vec<Vec<Object>>> {

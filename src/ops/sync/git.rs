@@ -107,6 +107,16 @@ pub(super) fn fetch(dir: &Path) -> Result<bool> {
     )))
 }
 
+/// The remote's `main` as it is now (`git ls-remote`: no objects move, so git checks
+/// no connectivity); `None` when it cannot be told (no branch, no answer).
+pub(super) fn remote_tip(dir: &Path) -> Option<git2::Oid> {
+    let mut command = git(dir);
+    command.args(["ls-remote", "--quiet", REMOTE, "refs/heads/main"]);
+    let ran = run(command).ok().filter(|ran| ran.ok)?;
+    let id = ran.stdout.split_whitespace().next()?;
+    git2::Oid::from_str(id).ok()
+}
+
 /// Pushes commit `commit` to the remote's `main`, never forced.
 pub(super) fn push(dir: &Path, commit: git2::Oid) -> Result<Pushed> {
     let mut command = git(dir);

@@ -25,6 +25,8 @@ use crate::ops::{Notebook, fsutil};
 
 /// The last sync's outcome, per machine, in `.notes/`.
 const STATUS_FILE: &str = "sync.json";
+/// The history's head the last sync merged and pushed whole, in the store's folder.
+const MERGED_FILE: &str = "sync-merged";
 /// Pushes tried when another machine keeps pushing first.
 const ATTEMPTS: usize = 5;
 
@@ -158,6 +160,9 @@ impl Notebook {
         // A sync cut short (`kill -9`, a power loss) may have recorded a write whose
         // file never landed: the notes on disk are then recorded first, as on a first
         // sync, so the history the sync merges from is the folder as it is.
+        if !first && !Running::was_cut(dir) && self.nothing_new(dir)? {
+            return Ok(done);
+        }
         let running = Running::mark(dir)?;
         if first || running.was_cut {
             self.record_outside_edits(&|| {})?;
@@ -197,6 +202,10 @@ impl Notebook {
             let pushed = push(dir, &Tips { head, remote, last }, &keep)?;
             if let Some(count) = pushed {
                 done.pushed = count;
+                // What the next sync compares with to know nothing is new, when this
+                // one left nothing behind.
+                let whole = done.refused.is_empty();
+                mark_merged(dir, head.filter(|_| whole))?;
                 return Ok(done);
             }
         }
@@ -204,6 +213,43 @@ impl Notebook {
             "the remote kept changing: {ATTEMPTS} pushes refused, try again"
         )))
     }
+}
+
+impl Notebook {
+    /// Whether neither side changed since the last sync, which left nothing behind:
+    /// the history's head is the one it merged, and the remote's tip (`git
+    /// ls-remote`, cheaper than a fetch) the one it pushed or found.
+    fn nothing_new(&self, dir: &Path) -> Result<bool> {
+        let Some(merged) = std::fs::read_to_string(dir.join(MERGED_FILE))
+            .ok()
+            .and_then(|id| Oid::from_str(id.trim()).ok())
+        else {
+            return Ok(false);
+        };
+        let repo = Repository::open_bare(dir).map_err(git_failed("cannot open the store"))?;
+        let remote = repo.refname_to_id(git::REMOTE_REF).ok();
+        if remote.is_none()
+            || repo.refname_to_id(git::LOCAL_REF).ok() != remote
+            || self.history_head()? != Some(merged)
+        {
+            return Ok(false);
+        }
+        Ok(git::remote_tip(dir) == remote)
+    }
+}
+
+/// Keeps `head` as the history's head the last sync merged whole (a file, not a ref:
+/// a ref would keep versions a prune dropped); `None` forgets it.
+fn mark_merged(dir: &Path, head: Option<Oid>) -> Result<()> {
+    let file = dir.join(MERGED_FILE);
+    match head {
+        Some(head) => fsutil::write_atomic(&file, head.to_string().as_bytes()),
+        None => match fsutil::remove_durable(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        },
+    }
+    .map_err(|e| Error::HistoryFailed(Cause::new("cannot keep the sync's state", e)))
 }
 
 /// A file that says a sync is running, left behind only when one was cut short.
@@ -215,9 +261,13 @@ struct Running {
 impl Running {
     const FILE: &'static str = "sync-running";
 
+    fn was_cut(dir: &Path) -> bool {
+        dir.join(Self::FILE).exists()
+    }
+
     fn mark(dir: &Path) -> Result<Running> {
         let file = dir.join(Self::FILE);
-        let was_cut = file.exists();
+        let was_cut = Self::was_cut(dir);
         if !was_cut {
             fsutil::write_atomic(&file, b"")
                 .map_err(|e| Error::HistoryFailed(Cause::new("cannot mark the sync", e)))?;
