@@ -75,6 +75,7 @@ mod spec_routes;
 mod special_files;
 mod sync;
 mod sync_faults;
+mod sync_follow;
 mod sync_merge;
 mod sync_soak;
 mod sync_transports;

@@ -1,6 +1,7 @@
 //! Sync over the transports a user has: `ssh://` through a local `sshd` with the
 //! user's own ssh set-up (a home folder's `~/.ssh/config`, key and known hosts),
-//! `git://` through `git daemon`, and `https://` failing: an unreachable remote is one
+//! `git://` through `git daemon`, `https://` through `git http-backend` over TLS with
+//! the user's credential helper, and failures: an unreachable remote is one
 //! line and changes nothing, and credentials in a remote's URL are never shown.
 
 use std::path::{Path, PathBuf};
@@ -10,8 +11,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::{
-    GitDaemon, Sshd, Workspace, eventually, git, git_present, init_bare, json, notebook_files,
-    programs, show, stderr, stdout, sync_ok_with, sync_with,
+    GitDaemon, HttpsRemote, Sshd, Workspace, eventually, git, git_present, init_bare, json,
+    notebook_files, programs, show, stderr, stdout, sync_ok_with, sync_with,
 };
 
 /// Puts `text` at `note` through the CLI.
@@ -250,6 +251,45 @@ fn an_unreachable_https_remote_is_one_line_and_changes_nothing() {
     assert_eq!(status["remote"], url, "{status}");
     assert_eq!(status["outcome"], "failed", "{status}");
     assert!(status["error"].is_string(), "{status}");
+}
+
+#[test]
+fn an_https_remote_with_the_users_credential_helper_syncs_an_edit_both_ways() {
+    let Some(remote) = HttpsRemote::start() else {
+        return;
+    };
+    an_edit_syncs_both_ways(&remote.url, &remote.bare, |ws| remote.as_user(ws.cli()));
+    let log = remote.log();
+    assert!(log.contains("git-receive-pack"), "{log}");
+    assert!(log.contains("git-upload-pack"), "{log}");
+}
+
+#[test]
+fn a_password_the_https_server_refuses_is_one_line_and_changes_nothing() {
+    let Some(remote) = HttpsRemote::start() else {
+        return;
+    };
+    let ws = Workspace::new();
+    put(&ws, "a.md", "# A\n");
+    sync_ok_with(remote.as_user(ws.cli()), &["--remote", &remote.url]);
+    let pushed = show(&remote.bare, "a.md");
+    assert!(pushed.is_some());
+    put(&ws, "a.md", "# A\n\nlocal edit\n");
+    let before = notebook_files(&ws);
+
+    remote.store_password("wrong-pass");
+    let (out, status) = sync_with(remote.as_user(ws.cli()), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let line = stderr(&out);
+    assert_eq!(line.trim().lines().count(), 1, "{line}");
+    assert!(line.contains("Authentication failed"), "{line}");
+    assert!(!line.contains("wrong-pass"), "{line}");
+    assert!(!line.contains(remote.password()), "{line}");
+    if let Some(status) = status {
+        assert_eq!(status["outcome"], "failed", "{status}");
+    }
+    assert_eq!(notebook_files(&ws), before);
+    assert_eq!(show(&remote.bare, "a.md"), pushed);
 }
 
 #[test]

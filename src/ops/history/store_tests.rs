@@ -190,10 +190,9 @@ fn a_log_of_git_objects_an_older_version_left_is_moved_into_the_repository() {
     let mut tree = b"100644 old.md\0".to_vec();
     tree.extend_from_slice(blob_id.as_bytes());
     let tree_id = Oid::hash_object(ObjectType::Tree, &tree).unwrap();
-    let commit = format!(
-        "tree {tree_id}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nold\n"
-    )
-    .into_bytes();
+    let commit =
+        format!("tree {tree_id}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nold\n")
+            .into_bytes();
     let commit_id = Oid::hash_object(ObjectType::Commit, &commit).unwrap();
     let objects = [(b'b', text.clone()), (b't', tree), (b'c', commit)]
         .map(|(kind, bytes)| Object { kind, bytes });

@@ -3,11 +3,13 @@
 //! response checks (`client`), the files on disk for "nothing changed" checks
 //! (`snapshot`), small images made on the spot (`images`), and headless Chromium for
 //! the tests that open pages in a browser (`browser`), git remotes for the sync tests
-//! (`remotes`: bare repositories, `git daemon`, `sshd`).
+//! (`remotes`: bare repositories, `git daemon`, `sshd`; `https_remote`: `git
+//! http-backend` over TLS).
 
 mod browser;
 mod client;
 mod fixtures;
+mod https_remote;
 mod images;
 mod remotes;
 mod server;
@@ -18,12 +20,12 @@ use std::time::{Duration, Instant};
 pub use browser::*;
 pub use client::*;
 pub use fixtures::*;
+pub use https_remote::*;
 pub use images::*;
 pub use remotes::*;
 pub use server::*;
 pub use snapshot::*;
 
-/// Polls `check` every 50 ms until it holds or `timeout` passes.
 /// Makes a token with the CLI (`notes token create ARGS`); its secret.
 pub fn create_token(ws: &Workspace, args: &[&str]) -> String {
     let mut all = vec!["token", "create"];
@@ -33,6 +35,7 @@ pub fn create_token(ws: &Workspace, args: &[&str]) -> String {
     stdout(&out).trim().to_string()
 }
 
+/// Polls `check` every 50 ms until it holds or `timeout` passes.
 pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + timeout;
     loop {

@@ -197,7 +197,7 @@ fn free_port() -> u16 {
 
 /// A child whose log (its standard error, in a file) says `ready`; kills it and
 /// returns `None` when it exits first (a port taken), panics after 20 s.
-fn wait_ready(mut child: Child, log: &Path, ready: &str) -> Option<Child> {
+pub(super) fn wait_ready(mut child: Child, log: &Path, ready: &str) -> Option<Child> {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if std::fs::read_to_string(log).is_ok_and(|text| text.contains(ready)) {
