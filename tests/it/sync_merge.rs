@@ -113,6 +113,45 @@ fn an_edit_and_a_move_give_the_moved_note_with_the_edit() {
 }
 
 #[test]
+fn a_move_there_is_a_move_here_and_the_history_follows_the_note() {
+    let remote = Remote::new();
+    let (a, b) = shared(&remote, "trip.md", "# Trip\n\nfirst\n");
+    put(&a, "trip.md", "# Trip\n\nsecond\n");
+    put(&a, "plan.md", "# Plan\n\nSee [the trip](trip.md).\n");
+    settle(&a, &b);
+    let out = b.run(&["mv", "trip.md", "archive/journey.md"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        b.read("plan.md").contains("](archive/journey.md)"),
+        "{}\n{}",
+        stdout(&out),
+        b.read("plan.md")
+    );
+    settle(&a, &b);
+
+    assert!(!a.notes().join("trip.md").exists());
+    assert_eq!(a.read("archive/journey.md"), b.read("archive/journey.md"));
+    // The link both sides rewrote, once.
+    assert_eq!(a.read("plan.md"), b.read("plan.md"));
+    assert!(
+        !a.read("plan.md").contains("<<<<<<<"),
+        "{}",
+        a.read("plan.md")
+    );
+    // Here too the note's history goes back through the move.
+    let out = a.run(&["history", "archive/journey.md", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let listed: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let paths: Vec<Option<&str>> = listed["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["path"].as_str())
+        .collect();
+    assert_eq!(paths, [None, Some("trip.md"), Some("trip.md")], "{listed}");
+}
+
+#[test]
 fn two_edits_of_the_same_lines_keep_both_and_mark_the_note() {
     let remote = Remote::new();
     let (a, b) = shared(&remote, "x.md", "---\ntitle: X\n---\nsame line\n");

@@ -14,6 +14,7 @@ use crate::error::{Cause, Error, Result};
 use crate::ops::ids::Op;
 use crate::ops::merge::{has_conflict, merge};
 use crate::ops::model::{Precondition, etag};
+use crate::ops::tokens::Scope;
 use crate::ops::{FilePath, NotePath, Notebook};
 
 /// What the steps did.
@@ -44,6 +45,7 @@ impl Notebook {
         for action in actions {
             let path = match action {
                 Action::Write { path, .. } | Action::Remove { path, .. } => path.clone(),
+                Action::Move { to, .. } => to.clone(),
             };
             match self.apply_one(repo, action) {
                 Ok(true) => applied.pulled += 1,
@@ -67,6 +69,13 @@ impl Notebook {
                 Kind::Note(note) => self.sync_note(repo, &note, *base, *ours, theirs.id, *expect),
                 Kind::File(file) => self.sync_file(repo, &file, *base, *ours, theirs.id, *expect),
             },
+            Action::Move {
+                from,
+                to,
+                expect,
+                base,
+                theirs,
+            } => self.sync_move(repo, from, to, *expect, *base, theirs.id),
             Action::Remove { path, expect } => {
                 match kind_of(path, u32::from(git2::FileMode::Blob))
                     .map_err(|_| Error::InvalidPath)?
@@ -92,6 +101,47 @@ impl Notebook {
                     }
                 }
             }
+        }
+    }
+
+    /// `Action::Move`: the notebook's own move (links to the note rewritten, its
+    /// public page moved, one `move` in the history), then the remote's text merged
+    /// at the new path.
+    fn sync_move(
+        &self,
+        repo: &Repository,
+        from: &str,
+        to: &str,
+        expect: Oid,
+        base: Option<Oid>,
+        theirs: Oid,
+    ) -> Result<bool> {
+        let (Kind::Note(from_note), Kind::Note(to_note)) = (
+            kind_of(from, u32::from(git2::FileMode::Blob)).map_err(|_| Error::InvalidPath)?,
+            kind_of(to, u32::from(git2::FileMode::Blob)).map_err(|_| Error::InvalidPath)?,
+        ) else {
+            return Err(Error::InvalidPath);
+        };
+        let cond = Precondition::IfMatch(vec![etag(&blob(repo, expect)?)]);
+        match self.move_note(&from_note, &to_note, &cond, &Scope::full()) {
+            Ok(_) => {
+                self.sync_note(repo, &to_note, base, Some(expect), theirs, Some(expect))?;
+                Ok(true)
+            }
+            // Changed or gone here since the plan: the new path written, the old one
+            // removed only if still as it was.
+            Err(Error::PreconditionFailed | Error::NotFound | Error::MoveDestinationExists(_)) => {
+                let wrote = self.sync_note(repo, &to_note, base, None, theirs, None)?;
+                let removed = self.apply_one(
+                    repo,
+                    &Action::Remove {
+                        path: from.to_string(),
+                        expect,
+                    },
+                )?;
+                Ok(wrote || removed)
+            }
+            Err(e) => Err(e),
         }
     }
 

@@ -71,6 +71,17 @@ pub(super) enum Action {
     },
     /// Remove `path` when it is still `expect`.
     Remove { path: String, expect: Oid },
+    /// Move note `from`, still `expect` (the base's version), to `to`, as the remote
+    /// did, then write `theirs` there (three-way from `base`): the history follows
+    /// the note. When `from` changed meanwhile, a write of `to` and a removal of
+    /// `from` if still `expect`, as for any other path.
+    Move {
+        from: String,
+        to: String,
+        expect: Oid,
+        base: Option<Oid>,
+        theirs: Blob,
+    },
 }
 
 /// The changes of one side from the base: each path's new blob (`None`: removed), and
@@ -184,6 +195,27 @@ pub(super) fn plan(
                 }
                 let moved = remote.moved_to.get(path);
                 match local.changed.get(path) {
+                    // Untouched here, moved there to a path free here: moved here
+                    // too, so its history follows it.
+                    None if let Some(to) = moved
+                        && let Some(Some(theirs)) = remote.changed.get(to)
+                        && matches!(
+                            kind_of(path, u32::from(FileMode::Blob)),
+                            Ok(Kind::Note(_))
+                        )
+                        && matches!(kind_of(to, theirs.mode), Ok(Kind::Note(_)))
+                        && !local.changed.contains_key(to.as_str())
+                        && ours_at(to).is_none() =>
+                    {
+                        actions.push(Action::Move {
+                            from: path.clone(),
+                            to: to.clone(),
+                            expect,
+                            base: Some(expect),
+                            theirs: *theirs,
+                        });
+                        done.insert(to.clone());
+                    }
                     // Untouched here: removed here too (a move's new path is written
                     // as the remote's change of that path).
                     None => actions.push(Action::Remove {
