@@ -387,3 +387,56 @@ fn a_folder_of_images_costs_the_store_about_its_own_size() {
         random_bytes(104, 100 << 10)
     );
 }
+
+/// The operations of a file's versions, newest first.
+fn operations(server: &Server, path: &str) -> Vec<String> {
+    versions(server, path)
+        .iter()
+        .map(|v| v["operation"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn files_copied_changed_or_removed_by_hand_are_recorded_while_serving_and_at_the_start() {
+    let ws = Workspace::new();
+    let first = random_bytes(7, 4000);
+    std::fs::create_dir_all(ws.notes().join("pics")).unwrap();
+    // Copied in before the service starts: recorded by the start's pass.
+    std::fs::write(ws.notes().join("pics/before.bin"), &first).unwrap();
+    let server = ws.serve();
+    let settled = |path: &str, count: usize| {
+        eventually(Duration::from_secs(20), || {
+            let (status, body) = json(server.get(&format!("/api/v1/history/{path}")));
+            status == 200 && body["versions"].as_array().map_or(0, Vec::len) == count
+        })
+    };
+    assert!(settled("pics/before.bin", 1), "{}", server.log());
+    assert_eq!(operations(&server, "pics/before.bin"), ["outside-edit"]);
+
+    // Copied in, changed and removed while it runs: each seen by the watcher.
+    let second = random_bytes(8, 5000);
+    std::fs::write(ws.notes().join("pics/during.bin"), &second).unwrap();
+    assert!(settled("pics/during.bin", 1), "{}", server.log());
+    std::fs::write(ws.notes().join("pics/during.bin"), &first).unwrap();
+    assert!(settled("pics/during.bin", 2), "{}", server.log());
+    let listed = versions(&server, "pics/during.bin");
+    let (status, bytes) = get_bytes(
+        &server,
+        &format!(
+            "/api/v1/history/pics/during.bin?version={}",
+            listed[1]["id"].as_str().unwrap()
+        ),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(bytes, second);
+    std::fs::remove_file(ws.notes().join("pics/before.bin")).unwrap();
+    assert!(settled("pics/before.bin", 2), "{}", server.log());
+    assert_eq!(
+        operations(&server, "pics/before.bin"),
+        ["delete", "outside-edit"]
+    );
+    // A file the service wrote is not recorded again as an outside change.
+    assert_eq!(put_file(&server, "pics/api.bin", &second), 201);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(operations(&server, "pics/api.bin").len(), 1);
+}

@@ -1,10 +1,11 @@
 //! What follows the notes a sync brings into a running server, as it follows an edit
 //! made there: search finds their words, their links count as backlinks, and a
-//! published note changed elsewhere says its public page is out of date.
+//! published note changed elsewhere says its public page is out of date. And what a
+//! sync takes from the folder: attachments put there by hand.
 
 use std::time::Duration;
 
-use crate::support::{Workspace, eventually, json};
+use crate::support::{Workspace, eventually, json, png};
 use crate::sync::{Remote, git_in, sync};
 
 #[test]
@@ -61,4 +62,28 @@ fn search_links_and_public_freshness_follow_a_synced_change() {
     assert_eq!(incoming, ["new.md"], "{links}");
     let page = server.get("/note/published.md").text().unwrap();
     assert!(page.contains("The public page is out of date"), "{page}");
+}
+
+#[test]
+fn attachments_put_in_the_folder_by_hand_are_pushed() {
+    let remote = Remote::new();
+    let a = Workspace::new();
+    // In the folder before the first sync.
+    std::fs::create_dir_all(a.notes().join("pics")).unwrap();
+    std::fs::write(a.notes().join("pics/old.png"), png(3, 2, [200, 10, 10])).unwrap();
+    sync(&a, &["--remote", &remote.path()]);
+    assert_eq!(remote.files(), ["pics/old.png"]);
+
+    // Copied in while a server runs: recorded as it lands, pushed by the next sync.
+    let server = a.serve();
+    std::fs::write(a.notes().join("pics/new.png"), png(4, 4, [10, 200, 10])).unwrap();
+    let recorded = || server.get("/api/v1/history/pics/new.png").status().as_u16() == 200;
+    assert!(
+        eventually(Duration::from_secs(20), recorded),
+        "{}",
+        server.log()
+    );
+    let (status, body) = json(server.request("POST", "/api/v1/sync").send().unwrap());
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(remote.files(), ["pics/new.png", "pics/old.png"]);
 }

@@ -275,17 +275,23 @@ fn record_outside_edits(
                         // notes, 116 → 95 MiB at the peak).
                         let recorded = state
                             .notebook
-                            .record_outside_edits(&crate::memory::give_back);
+                            .record_outside_edits(&crate::memory::give_back)
+                            .and_then(|notes| {
+                                Ok(notes + state.notebook.record_every_outside_file()?)
+                            });
                         // A pass over every note allocates for all of them at once.
                         crate::memory::give_back();
                         recorded
                     }
-                    Covered::Notes(paths) => state.notebook.record_outside(&paths),
+                    Covered::Changed { notes, files } => state
+                        .notebook
+                        .record_outside(&notes)
+                        .and_then(|n| Ok(n + state.notebook.record_outside_files(&files)?)),
                 };
                 match recorded {
                     Ok(0) => {}
                     Ok(n) => crate::log::info(&format!(
-                        "history: recorded {n} note(s) changed outside the service"
+                        "history: recorded {n} note(s) or file(s) changed outside the service"
                     )),
                     Err(e) => crate::log::error(&format!(
                         "history: cannot record the notes changed outside the service: {}",

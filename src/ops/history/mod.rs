@@ -15,6 +15,7 @@ mod group;
 mod index;
 mod kept;
 mod layout;
+mod outside_files;
 mod pack;
 mod prune;
 mod record;

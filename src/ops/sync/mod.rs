@@ -166,6 +166,7 @@ impl Notebook {
         let running = Running::mark(dir)?;
         if first || running.was_cut {
             self.record_outside_edits(&|| {})?;
+            self.record_every_outside_file()?;
         }
         for _ in 0..ATTEMPTS {
             let head = self.history_head()?;

@@ -56,8 +56,11 @@ enum Message {
 /// folder (the history records the edits made outside the service).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Covered {
-    /// These notes changed (by the service, or outside it).
-    Notes(Vec<NotePath>),
+    /// These notes and attachments changed (by the service, or outside it).
+    Changed {
+        notes: Vec<NotePath>,
+        files: Vec<FilePath>,
+    },
     /// Anything may have changed: the start, or a change the watcher could not name.
     Everything,
 }
@@ -233,7 +236,10 @@ fn run(
         covered(if work.catch_up {
             Covered::Everything
         } else {
-            Covered::Notes(work.paths.iter().cloned().collect())
+            Covered::Changed {
+                notes: work.paths.iter().cloned().collect(),
+                files: work.files.iter().cloned().collect(),
+            }
         });
         after_pass();
         match outcome {
