@@ -1,18 +1,18 @@
 //! A git remote over `https://` on 127.0.0.1: `git http-backend` behind Basic
 //! authentication and TLS with a certificate made for the test (`git_https.py`), and a
 //! home folder whose git configuration trusts that certificate and has the password in
-//! git's credential store, as a user sets git up. Killed on drop.
+//! git's credential store, as a user sets git up. Killed on drop (`Served`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use super::remotes::{init_bare, programs, wait_ready};
+use super::remotes::{Served, init_bare, programs, run};
 
 const USER: &str = "ann";
 const PASSWORD: &str = "s3cret-pass";
 
 pub struct HttpsRemote {
-    child: Child,
+    served: Served,
     /// The remote's URL, with no credentials in it.
     pub url: String,
     /// The bare repository served.
@@ -20,21 +20,7 @@ pub struct HttpsRemote {
     home: PathBuf,
     credentials: PathBuf,
     port: u16,
-    log: PathBuf,
     _dir: tempfile::TempDir,
-}
-
-fn run(program: &str, args: &[&str]) {
-    let out = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 impl HttpsRemote {
@@ -50,7 +36,7 @@ impl HttpsRemote {
         let path = |name: &str| dir.path().join(name);
         let (cert, key) = (path("cert.pem"), path("key.pem"));
         run(
-            "openssl",
+            Path::new("openssl"),
             &[
                 "req",
                 "-x509",
@@ -85,7 +71,8 @@ impl HttpsRemote {
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .expect("start the https server");
-        let child = wait_ready(child, &log, "listening on").expect("the https server exited");
+        let served =
+            Served::when_ready(child, &log, "listening on").expect("the https server exited");
         let port: u16 = std::fs::read_to_string(&log)
             .unwrap()
             .lines()
@@ -105,13 +92,12 @@ impl HttpsRemote {
         )
         .unwrap();
         let remote = HttpsRemote {
-            child,
+            served,
             url: format!("https://127.0.0.1:{port}/notes.git"),
             bare,
             home,
             credentials,
             port,
-            log,
             _dir: dir,
         };
         remote.store_password(PASSWORD);
@@ -148,13 +134,6 @@ impl HttpsRemote {
     }
 
     pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for HttpsRemote {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.served.log()
     }
 }

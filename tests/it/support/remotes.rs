@@ -195,35 +195,57 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-/// A child whose log (its standard error, in a file) says `ready`; kills it and
-/// returns `None` when it exits first (a port taken), panics after 20 s.
-pub(super) fn wait_ready(mut child: Child, log: &Path, ready: &str) -> Option<Child> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if std::fs::read_to_string(log).is_ok_and(|text| text.contains(ready)) {
-            return Some(child);
+/// A server a test started, with its log (its standard error, in a file); killed on
+/// drop.
+pub struct Served {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Served {
+    /// `child` once its log at `log` says `ready`; `None` when it exits first (a port
+    /// taken). Panics after 20 s.
+    pub(super) fn when_ready(mut child: Child, log: &Path, ready: &str) -> Option<Served> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if std::fs::read_to_string(log).is_ok_and(|text| text.contains(ready)) {
+                return Some(Served {
+                    child,
+                    log: log.to_path_buf(),
+                });
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                return None;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "no {ready:?} within 20 s:\n{}",
+                    std::fs::read_to_string(log).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
-        if let Ok(Some(_)) = child.try_wait() {
-            return None;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "no {ready:?} within 20 s:\n{}",
-                std::fs::read_to_string(log).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
 /// `git daemon` serving the bare repositories under a folder on 127.0.0.1, with
 /// pushes allowed; killed on drop.
 pub struct GitDaemon {
-    child: Child,
+    served: Served,
     pub port: u16,
-    log: PathBuf,
 }
 
 impl GitDaemon {
@@ -242,12 +264,8 @@ impl GitDaemon {
                 .stderr(std::fs::File::create(log).unwrap())
                 .spawn()
                 .expect("start git daemon");
-            if let Some(child) = wait_ready(child, log, "Ready to rumble") {
-                return GitDaemon {
-                    child,
-                    port,
-                    log: log.to_path_buf(),
-                };
+            if let Some(served) = Served::when_ready(child, log, "Ready to rumble") {
+                return GitDaemon { served, port };
             }
         }
         panic!(
@@ -262,19 +280,12 @@ impl GitDaemon {
     }
 
     pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for GitDaemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.served.log()
     }
 }
 
 /// Runs `program args` (a setup step that must succeed).
-fn run(program: &Path, args: &[&str]) -> String {
+pub(super) fn run(program: &Path, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
@@ -294,11 +305,10 @@ fn run(program: &Path, args: &[&str]) -> String {
 /// user's would be (`~/.ssh/config` naming the host, port, key and known hosts).
 /// Killed on drop.
 pub struct Sshd {
-    child: Child,
+    served: Served,
     authorized: PathBuf,
     /// The client's `HOME`: give it to the programs that connect.
     pub home: PathBuf,
-    log: PathBuf,
 }
 
 /// The name the client's ssh configuration gives the server.
@@ -400,12 +410,11 @@ impl Sshd {
                 .stderr(std::fs::File::create(&log).unwrap())
                 .spawn()
                 .expect("start sshd");
-            if let Some(child) = wait_ready(child, &log, "Server listening on") {
+            if let Some(served) = Served::when_ready(child, &log, "Server listening on") {
                 return Sshd {
-                    child,
+                    served,
                     authorized,
                     home,
-                    log,
                 };
             }
         }
@@ -484,14 +493,7 @@ impl Sshd {
     }
 
     pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.served.log()
     }
 }
 
