@@ -316,7 +316,11 @@ impl Memory<'_> {
                 .insert_object(*id, None)
                 .map_err(err("cannot pack the changes"))?;
         }
-        pack::write_synced(dir, &mut builder).map(drop)
+        let mut buf = git2::Buf::new();
+        builder
+            .write_buf(&mut buf)
+            .map_err(err("cannot pack the changes"))?;
+        pack::write_synced(dir, &buf).map(drop)
     }
 }
 

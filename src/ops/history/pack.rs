@@ -5,9 +5,10 @@
 //! prune left unreachable go. A pack is synced before anything it replaces is removed:
 //! a crash leaves every object readable.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use git2::{Odb, Oid, PackBuilder, Repository};
+use git2::{Odb, Oid, Repository};
 
 use super::error::{HResult, err, io_err};
 use super::repo::{sync_store, tip};
@@ -43,39 +44,54 @@ pub(super) fn small_packs(dir: &Path) -> usize {
     packs(dir).len().saturating_sub(1)
 }
 
-/// Writes what `builder` holds as a pack with its index (`git_packbuilder_write`),
-/// both synced with their folder: a crash never leaves a torn pack whose index names
-/// the objects. Its name (`pack-…`); `None` for no object (nothing written).
+/// Writes `pack` (a whole pack file) into the pack folder with its index, both synced
+/// with their folder: a crash never leaves a torn pack whose index names the objects.
+/// Its name (`pack-…`); `None` for a pack of no object (not written).
 ///
-/// Not `write_buf` and one `Indexer` append: with the small map windows the server
-/// sets (`memory.rs`), the indexer stops where a zlib stream's first bytes end a
-/// window and resumes only on the next append, so a pack handed over whole failed
-/// ("unexpected data at the end of the pack") about once per 1.5 MiB pack in seven;
-/// the builder's own write appends piece by piece and its last piece resumes it.
-pub(super) fn write_synced(dir: &Path, builder: &mut PackBuilder<'_>) -> HResult<Option<String>> {
-    if builder.object_count() == 0 {
+/// With the small map windows the server sets (`memory.rs`), libgit2's indexer stops
+/// where a zlib stream's first bytes end a window, and goes on only at the next append:
+/// handed a pack whole, it failed now and then ("unexpected data at the end of the
+/// pack"). Empty appends make it go on until every object is read. (The pack builder's
+/// own `write` appends object by object, which costs a map of the pack each time.)
+pub(super) fn write_synced(dir: &Path, pack: &[u8]) -> HResult<Option<String>> {
+    // A pack of no object: its header (12 bytes) and checksum (20) alone.
+    if pack.len() <= 32 {
         return Ok(None);
     }
     let folder = pack_dir(dir);
     std::fs::create_dir_all(&folder).map_err(io_err("cannot write a pack"))?;
-    builder
-        .write(&folder, 0)
-        .map_err(err("cannot write a pack"))?;
-    let name = builder
-        .name()
-        .ok()
-        .flatten()
-        .map(|name| format!("pack-{name}"))
-        .ok_or_else(|| err("cannot name the pack")(git2::Error::from_str("no name")))?;
+    let mut indexer =
+        git2::Indexer::new(None, &folder, 0, false).map_err(err("cannot write a pack"))?;
+    let read = std::rc::Rc::new(std::cell::Cell::new((0, 1)));
+    let seen = read.clone();
+    indexer.progress(move |p| {
+        seen.set((p.received_objects(), p.total_objects()));
+        true
+    });
+    indexer
+        .write_all(pack)
+        .map_err(io_err("cannot write a pack"))?;
+    loop {
+        let (received, total) = read.get();
+        if received >= total {
+            break;
+        }
+        indexer.write(&[]).map_err(io_err("cannot write a pack"))?;
+        if read.get().0 == received {
+            // No further: the commit below says what is wrong.
+            break;
+        }
+    }
+    let name = indexer.commit().map_err(err("cannot write a pack"))?;
     for ext in ["pack", "idx"] {
-        std::fs::File::open(folder.join(format!("{name}.{ext}")))
+        std::fs::File::open(folder.join(format!("pack-{name}.{ext}")))
             .and_then(|file| file.sync_all())
             .map_err(io_err("cannot sync a pack"))?;
     }
     std::fs::File::open(&folder)
         .and_then(|file| file.sync_all())
         .map_err(io_err("cannot sync a pack"))?;
-    Ok(Some(name))
+    Ok(Some(format!("pack-{name}")))
 }
 
 /// The packs to merge, by git's geometric rule (`git repack --geometric=2`): the
@@ -135,7 +151,11 @@ pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<bool> {
             .insert_object(id, None)
             .map_err(err("cannot merge the packs"))?;
     }
-    let merged = write_synced(dir, &mut builder)?;
+    let mut buf = git2::Buf::new();
+    builder
+        .write_buf(&mut buf)
+        .map_err(err("cannot merge the packs"))?;
+    let merged = write_synced(dir, &buf)?;
     remove_packs(dir, |name| {
         small.iter().any(|s| s == name) && merged.as_deref() != Some(name)
     });
@@ -175,8 +195,17 @@ fn write_pack(repo: &Repository, tip: Oid) -> HResult<String> {
             .insert_object(id, None)
             .map_err(err("cannot pack the store"))?;
     }
-    write_synced(repo.path(), &mut builder)?
-        .ok_or_else(|| err("cannot pack the store")(git2::Error::from_str("no object")))
+    let dir = pack_dir(repo.path());
+    std::fs::create_dir_all(&dir).map_err(io_err("cannot pack the store"))?;
+    builder
+        .write(&dir, 0)
+        .map_err(err("cannot write the pack"))?;
+    let name = builder
+        .name()
+        .ok()
+        .flatten()
+        .map(|name| format!("pack-{name}"));
+    name.ok_or_else(|| err("cannot name the pack")(git2::Error::from_str("no name")))
 }
 
 /// Removes the loose objects (`objects/xx/...`) and their emptied folders; one that
@@ -288,7 +317,9 @@ mod tests {
         }
         let into = tmp.path().join("into");
         Repository::init_bare(&into).unwrap();
-        let name = write_synced(&into, &mut builder).unwrap().unwrap();
+        let mut buf = git2::Buf::new();
+        builder.write_buf(&mut buf).unwrap();
+        let name = write_synced(&into, &buf).unwrap().unwrap();
         assert!(into.join(format!("objects/pack/{name}.idx")).exists());
         let read = Repository::open_bare(&into).unwrap();
         for id in ids {
