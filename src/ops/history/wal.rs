@@ -143,9 +143,8 @@ impl Log {
             } else {
                 self.end
             };
-            let bytes = read_from(&self.file, end, size)?;
-            if let Some((_, last)) = records_in(&bytes, end, epoch, end).last() {
-                end = last;
+            if let Some((_, last)) = read_records(&self.file, end, size, epoch)?.last() {
+                end = *last;
             }
             if epoch_of(&self.file)? != Some(epoch) {
                 continue;
@@ -282,11 +281,10 @@ pub(crate) fn records_after(
         Some(pos) if pos.epoch == epoch => pos.end,
         _ => HEADER,
     };
-    let bytes = read_from(&file, at, size)?;
-    let mut records = Vec::new();
-    for (objects, next) in records_in(&bytes, at, epoch, at) {
-        records.push((Position { epoch, end: next }, objects));
-    }
+    let records: Vec<Positioned> = read_records(&file, at, size, epoch)?
+        .into_iter()
+        .map(|(objects, next)| (Position { epoch, end: next }, objects))
+        .collect();
     if let Some((pos, _)) = records.last() {
         at = pos.end;
     }
@@ -348,6 +346,46 @@ fn read_from(file: &File, from: u64, size: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The records from `from` on (up to `size`), each with where the next one starts,
+/// read a piece at a time: the file is zero-filled well past its records (`GROW_BYTES`),
+/// so reading to its end would read up to a MiB of zeros at each append. A piece twice
+/// the last is read while the records go on past it.
+fn read_records(
+    file: &File,
+    from: u64,
+    size: u64,
+    epoch: u64,
+) -> io::Result<Vec<(Vec<Object>, u64)>> {
+    let mut records = Vec::new();
+    let mut at = from;
+    let mut piece: u64 = 64 << 10;
+    loop {
+        let to = at.saturating_add(piece).min(size);
+        let bytes = read_from(file, at, to)?;
+        let start = at;
+        for (objects, next) in records_in(&bytes, start, epoch, start) {
+            at = next;
+            records.push((objects, next));
+        }
+        if to >= size {
+            return Ok(records);
+        }
+        // Read on only when the piece cut a record (or its head) short.
+        let rest = &bytes[usize::try_from(at - start).unwrap_or(bytes.len())..];
+        let cut = match rest.get(..4) {
+            None => true,
+            Some(head) => {
+                let len = u64::from(u32::from_le_bytes(head.try_into().unwrap_or_default()));
+                len != 0 && 12 + len > rest.len() as u64
+            }
+        };
+        if !cut {
+            return Ok(records);
+        }
+        piece = piece.saturating_mul(2);
+    }
+}
+
 /// The records of `bytes` (the log read from `from`), from `at` on: each with where
 /// the next one starts. The walk ends at zeros, a torn record whose sync never
 /// finished, or a record of an older epoch.
@@ -387,8 +425,8 @@ pub(crate) fn records(repo: &Path) -> io::Result<Vec<Vec<Object>>> {
     let Some(epoch) = epoch_of(&file)? else {
         return older_records(&file, size);
     };
-    let bytes = read_from(&file, HEADER, size)?;
-    Ok(records_in(&bytes, HEADER, epoch, HEADER)
+    Ok(read_records(&file, HEADER, size, epoch)?
+        .into_iter()
         .map(|(objects, _)| objects)
         .collect())
 }

@@ -115,3 +115,29 @@ fn a_record_left_to_the_next_sync_is_read_back_and_settles_on_its_own_disk_only(
         .unwrap();
     assert_eq!(records(dir.path()).unwrap().len(), 3);
 }
+
+#[test]
+fn records_across_the_pieces_read_are_all_found_by_every_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = Log::open(dir.path()).unwrap();
+    // Small records past the first 64 KiB piece, and one larger than a piece.
+    for i in 0..2000u32 {
+        log.append(&[object(b'b', &i.to_le_bytes().repeat(10))], Sync::Now)
+            .unwrap();
+    }
+    let big = vec![7u8; 200 << 10];
+    log.append(&[object(b'b', &big)], Sync::Now).unwrap();
+    log.append(&[object(b'c', b"last")], Sync::Now).unwrap();
+    let read = records(dir.path()).unwrap();
+    assert_eq!(read.len(), 2002);
+    assert_eq!(read[2000][0].bytes, big);
+    assert_eq!(read[2001][0].bytes, b"last");
+    let (after, _) = records_after(dir.path(), None).unwrap();
+    assert_eq!(after.len(), 2002);
+    let (tail, _) = records_after(dir.path(), Some(after[1999].0)).unwrap();
+    assert_eq!(tail.len(), 2);
+    // Another handle finds where the records end, and appends after them.
+    let mut other = Log::open(dir.path()).unwrap();
+    other.append(&[object(b'c', b"after")], Sync::Now).unwrap();
+    assert_eq!(records(dir.path()).unwrap().len(), 2003);
+}
