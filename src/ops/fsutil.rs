@@ -28,49 +28,6 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(dir)
 }
 
-/// `write_atomic` of several files at once: every temp file written, their syncs run
-/// side by side (the disk takes them as one flush, not one after the other), then each
-/// renamed in order and each folder synced once. A crash leaves each file whole, old or
-/// new.
-pub(crate) fn write_atomic_all(files: &[(&Path, &[u8])]) -> io::Result<()> {
-    let mut temps = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        let dir = path
-            .parent()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
-        let mut temp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(dir)?;
-        temp.write_all(bytes)?;
-        let permissions = match fs::metadata(path) {
-            Ok(meta) => meta.permissions(),
-            Err(_) => default_permissions(),
-        };
-        temp.as_file().set_permissions(permissions)?;
-        temps.push(temp);
-    }
-    std::thread::scope(|scope| {
-        let syncs: Vec<_> = temps
-            .iter()
-            .map(|temp| scope.spawn(|| temp.as_file().sync_all()))
-            .collect();
-        syncs.into_iter().try_for_each(|sync| {
-            sync.join()
-                .unwrap_or_else(|_| Err(io::Error::other("a sync panicked")))
-        })
-    })?;
-    let mut dirs: Vec<&Path> = Vec::new();
-    for (temp, (path, _)) in temps.into_iter().zip(files) {
-        temp.persist(path).map_err(|e| e.error)?;
-        if let Some(dir) = path.parent()
-            && !dirs.contains(&dir)
-        {
-            dirs.push(dir);
-        }
-    }
-    dirs.into_iter().try_for_each(sync_dir)
-}
-
 /// How a write relative to an open folder went.
 #[cfg(target_os = "linux")]
 #[derive(Debug, PartialEq, Eq)]
@@ -300,29 +257,6 @@ mod tests {
         assert!(p.exists());
         assert!(!dir.path().join("a/.b/.tmp-def").exists());
         assert!(outside.path().join(".tmp-out").exists());
-    }
-
-    #[test]
-    fn several_files_are_written_at_once_and_leave_no_temp() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir(dir.path().join("sub")).unwrap();
-        let (a, b, c) = (
-            dir.path().join("a.html"),
-            dir.path().join("b.xml"),
-            dir.path().join("sub/c.json"),
-        );
-        fs::write(&b, "old").unwrap();
-        write_atomic_all(&[(&a, b"A"), (&b, b"B"), (&c, b"C")]).unwrap();
-        assert_eq!(fs::read(&a).unwrap(), b"A");
-        assert_eq!(fs::read(&b).unwrap(), b"B");
-        assert_eq!(fs::read(&c).unwrap(), b"C");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
-        assert_eq!(fs::read_dir(dir.path().join("sub")).unwrap().count(), 1);
-        // A file that cannot be written fails the call before any is renamed.
-        let missing = dir.path().join("nowhere/d.txt");
-        assert!(write_atomic_all(&[(&a, b"A2"), (&missing, b"D")]).is_err());
-        assert_eq!(fs::read(&a).unwrap(), b"A");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
     }
 
     #[cfg(target_os = "linux")]

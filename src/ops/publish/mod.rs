@@ -318,8 +318,8 @@ impl Notebook {
                 self.save_record(record)?;
             }
             site::write_assets(self.public_dir()).map_err(failed)?;
-            // The page with the index and feed that list it, synced together.
-            self.write_listing_with(&after, Some((&page, html.as_bytes())))?;
+            fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
+            self.write_listing(&after)?;
             self.save_record(&after)?;
             self.write_linking(&linking)
         })?;
@@ -428,19 +428,11 @@ impl Notebook {
 
     /// Rewrites the index and the feed from the record.
     fn write_listing(&self, record: &Record) -> Result<()> {
-        self.write_listing_with(record, None)
-    }
-
-    /// Rewrites `page` (first) with the index and the feed, in one `write_atomic_all`.
-    fn write_listing_with(&self, record: &Record, page: Option<(&Path, &[u8])>) -> Result<()> {
         let dir = self.public_dir();
-        let (index_file, feed_file) = (dir.join(site::INDEX_FILE), dir.join(feed::FILE));
-        let index = site::index(record);
+        fsutil::write_atomic(&dir.join(site::INDEX_FILE), site::index(record).as_bytes())
+            .map_err(failed)?;
         let feed = feed::feed(record, self.config().base_url.as_deref());
-        let mut writes: Vec<(&Path, &[u8])> = page.into_iter().collect();
-        writes.push((&index_file, index.as_bytes()));
-        writes.push((&feed_file, feed.as_bytes()));
-        fsutil::write_atomic_all(&writes).map_err(failed)
+        fsutil::write_atomic(&dir.join(feed::FILE), feed.as_bytes()).map_err(failed)
     }
 }
 
