@@ -275,10 +275,7 @@ fn record_outside_edits(
                         // notes, 116 → 95 MiB at the peak).
                         let recorded = state
                             .notebook
-                            .record_outside_edits(&crate::memory::give_back)
-                            .and_then(|notes| {
-                                Ok(notes + state.notebook.record_every_outside_file()?)
-                            });
+                            .record_outside_edits(&crate::memory::give_back);
                         // A pass over every note allocates for all of them at once.
                         crate::memory::give_back();
                         recorded

@@ -118,8 +118,9 @@ impl Notebook {
     /// outside the service, or a change a crash cut between its record and its write.
     /// Each note is looked at under its lock. A note whose file is the one the last
     /// such pass read and found equal to its latest version (`Seen`) is not read again.
-    /// The number of notes recorded. `every_few_batches` is called now and then (the
-    /// server returns freed memory to the system there).
+    /// Then the attachments, the same way (`record_every_outside_file`). The number of
+    /// notes and files recorded. `every_few_batches` is called now and then (the server
+    /// returns freed memory to the system there).
     pub(crate) fn record_outside_edits(&self, every_few_batches: &dyn Fn()) -> Result<usize> {
         if !self.history_on() {
             return Ok(0);
@@ -156,7 +157,7 @@ impl Notebook {
             }
         }
         seen.write(self);
-        Ok(total)
+        Ok(total + self.record_every_outside_file()?)
     }
 
     /// Records the notes of `paths` whose text on disk differs from their latest

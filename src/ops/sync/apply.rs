@@ -73,9 +73,8 @@ impl Notebook {
                 from,
                 to,
                 expect,
-                base,
                 theirs,
-            } => self.sync_move(repo, from, to, *expect, *base, theirs.id),
+            } => self.sync_move(repo, from, to, *expect, theirs.id),
             Action::Remove { path, expect } => {
                 match kind_of(path, u32::from(git2::FileMode::Blob))
                     .map_err(|_| Error::InvalidPath)?
@@ -113,7 +112,6 @@ impl Notebook {
         from: &str,
         to: &str,
         expect: Oid,
-        base: Option<Oid>,
         theirs: Oid,
     ) -> Result<bool> {
         let (Kind::Note(from_note), Kind::Note(to_note)) = (
@@ -125,13 +123,20 @@ impl Notebook {
         let cond = Precondition::IfMatch(vec![etag(&blob(repo, expect)?)]);
         match self.move_note(&from_note, &to_note, &cond, &Scope::full()) {
             Ok(_) => {
-                self.sync_note(repo, &to_note, base, Some(expect), theirs, Some(expect))?;
+                self.sync_note(
+                    repo,
+                    &to_note,
+                    Some(expect),
+                    Some(expect),
+                    theirs,
+                    Some(expect),
+                )?;
                 Ok(true)
             }
             // Changed or gone here since the plan: the new path written, the old one
             // removed only if still as it was.
             Err(Error::PreconditionFailed | Error::NotFound | Error::MoveDestinationExists(_)) => {
-                let wrote = self.sync_note(repo, &to_note, base, None, theirs, None)?;
+                let wrote = self.sync_note(repo, &to_note, Some(expect), None, theirs, None)?;
                 let removed = self.apply_one(
                     repo,
                     &Action::Remove {

@@ -144,6 +144,27 @@ impl Notebook {
         self.sync_status()
     }
 
+    /// Whether neither side changed since the last sync, which left nothing behind:
+    /// the history's head is the one it merged, and the remote's tip (`git
+    /// ls-remote`, cheaper than a fetch) the one it pushed or found.
+    fn nothing_new(&self, dir: &Path) -> Result<bool> {
+        let Some(merged) = std::fs::read_to_string(dir.join(MERGED_FILE))
+            .ok()
+            .and_then(|id| Oid::from_str(id.trim()).ok())
+        else {
+            return Ok(false);
+        };
+        let repo = Repository::open_bare(dir).map_err(git_failed("cannot open the store"))?;
+        let remote = repo.refname_to_id(git::REMOTE_REF).ok();
+        if remote.is_none()
+            || repo.refname_to_id(git::LOCAL_REF).ok() != remote
+            || self.history_head()? != Some(merged)
+        {
+            return Ok(false);
+        }
+        Ok(git::remote_tip(dir) == remote)
+    }
+
     fn status_file(&self) -> std::path::PathBuf {
         self.notes_dir().join(INTERNAL_DIR).join(STATUS_FILE)
     }
@@ -166,7 +187,6 @@ impl Notebook {
         let running = Running::mark(dir)?;
         if first || running.was_cut {
             self.record_outside_edits(&|| {})?;
-            self.record_every_outside_file()?;
         }
         for _ in 0..ATTEMPTS {
             let head = self.history_head()?;
@@ -213,29 +233,6 @@ impl Notebook {
         Err(Error::SyncFailed(format!(
             "the remote kept changing: {ATTEMPTS} pushes refused, try again"
         )))
-    }
-}
-
-impl Notebook {
-    /// Whether neither side changed since the last sync, which left nothing behind:
-    /// the history's head is the one it merged, and the remote's tip (`git
-    /// ls-remote`, cheaper than a fetch) the one it pushed or found.
-    fn nothing_new(&self, dir: &Path) -> Result<bool> {
-        let Some(merged) = std::fs::read_to_string(dir.join(MERGED_FILE))
-            .ok()
-            .and_then(|id| Oid::from_str(id.trim()).ok())
-        else {
-            return Ok(false);
-        };
-        let repo = Repository::open_bare(dir).map_err(git_failed("cannot open the store"))?;
-        let remote = repo.refname_to_id(git::REMOTE_REF).ok();
-        if remote.is_none()
-            || repo.refname_to_id(git::LOCAL_REF).ok() != remote
-            || self.history_head()? != Some(merged)
-        {
-            return Ok(false);
-        }
-        Ok(git::remote_tip(dir) == remote)
     }
 }
 

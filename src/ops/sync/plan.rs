@@ -72,14 +72,13 @@ pub(super) enum Action {
     /// Remove `path` when it is still `expect`.
     Remove { path: String, expect: Oid },
     /// Move note `from`, still `expect` (the base's version), to `to`, as the remote
-    /// did, then write `theirs` there (three-way from `base`): the history follows
+    /// did, then write `theirs` there (three-way from `expect`): the history follows
     /// the note. When `from` changed meanwhile, a write of `to` and a removal of
     /// `from` if still `expect`, as for any other path.
     Move {
         from: String,
         to: String,
         expect: Oid,
-        base: Option<Oid>,
         theirs: Blob,
     },
 }
@@ -211,7 +210,6 @@ pub(super) fn plan(
                             from: path.clone(),
                             to: to.clone(),
                             expect,
-                            base: Some(expect),
                             theirs: *theirs,
                         });
                         done.insert(to.clone());
