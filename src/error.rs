@@ -73,6 +73,8 @@ pub enum Error {
     MoveOntoItself,
     #[error("A note already exists at the destination: {0}")]
     MoveDestinationExists(String),
+    #[error("A file is in the way of the destination's folder: {0}")]
+    MoveFolderTaken(String),
     #[error("Failed to move note")]
     MoveFailed(#[source] std::io::Error),
     #[error("This path is a note (.md): use the notes routes")]

@@ -153,3 +153,46 @@ fn the_command_line_trash_leaves_out_moves_and_restore_says_where_the_note_is() 
     );
     assert!(!ws.notes().join("a.md").exists());
 }
+
+/// A write the disk refuses (a file where a folder of its path must be) is refused
+/// before the history records it: the history keeps only what happened, and the next
+/// writes are recorded as ever.
+#[test]
+fn writes_refused_for_a_file_in_the_way_leave_no_version_behind() {
+    let ws = Workspace::new();
+    let server = ws.serve();
+    put(&server, "n.md", "note\n");
+    let r = server
+        .request("PUT", "/api/v1/files/box")
+        .body("a file named like a folder")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let (status, body) = post(
+        &server,
+        "/api/v1/move",
+        json!({"from": "n.md", "to": "box/in/n.md"}),
+    );
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(
+        body["message"],
+        "A file is in the way of the destination's folder: box/in"
+    );
+    let r = server.put_markdown("/api/v1/notes/box/m.md", "beneath a file\n");
+    assert_eq!(r.status(), 500);
+    let (_, body) = crate::support::json(r);
+    assert_eq!(body["message"], "Failed to create parent directory");
+    let r = server
+        .request("PUT", "/api/v1/files/n.md/x.png")
+        .body("beneath a note")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(git_log(&ws), ["put box", "put n.md"]);
+    put(&server, "after.md", "recorded\n");
+    assert_eq!(version_ids(&server, "after.md").len(), 1);
+    assert_eq!(version_ids(&server, "n.md").len(), 1);
+    assert!(trash_paths(&server).is_empty());
+    assert!(ws.read("n.md").ends_with("\nnote\n"));
+    assert!(!ws.notes().join("box/in").exists());
+}

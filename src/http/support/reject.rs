@@ -121,9 +121,11 @@ pub fn status(err: &Error) -> StatusCode {
             StatusCode::NOT_FOUND
         }
         HeadingNotFound { .. } => StatusCode::NOT_FOUND,
-        NotPublic(_) | MoveDestinationExists(_) | TokenExists(_) | NoteMovedTo(_) => {
-            StatusCode::CONFLICT
-        }
+        NotPublic(_)
+        | MoveDestinationExists(_)
+        | MoveFolderTaken(_)
+        | TokenExists(_)
+        | NoteMovedTo(_) => StatusCode::CONFLICT,
         HeadingAmbiguous { .. } | FrontMatterUnreadable => StatusCode::CONFLICT,
         SyncNoRemote | SyncNeedsHistory => StatusCode::CONFLICT,
         SyncFailed(_) => StatusCode::BAD_GATEWAY,

@@ -67,23 +67,25 @@ impl Notebook {
             let mode = current
                 .as_ref()
                 .map_or(fsutil::NEW_FILE_MODE, fsutil::mode_of);
+            // The name is taken by what is not an attachment (a folder), or a folder
+            // on the way is a file.
+            let taken = |err| match err {
+                Error::WriteFailed(e) | Error::CreateDirFailed(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::AlreadyExists
+                            | std::io::ErrorKind::NotADirectory
+                            | std::io::ErrorKind::IsADirectory
+                    ) =>
+                {
+                    Error::InvalidPath
+                }
+                other => as_file_error(other),
+            };
+            self.make_folders(path.parent()).map_err(taken)?;
             self.record_file(path, bytes, op)?;
             self.store_named(path.parent(), path.file_name(), bytes, mode, created)
-                .map_err(|err| match err {
-                    // The name is taken by what is not an attachment (a folder), or a
-                    // folder on the way is a file.
-                    Error::WriteFailed(e) | Error::CreateDirFailed(e)
-                        if matches!(
-                            e.kind(),
-                            std::io::ErrorKind::AlreadyExists
-                                | std::io::ErrorKind::NotADirectory
-                                | std::io::ErrorKind::IsADirectory
-                        ) =>
-                    {
-                        Error::InvalidPath
-                    }
-                    other => as_file_error(other),
-                })?;
+                .map_err(taken)?;
             // The new file has a new identity: the kept version would only miss.
             self.files.forget(path.as_str());
             let (_, meta) = self.root.open_attachment(path).map_err(as_file_error)?;

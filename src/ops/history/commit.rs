@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
 
+use super::Op;
 use super::change::{Body, decode};
 use super::error::{HResult, err, io_err};
 use super::index::{self, Entry};
@@ -99,6 +100,7 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
                 .and_then(|empty| repo.find_tree(empty))
                 .map_err(err("cannot read a tree"))?,
         };
+        let (base, displaced) = clear_the_way(repo, base, &record.changes)?;
         let mut update = TreeUpdateBuilder::new();
         let mut blobs = Vec::with_capacity(record.changes.len());
         for (path, text) in &record.changes {
@@ -140,6 +142,19 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
             .map_err(err("cannot make the commit"))?;
         let commit = write_readable(dir, &odb, ObjectType::Commit, &buffer)?;
         made.objects.push(commit);
+        let gone = index::op_named(Op::Delete.as_str());
+        for path in displaced {
+            made.entries.push((
+                path,
+                Entry {
+                    commit,
+                    at: record.at,
+                    op: gone.clone(),
+                    size: 0,
+                    blob: None,
+                },
+            ));
+        }
         let op = index::op_named(record.message.split_whitespace().next().unwrap_or("put"));
         for ((path, _), blob) in record.changes.iter().zip(blobs) {
             made.entries.push((
@@ -156,6 +171,62 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
         made.tip = Some(commit);
     }
     Ok(made)
+}
+
+/// `base` without the entries that stand where a record's new versions go: a file
+/// where a folder on the way to one must be (`a` for `a/b.md`), or a folder where one
+/// is (`a/` for `a`). The disk never holds both, so the tree gives up what the disk
+/// gave up (a write recorded then refused, a change made by hand) instead of failing
+/// every commit after; the paths of the files it drops come with it.
+fn clear_the_way<'r>(
+    repo: &'r Repository,
+    base: git2::Tree<'r>,
+    changes: &[(String, Option<Body>)],
+) -> HResult<(git2::Tree<'r>, Vec<String>)> {
+    let mut in_the_way = Vec::new();
+    for (path, _) in changes.iter().filter(|(_, body)| body.is_some()) {
+        let folders = path.match_indices('/').map(|(end, _)| &path[..end]);
+        for at in folders.chain([path.as_str()]) {
+            let Ok(entry) = base.get_path(Path::new(at)) else {
+                break;
+            };
+            let file = entry.kind() == Some(ObjectType::Blob);
+            if (file && at != path) || (!file && at == path) {
+                if !in_the_way.iter().any(|(seen, _, _)| seen == at) {
+                    in_the_way.push((at.to_string(), entry.id(), file));
+                }
+                break;
+            }
+        }
+    }
+    if in_the_way.is_empty() {
+        return Ok((base, Vec::new()));
+    }
+    let mut update = TreeUpdateBuilder::new();
+    let mut dropped = Vec::new();
+    for (at, id, file) in &in_the_way {
+        update.remove(at.as_str());
+        if *file {
+            dropped.push(at.clone());
+            continue;
+        }
+        let folder = repo.find_tree(*id).map_err(err("cannot read a tree"))?;
+        folder
+            .walk(git2::TreeWalkMode::PreOrder, |inside, entry| {
+                if entry.kind() == Some(ObjectType::Blob)
+                    && let Ok(name) = entry.name()
+                {
+                    dropped.push(format!("{at}/{inside}{name}"));
+                }
+                git2::TreeWalkResult::Ok
+            })
+            .map_err(err("cannot read a tree"))?;
+    }
+    let cleared = update
+        .create_updated(repo, &base)
+        .map_err(err("cannot write a tree"))?;
+    let cleared = repo.find_tree(cleared).map_err(err("cannot read a tree"))?;
+    Ok((cleared, dropped))
 }
 
 /// The ids of the root tree and of each folder tree on the way to a changed note.

@@ -40,6 +40,7 @@ impl Notebook {
         if !self.history_on() {
             return self.store(path, bytes, mode, create);
         }
+        self.make_folders(path.parent())?;
         let message = format!("{} {path}", op.as_str());
         let change = [Change {
             path: path.to_string(),

@@ -207,3 +207,49 @@ fn a_log_of_git_objects_an_older_version_left_is_moved_into_the_repository() {
     assert_eq!(repo.find_blob(blob_id).unwrap().content(), text);
     assert!(wal::records(dir.path()).unwrap().is_empty());
 }
+
+#[test]
+fn a_version_where_the_tree_has_a_file_or_a_folder_in_the_way_takes_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let store = open(&dir);
+    record(&store, "a", "a file\n");
+    record(&store, "a/b.md", "a note where the file was\n");
+    record(&store, "c/d/e.md", "deep\n");
+    record(&store, "c/f.md", "beside\n");
+    record(&store, "c", "a file where the folder was\n");
+    record(&store, "g.md", "after\n");
+    let latest = store
+        .with_index(|index| {
+            ["a", "a/b.md", "c/d/e.md", "c/f.md", "c", "g.md"]
+                .map(|path| index.latest(path).and_then(|entry| entry.blob))
+        })
+        .unwrap();
+    assert_eq!(
+        latest,
+        [
+            None,
+            Some(blob("a note where the file was\n")),
+            None,
+            None,
+            Some(blob("a file where the folder was\n")),
+            Some(blob("after\n")),
+        ]
+    );
+    let repo = Repository::open_bare(&dir).unwrap();
+    let tree = repo
+        .revparse_single("HEAD^{tree}")
+        .unwrap()
+        .peel_to_tree()
+        .unwrap();
+    let mut paths = Vec::new();
+    tree.walk(git2::TreeWalkMode::PreOrder, |folder, entry| {
+        if entry.kind() == Some(git2::ObjectType::Blob) {
+            paths.push(format!("{folder}{}", entry.name().unwrap()));
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .unwrap();
+    assert_eq!(paths, ["a/b.md", "c", "g.md"]);
+    assert_eq!(chain_on_disk(&dir).len(), 6);
+}

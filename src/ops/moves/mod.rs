@@ -116,6 +116,17 @@ impl Notebook {
                     rewrites.push(rewrite_of(path, &bytes, text));
                 }
             }
+            self.make_folders(to.parent()).map_err(|e| match e {
+                Error::CreateDirFailed(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::NotADirectory | std::io::ErrorKind::AlreadyExists
+                    ) =>
+                {
+                    Error::MoveFolderTaken(to.parent().to_string())
+                }
+                other => other,
+            })?;
             let journal = Journal::new(from.to_string(), to.to_string(), rewrites);
             journal.save(&self.root)?;
             // The history first: a store that cannot record the move stops it here,

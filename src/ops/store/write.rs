@@ -90,6 +90,19 @@ impl Notebook {
         Ok(outcome)
     }
 
+    /// Makes the folders of a path about to be written (`parent`), before its history
+    /// is recorded: a write the disk refuses (a file where a folder must be) is refused
+    /// before the history holds a version that never was.
+    pub(crate) fn make_folders(&self, parent: &str) -> Result<()> {
+        if parent.is_empty() {
+            return Ok(());
+        }
+        self.root
+            .open_folder(parent, true)
+            .map(drop)
+            .map_err(|e| path_error(e, Error::CreateDirFailed))
+    }
+
     /// The note's current bytes and permission bits; `None` when there is no note yet
     /// (or something that is not a note holds the name: the write then finds it taken).
     pub(crate) fn current_for_write(&self, path: &NotePath) -> Result<Option<(Vec<u8>, u32)>> {
