@@ -28,6 +28,48 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(dir)
 }
 
+/// `write_atomic` for several files, their syncs made side by side (one thread per
+/// few files) and each folder synced once after every name is in place. A failure can
+/// leave the files before it written: the caller puts them back.
+pub(crate) fn write_atomic_many(files: &[(&Path, &[u8])]) -> io::Result<()> {
+    let mut temps = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let dir = path
+            .parent()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
+        let mut temp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(dir)?;
+        temp.write_all(bytes)?;
+        let permissions = match fs::metadata(path) {
+            Ok(meta) => meta.permissions(),
+            Err(_) => default_permissions(),
+        };
+        temp.as_file().set_permissions(permissions)?;
+        temps.push(temp);
+    }
+    let per_thread = temps.len().div_ceil(8).max(1);
+    std::thread::scope(|scope| {
+        let syncs: Vec<_> = temps
+            .chunks(per_thread)
+            .map(|chunk| scope.spawn(|| chunk.iter().try_for_each(|t| t.as_file().sync_all())))
+            .collect();
+        syncs
+            .into_iter()
+            .try_for_each(|sync| sync.join().unwrap_or_else(|_| Err(io::Error::other("sync"))))
+    })?;
+    let mut dirs: Vec<&Path> = Vec::new();
+    for (temp, (path, _)) in temps.into_iter().zip(files) {
+        temp.persist(path).map_err(|e| e.error)?;
+        if let Some(dir) = path.parent()
+            && !dirs.contains(&dir)
+        {
+            dirs.push(dir);
+        }
+    }
+    dirs.into_iter().try_for_each(sync_dir)
+}
+
 /// How a write relative to an open folder went.
 #[cfg(target_os = "linux")]
 #[derive(Debug, PartialEq, Eq)]

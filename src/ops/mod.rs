@@ -1,6 +1,7 @@
 //! The domain: every operation the CLI and the HTTP server offer, with typed inputs and
 //! outputs and no knowledge of terminals or HTTP.
 
+pub(crate) mod batch;
 pub(crate) mod check;
 pub(crate) mod clock;
 pub(crate) mod conflicts;
@@ -66,6 +67,8 @@ pub struct Notebook {
     history: history::Slot,
     /// The search index: the server's, or one caught up on each use (`search::source`).
     index: search::source::IndexSlot,
+    /// Toggles waiting to be written together (`publish/toggles.rs`).
+    toggles: publish::Toggles,
 }
 
 impl Notebook {
@@ -80,6 +83,7 @@ impl Notebook {
             listener: OnceLock::new(),
             history: history::Slot::default(),
             index: search::source::IndexSlot::default(),
+            toggles: publish::Toggles::default(),
         }
     }
 

@@ -68,13 +68,18 @@ impl Undo {
 
 /// Writes `bytes` to `path` unless it already holds exactly them; says whether it wrote.
 pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    let same = fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
-        && fs::read(path).is_ok_and(|current| current == bytes);
-    if same {
+    if !differs(path, bytes) {
         return Ok(false);
     }
     fsutil::write_atomic(path, bytes)?;
     Ok(true)
+}
+
+/// Whether `path` is anything but a regular file holding exactly `bytes`.
+pub(crate) fn differs(path: &Path, bytes: &[u8]) -> bool {
+    let same = fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && fs::read(path).is_ok_and(|current| current == bytes);
+    !same
 }
 
 /// Removes a file; one already gone is fine.

@@ -18,6 +18,7 @@ mod moved;
 pub(crate) mod record;
 mod repair;
 pub(crate) mod site;
+mod toggles;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ use self::linked::PublicPlaces;
 use self::media::Media;
 use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
+pub(crate) use self::toggles::Toggles;
 use super::fsutil;
 use super::links::LinkTargets;
 use super::tokens::Scope;
@@ -95,6 +97,27 @@ pub(crate) struct PublicPage {
     pub(crate) page: PathBuf,
 }
 
+/// A publication change worked out against a record, before any file is written.
+struct Planned<'a> {
+    publication: Publication,
+    /// The record with the change made.
+    after: Record,
+    /// The page's new text; `None`: the page goes.
+    page_text: Option<String>,
+    /// The pages of the public notes that link to the note, rendered anew.
+    linking: Vec<(String, String)>,
+    /// The pages marked as in progress while the change is written.
+    pending: Vec<String>,
+    /// Every file the change may rewrite (put back if it fails).
+    touched: Vec<PathBuf>,
+    /// The attachments the rendered pages copy.
+    media: Media<'a>,
+}
+
+fn owned(names: Vec<&str>) -> Vec<String> {
+    names.into_iter().map(str::to_string).collect()
+}
+
 fn failed(e: io::Error) -> Error {
     Error::PublishFailed(Cause::of(e))
 }
@@ -107,6 +130,15 @@ impl Notebook {
     /// delete racing with a toggle cannot leave a public entry for a deleted note.
     pub(crate) fn toggle_public(&self, path: &NotePath, scope: &Scope) -> Result<Publication> {
         self.check_write(scope, path)?;
+        self.toggles.run(
+            (path.clone(), scope.clone()),
+            |batch| self.toggle_batch(batch),
+            || Err(Error::PublishFailed("the toggle's batch stopped".into())),
+        )
+    }
+
+    /// One toggle on its own, under the note's lock and the record's.
+    fn toggle_one(&self, path: &NotePath, scope: &Scope) -> Result<Publication> {
         self.note_locks.with(path.as_str(), || {
             self.with_record(|record| {
                 self.read(path)?;
@@ -269,7 +301,7 @@ impl Notebook {
         &self,
         touched: &[PathBuf],
         pending: &[&str],
-        media: &Media,
+        media: &[&Media],
         steps: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let dir = self.public_dir();
@@ -280,9 +312,12 @@ impl Notebook {
             .map(str::to_string)
             .collect();
         let mut candidates = media::names_in_pages(dir, &pages);
-        candidates.extend(media.created());
+        for media in media {
+            candidates.extend(media.created());
+        }
         let outcome = media
-            .take_failure()
+            .iter()
+            .try_for_each(|media| media.take_failure())
             .map_err(failed)
             .and_then(|()| self.change(touched, pending, steps));
         // A file left behind (a failure to remove it) only waits for the next change or
@@ -295,6 +330,33 @@ impl Notebook {
     /// written before the record names it, so a crash in between leaves a page no entry
     /// names, which the repair removes.
     fn put_up(&self, record: &mut Record, path: &NotePath, scope: &Scope) -> Result<Publication> {
+        let plan = self.plan_put_up(record, path, scope)?;
+        let record_file = Record::path(self.notes_dir());
+        let pending: Vec<&str> = plan.pending.iter().map(String::as_str).collect();
+        self.change_with_media(&plan.touched, &pending, &[&plan.media], || {
+            // The record exists before any page does, so that the repair knows the
+            // public dir is this notebook's from the first publication on.
+            if !files::is_regular(&record_file) {
+                self.save_record(record)?;
+            }
+            site::write_assets(self.public_dir()).map_err(failed)?;
+            let html = plan.page_text.as_deref().unwrap_or_default();
+            fsutil::write_atomic(&plan.publication.page, html.as_bytes()).map_err(failed)?;
+            self.write_listing(&plan.after)?;
+            self.save_record(&plan.after)?;
+            self.write_linking(&plan.linking)
+        })?;
+        *record = plan.after;
+        Ok(plan.publication)
+    }
+
+    /// The change `put_up` makes, worked out against `record`; nothing written.
+    fn plan_put_up<'a>(
+        &'a self,
+        record: &Record,
+        path: &'a NotePath,
+        scope: &'a Scope,
+    ) -> Result<Planned<'a>> {
         let note = self.read(path)?;
         let entry = site::entry_of(path, &note, record.next_stamp(Utc::now()));
         let file = entry.file.clone();
@@ -307,30 +369,24 @@ impl Notebook {
         let affected = linked::affected(record, path);
         let linking = self.linking_pages(&after, &targets, &affected, path, &media);
         let page = self.public_dir().join(&file);
-        let record_file = Record::path(self.notes_dir());
         let shared = record.shares_page(&file, path.as_str());
-        let pending = linked::pending_pages(shared.then_some(file.as_str()), &linking);
+        let pending = owned(linked::pending_pages(shared.then_some(file.as_str()), &linking));
         let touched = self.touched_by_change(&page, &linking);
-        self.change_with_media(&touched, &pending, &media, || {
-            // The record exists before any page does, so that the repair knows the
-            // public dir is this notebook's from the first publication on.
-            if !files::is_regular(&record_file) {
-                self.save_record(record)?;
-            }
-            site::write_assets(self.public_dir()).map_err(failed)?;
-            fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
-            self.write_listing(&after)?;
-            self.save_record(&after)?;
-            self.write_linking(&linking)
-        })?;
-        *record = after;
-        Ok(Publication {
-            result: ToggleResult {
-                status: Visibility::Public,
-                path: path.to_string(),
+        Ok(Planned {
+            publication: Publication {
+                result: ToggleResult {
+                    status: Visibility::Public,
+                    path: path.to_string(),
+                },
+                page,
+                effect: PageEffect::Written,
             },
-            page,
-            effect: PageEffect::Written,
+            after,
+            page_text: Some(html),
+            linking,
+            pending,
+            touched,
+            media,
         })
     }
 
@@ -345,6 +401,30 @@ impl Notebook {
         path: &NotePath,
         scope: &Scope,
     ) -> Result<Publication> {
+        let plan = self.plan_take_down(record, path, scope)?;
+        let pending: Vec<&str> = plan.pending.iter().map(String::as_str).collect();
+        let page = &plan.publication.page;
+        self.change_with_media(&plan.touched, &pending, &[&plan.media], || {
+            self.write_listing(&plan.after)?;
+            self.save_record(&plan.after)?;
+            match &plan.page_text {
+                Some(html) => fsutil::write_atomic(page, html.as_bytes()),
+                None => files::remove_if_present(page),
+            }
+            .map_err(failed)?;
+            self.write_linking(&plan.linking)
+        })?;
+        *record = plan.after;
+        Ok(plan.publication)
+    }
+
+    /// The change `take_down` makes, worked out against `record`; nothing written.
+    fn plan_take_down<'a>(
+        &'a self,
+        record: &Record,
+        path: &'a NotePath,
+        scope: &'a Scope,
+    ) -> Result<Planned<'a>> {
         let mut after = record.clone();
         let at = after.next_stamp(Utc::now());
         let Some(entry) = after.remove(path.as_str(), at) else {
@@ -356,30 +436,30 @@ impl Notebook {
         let successor = self.successor(&mut after, &entry.file, at, &targets, &media)?;
         let affected = linked::affected(record, path);
         let linking = self.linking_pages(&after, &targets, &affected, path, &media);
-        let pending =
-            linked::pending_pages(successor.as_ref().map(|_| entry.file.as_str()), &linking);
+        let pending = owned(linked::pending_pages(
+            successor.as_ref().map(|_| entry.file.as_str()),
+            &linking,
+        ));
         let touched = self.touched_by_change(&page, &linking);
-        self.change_with_media(&touched, &pending, &media, || {
-            self.write_listing(&after)?;
-            self.save_record(&after)?;
-            match &successor {
-                Some((_, html)) => fsutil::write_atomic(&page, html.as_bytes()),
-                None => files::remove_if_present(&page),
-            }
-            .map_err(failed)?;
-            self.write_linking(&linking)
-        })?;
-        *record = after;
-        Ok(Publication {
-            result: ToggleResult {
-                status: Visibility::Private,
-                path: path.to_string(),
+        let (effect, page_text) = match successor {
+            Some((owner, html)) => (PageEffect::HandedTo(owner), Some(html)),
+            None => (PageEffect::Removed, None),
+        };
+        Ok(Planned {
+            publication: Publication {
+                result: ToggleResult {
+                    status: Visibility::Private,
+                    path: path.to_string(),
+                },
+                page,
+                effect,
             },
-            page,
-            effect: match successor {
-                Some((owner, _)) => PageEffect::HandedTo(owner),
-                None => PageEffect::Removed,
-            },
+            after,
+            page_text,
+            linking,
+            pending,
+            touched,
+            media,
         })
     }
 

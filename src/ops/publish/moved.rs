@@ -74,7 +74,7 @@ impl Notebook {
             pending.extend(linking.iter().map(|(file, _)| file.as_str()));
             let mut touched = self.touched_by_change(&page, &linking);
             touched.push(old_page.clone());
-            self.change_with_media(&touched, &pending, &media, || {
+            self.change_with_media(&touched, &pending, &[&media], || {
                 site::write_assets(dir).map_err(failed)?;
                 if let Some(html) = &html {
                     fsutil::write_atomic(&page, html.as_bytes()).map_err(failed)?;
