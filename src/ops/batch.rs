@@ -57,13 +57,15 @@ impl<T, R> Batcher<T, R> {
                 return answer.unwrap_or_else(lost);
             }
             if queue.busy {
-                queue = self.done.wait(queue).unwrap_or_else(PoisonError::into_inner);
+                queue = self
+                    .done
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
                 continue;
             }
             queue.busy = true;
-            let (ids, requests): (Vec<u64>, Vec<T>) = std::mem::take(&mut queue.waiting)
-                .into_iter()
-                .unzip();
+            let (ids, requests): (Vec<u64>, Vec<T>) =
+                std::mem::take(&mut queue.waiting).into_iter().unzip();
             drop(queue);
             let mut turn = Turn {
                 batcher: self,

@@ -54,9 +54,10 @@ pub(crate) fn write_atomic_many(files: &[(&Path, &[u8])]) -> io::Result<()> {
             .chunks(per_thread)
             .map(|chunk| scope.spawn(|| chunk.iter().try_for_each(|t| t.as_file().sync_all())))
             .collect();
-        syncs
-            .into_iter()
-            .try_for_each(|sync| sync.join().unwrap_or_else(|_| Err(io::Error::other("sync"))))
+        syncs.into_iter().try_for_each(|sync| {
+            sync.join()
+                .unwrap_or_else(|_| Err(io::Error::other("sync")))
+        })
     })?;
     let mut dirs: Vec<&Path> = Vec::new();
     for (temp, (path, _)) in temps.into_iter().zip(files) {

@@ -4,6 +4,10 @@
 //! or is its text when it cannot be read. When a note is published or unpublished, the
 //! pages of the public notes that link to it are rendered again.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use super::media::Media;
 use super::record::{Entry, Record};
 use super::{failed, files, site};
@@ -95,6 +99,26 @@ pub(super) fn affected(record: &Record, path: &NotePath) -> Vec<String> {
     notes
 }
 
+/// The notes each public note links to, read once for all the toggles of a batch
+/// (`None`: the note cannot be read).
+#[derive(Default)]
+pub(super) struct LinksOut(RefCell<HashMap<String, Option<Rc<[String]>>>>);
+
+impl LinksOut {
+    fn of(
+        &self,
+        from: &NotePath,
+        read: impl FnOnce() -> Option<Vec<String>>,
+    ) -> Option<Rc<[String]>> {
+        if let Some(known) = self.0.borrow().get(from.as_str()) {
+            return known.clone();
+        }
+        let out: Option<Rc<[String]>> = read().map(Rc::from);
+        self.0.borrow_mut().insert(from.to_string(), out.clone());
+        out
+    }
+}
+
 impl Notebook {
     /// The pages of the public notes of `record` that link to one of the notes `to`,
     /// rendered again with `record`: each page's file name and HTML. The page of
@@ -107,6 +131,7 @@ impl Notebook {
         to: &[String],
         except: &NotePath,
         media: &Media,
+        links: &LinksOut,
     ) -> Vec<(String, String)> {
         let mut pages = Vec::new();
         for entry in record.entries() {
@@ -116,23 +141,26 @@ impl Notebook {
             if from == *except || page_of(record, &from).is_none() {
                 continue;
             }
+            let links_here = links.of(&from, || {
+                let raw = self.read_raw(&from).ok()?;
+                let mut out = Vec::new();
+                for_each_link(&text_of(raw.bytes()), &mut |link| {
+                    if let Some(target) = targets.resolver().resolve(&from, &link) {
+                        out.push(target.to_string());
+                    }
+                });
+                Some(out)
+            });
+            if !links_here.is_some_and(|out| out.iter().any(|t| to.contains(t))) {
+                continue;
+            }
             let Ok(raw) = self.read_raw(&from) else {
                 continue;
             };
-            let mut links_here = false;
-            for_each_link(&text_of(raw.bytes()), &mut |link| {
-                links_here = links_here
-                    || targets
-                        .resolver()
-                        .resolve(&from, &link)
-                        .is_some_and(|target| to.iter().any(|t| t == target.as_str()));
-            });
-            if links_here {
-                let note = self.note_of_raw(&raw);
-                let places = PublicPlaces::new(targets, record, &from, media);
-                let html = site::page(&note, entry, self.config().base_url.as_deref(), &places);
-                pages.push((entry.file.clone(), html));
-            }
+            let note = self.note_of_raw(&raw);
+            let places = PublicPlaces::new(targets, record, &from, media);
+            let html = site::page(&note, entry, self.config().base_url.as_deref(), &places);
+            pages.push((entry.file.clone(), html));
         }
         pages
     }

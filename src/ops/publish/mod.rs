@@ -28,7 +28,7 @@ use serde::Serialize;
 
 pub(crate) use self::files::PublicFile;
 pub(crate) use self::freshness::PublicState;
-use self::linked::PublicPlaces;
+use self::linked::{LinksOut, PublicPlaces};
 use self::media::Media;
 use self::record::{Entry, Record};
 pub(crate) use self::repair::RepairReport;
@@ -330,7 +330,7 @@ impl Notebook {
     /// written before the record names it, so a crash in between leaves a page no entry
     /// names, which the repair removes.
     fn put_up(&self, record: &mut Record, path: &NotePath, scope: &Scope) -> Result<Publication> {
-        let plan = self.plan_put_up(record, path, scope)?;
+        let plan = self.plan_put_up(record, path, scope, &LinksOut::default())?;
         let record_file = Record::path(self.notes_dir());
         let pending: Vec<&str> = plan.pending.iter().map(String::as_str).collect();
         self.change_with_media(&plan.touched, &pending, &[&plan.media], || {
@@ -356,6 +356,7 @@ impl Notebook {
         record: &Record,
         path: &'a NotePath,
         scope: &'a Scope,
+        links: &LinksOut,
     ) -> Result<Planned<'a>> {
         let note = self.read(path)?;
         let entry = site::entry_of(path, &note, record.next_stamp(Utc::now()));
@@ -367,10 +368,13 @@ impl Notebook {
         let places = PublicPlaces::new(&targets, &after, path, &media);
         let html = site::page(&note, &entry, self.config().base_url.as_deref(), &places);
         let affected = linked::affected(record, path);
-        let linking = self.linking_pages(&after, &targets, &affected, path, &media);
+        let linking = self.linking_pages(&after, &targets, &affected, path, &media, links);
         let page = self.public_dir().join(&file);
         let shared = record.shares_page(&file, path.as_str());
-        let pending = owned(linked::pending_pages(shared.then_some(file.as_str()), &linking));
+        let pending = owned(linked::pending_pages(
+            shared.then_some(file.as_str()),
+            &linking,
+        ));
         let touched = self.touched_by_change(&page, &linking);
         Ok(Planned {
             publication: Publication {
@@ -401,7 +405,7 @@ impl Notebook {
         path: &NotePath,
         scope: &Scope,
     ) -> Result<Publication> {
-        let plan = self.plan_take_down(record, path, scope)?;
+        let plan = self.plan_take_down(record, path, scope, &LinksOut::default())?;
         let pending: Vec<&str> = plan.pending.iter().map(String::as_str).collect();
         let page = &plan.publication.page;
         self.change_with_media(&plan.touched, &pending, &[&plan.media], || {
@@ -424,6 +428,7 @@ impl Notebook {
         record: &Record,
         path: &'a NotePath,
         scope: &'a Scope,
+        links: &LinksOut,
     ) -> Result<Planned<'a>> {
         let mut after = record.clone();
         let at = after.next_stamp(Utc::now());
@@ -435,7 +440,7 @@ impl Notebook {
         let media = Media::new(&self.root, &self.public_root, scope, None);
         let successor = self.successor(&mut after, &entry.file, at, &targets, &media)?;
         let affected = linked::affected(record, path);
-        let linking = self.linking_pages(&after, &targets, &affected, path, &media);
+        let linking = self.linking_pages(&after, &targets, &affected, path, &media, links);
         let pending = owned(linked::pending_pages(
             successor.as_ref().map(|_| entry.file.as_str()),
             &linking,

@@ -3,6 +3,7 @@
 
 use chrono::Utc;
 
+use super::linked::LinksOut;
 use super::linked::{self, PublicPlaces};
 use super::media::Media;
 use super::{failed, files, site};
@@ -61,7 +62,14 @@ impl Notebook {
             // took or left) now lead to its new page.
             let mut linked_to = linked::affected(&after, to);
             linked_to.extend(linked::affected(record, from));
-            let linking = self.linking_pages(&after, &targets, &linked_to, to, &media);
+            let linking = self.linking_pages(
+                &after,
+                &targets,
+                &linked_to,
+                to,
+                &media,
+                &LinksOut::default(),
+            );
             // Pages whose name other notes share are marked while they change, so the
             // repair can rewrite them from their owners after a crash.
             let mut pending: Vec<&str> = Vec::new();

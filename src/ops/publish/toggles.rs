@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::linked::LinksOut;
 use super::record::Record;
 use super::{Planned, Publication, Visibility, failed, feed, files, site};
 use crate::error::Result;
@@ -58,12 +59,13 @@ impl Notebook {
         let mut current = record.clone();
         let mut answers: Vec<Option<Result<Publication>>> = Vec::with_capacity(batch.len());
         let mut plans: Vec<(usize, Planned<'_>)> = Vec::new();
+        let links = LinksOut::default();
         for (n, (path, scope)) in batch.iter().enumerate() {
             let planned = self.read(path).and_then(|_| {
                 if current.get(path.as_str()).is_some() {
-                    self.plan_take_down(&current, path, scope)
+                    self.plan_take_down(&current, path, scope, &links)
                 } else {
-                    self.plan_put_up(&current, path, scope)
+                    self.plan_put_up(&current, path, scope, &links)
                 }
             });
             match planned {
