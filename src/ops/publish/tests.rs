@@ -449,3 +449,84 @@ fn repair_renders_again_a_linking_page_left_mid_change() {
     assert_eq!(public_bytes(&nb, "a.html").unwrap(), plain);
     assert!(!nb.notes_dir().join(record::PENDING_FILE).exists());
 }
+
+/// The public dir's pages (not the feed or the index, which carry the times), by name.
+fn pages_of(nb: &Notebook) -> std::collections::BTreeMap<String, String> {
+    std::fs::read_dir(nb.public_dir())
+        .unwrap()
+        .flatten()
+        .map(|f| f.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".html") && name != "index.html")
+        .map(|name| {
+            let text = std::fs::read_to_string(nb.public_dir().join(&name)).unwrap();
+            (name, text)
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_of_toggles_writes_what_the_same_toggles_one_by_one_write() {
+    let notes = [
+        ("a/n.md", "# A\n\nsee [[b/n]] and [[c]]\n"),
+        ("b/n.md", "# B\n\nback to [[a/n]]\n"),
+        ("c.md", "# C\n\nlinks to [[a/n]]\n"),
+        ("d.md", "# D\n\nalone\n"),
+    ];
+    // A page name two notes share, a note toggled twice, a missing note, links both
+    // ways between notes of the batch.
+    let toggles = [
+        "c.md",
+        "a/n.md",
+        "b/n.md",
+        "missing.md",
+        "d.md",
+        "a/n.md",
+        "b/n.md",
+        "b/n.md",
+    ];
+    let one_by_one = notebook();
+    let batched = notebook();
+    for nb in [&one_by_one.1, &batched.1] {
+        for (path, text) in notes {
+            write(nb, path, text);
+        }
+        // Public before the batch: a page that links into it.
+        nb.toggle_public(&NotePath::parse("c.md").unwrap(), &Scope::full())
+            .unwrap();
+    }
+    let paths: Vec<NotePath> = toggles
+        .iter()
+        .map(|p| NotePath::parse(p).unwrap())
+        .collect();
+    let alone: Vec<String> = paths
+        .iter()
+        .map(|p| match one_by_one.1.toggle_public(p, &Scope::full()) {
+            Ok(done) => format!("{:?} {:?}", done.result, done.effect),
+            Err(e) => e.to_string(),
+        })
+        .collect();
+    let batch = paths.iter().map(|p| (p.clone(), Scope::full())).collect();
+    let together: Vec<String> = batched
+        .1
+        .toggle_batch(batch)
+        .into_iter()
+        .map(|answer| match answer {
+            Ok(done) => format!("{:?} {:?}", done.result, done.effect),
+            Err(e) => e.to_string(),
+        })
+        .collect();
+    assert_eq!(together, alone);
+    let public = |nb: &Notebook| -> Vec<String> {
+        let list = nb.public_list().unwrap().notes;
+        list.into_iter().map(|n| n.path).collect()
+    };
+    assert_eq!(public(&batched.1), public(&one_by_one.1));
+    let pages = pages_of(&batched.1);
+    assert_eq!(pages, pages_of(&one_by_one.1));
+    assert_eq!(pages.len(), 2, "{:?}", pages.keys());
+    assert!(nb_repair_is_clean(&batched.1));
+}
+
+fn nb_repair_is_clean(nb: &Notebook) -> bool {
+    nb.repair_public().unwrap().is_clean()
+}
