@@ -29,7 +29,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// `write_atomic` for several files, their syncs made side by side (one thread per
-/// few files) and each folder synced once after every name is in place. A failure can
+/// few files) and each folder synced once, side by side, after every name is in place. A failure can
 /// leave the files before it written: the caller puts them back.
 pub(crate) fn write_atomic_many(files: &[(&Path, &[u8])]) -> io::Result<()> {
     let mut temps = Vec::with_capacity(files.len());
@@ -68,7 +68,16 @@ pub(crate) fn write_atomic_many(files: &[(&Path, &[u8])]) -> io::Result<()> {
             dirs.push(dir);
         }
     }
-    dirs.into_iter().try_for_each(sync_dir)
+    std::thread::scope(|scope| {
+        let syncs: Vec<_> = dirs
+            .into_iter()
+            .map(|dir| scope.spawn(move || sync_dir(dir)))
+            .collect();
+        syncs.into_iter().try_for_each(|sync| {
+            sync.join()
+                .unwrap_or_else(|_| Err(io::Error::other("sync")))
+        })
+    })
 }
 
 /// How a write relative to an open folder went.

@@ -125,6 +125,11 @@ impl Record {
 
     /// Writes the record atomically.
     pub(crate) fn save(&self, file: &Path) -> io::Result<()> {
+        fsutil::write_atomic(file, &self.to_bytes()?)
+    }
+
+    /// The record's file as `save` writes it.
+    pub(crate) fn to_bytes(&self) -> io::Result<Vec<u8>> {
         let stored = Stored {
             version: VERSION,
             updated: self.updated.map(stamp),
@@ -145,7 +150,7 @@ impl Record {
         };
         let mut text = serde_json::to_string_pretty(&stored).map_err(io::Error::other)?;
         text.push('\n');
-        fsutil::write_atomic(file, text.as_bytes())
+        Ok(text.into_bytes())
     }
 
     pub(crate) fn get(&self, path: &str) -> Option<&Entry> {

@@ -1,10 +1,11 @@
 //! Toggles written together: the toggles that arrive while one is being written wait,
-//! then go as one batch that writes each page once, and the index, the feed and the
-//! record once for all of them (`ops/batch.rs`). The batch keeps the order of a single
-//! toggle's steps: pages are written before the record names them, and removed after
-//! it stops naming them; every page the batch rewrites for another note is marked as
-//! in progress. When the batch cannot be written, its files are put back and each
-//! toggle is made on its own, so one failing toggle fails alone.
+//! then go as one batch (`ops/batch.rs`) that writes each page once, and the index, the
+//! feed and the record once for all of them, every file synced side by side and each
+//! folder once; the pages that go are removed after. The record is the truth: a crash
+//! in between leaves pages the start's repair puts right (a page the record does not
+//! name is removed, one it names is written), and every page the batch rewrites for
+//! another note is marked as in progress. When the batch cannot be written, its files
+//! are put back and each toggle is made on its own, so one failing toggle fails alone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -113,10 +114,12 @@ impl Notebook {
                 }
                 site::write_assets(dir).map_err(failed)?;
             }
-            // The pages, the index and the feed, synced side by side, before the
-            // record names the pages.
+            // Every file synced side by side, each folder once: whichever of them a
+            // crash leaves out of step with the record, the repair puts right (a page
+            // the record does not name goes, a page it names is written).
             let index = site::index(&current);
             let feed = feed::feed(&current, self.config().base_url.as_deref());
+            let saved = current.to_bytes().map_err(failed)?;
             let mut writes: Vec<(&Path, &[u8])> = Vec::new();
             for (path, state) in &last {
                 match state {
@@ -130,12 +133,21 @@ impl Notebook {
             let (index_file, feed_file) = (dir.join(site::INDEX_FILE), dir.join(feed::FILE));
             writes.push((&index_file, index.as_bytes()));
             writes.push((&feed_file, feed.as_bytes()));
+            writes.push((&record_file, &saved));
             fsutil::write_atomic_many(&writes).map_err(failed)?;
-            self.save_record(&current)?;
+            // Removed once the record no longer names them, the folder synced once.
+            let mut removed = false;
             for (path, state) in &last {
                 if let Last::Gone = state {
-                    files::remove_if_present(path).map_err(failed)?;
+                    match std::fs::remove_file(path) {
+                        Ok(()) => removed = true,
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(failed(e)),
+                    }
                 }
+            }
+            if removed {
+                fsutil::sync_dir(dir).map_err(failed)?;
             }
             Ok(())
         })?;
