@@ -138,7 +138,7 @@ impl Notebook {
             let Ok(from) = NotePath::parse(&entry.path) else {
                 continue;
             };
-            if from == *except || page_of(record, &from).is_none() {
+            if from == *except {
                 continue;
             }
             let links_here = links.of(&from, || {
@@ -151,7 +151,9 @@ impl Notebook {
                 });
                 Some(out)
             });
-            if !links_here.is_some_and(|out| out.iter().any(|t| to.contains(t))) {
+            if !links_here.is_some_and(|out| out.iter().any(|t| to.contains(t)))
+                || page_of(record, &from).is_none()
+            {
                 continue;
             }
             let Ok(raw) = self.read_raw(&from) else {

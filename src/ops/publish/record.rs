@@ -219,18 +219,24 @@ impl Record {
     /// Entries newest first; equal times ordered by path.
     pub(crate) fn newest_first(&self) -> Vec<&Entry> {
         let mut entries: Vec<&Entry> = self.entries.values().collect();
-        entries.sort_by(|a, b| {
-            b.published_at
-                .cmp(&a.published_at)
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        entries.sort_by(|a, b| newest_first(a, b));
         entries
     }
 
     /// The latest publication that uses page `file`, if any: that note owns the page.
     pub(crate) fn owner_of(&self, file: &str) -> Option<&Entry> {
-        self.newest_first().into_iter().find(|e| e.file == file)
+        self.entries
+            .values()
+            .filter(|e| e.file == file)
+            .min_by(|a, b| newest_first(a, b))
     }
+}
+
+/// The order of `newest_first`: the latest publication first, then by path.
+fn newest_first(a: &Entry, b: &Entry) -> std::cmp::Ordering {
+    b.published_at
+        .cmp(&a.published_at)
+        .then_with(|| a.path.cmp(&b.path))
 }
 
 /// The page names of an interrupted change; a marker that cannot be read names every
