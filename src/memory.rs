@@ -46,4 +46,24 @@ pub(crate) fn limit_git_mapping() {
     if let Err(e) = set {
         crate::log::warn(&format!("history: cannot limit the mapped packs: {e}"));
     }
+    cache_git_trees();
+}
+
+/// A commit reads its parent's tree and each folder tree on the way to a change
+/// several times; libgit2 keeps parsed trees of up to 4 KiB only, so a folder of a few
+/// thousand notes was read from the store and parsed again at each look (a third of the
+/// committer's time when thousands of notes come into one folder). Trees up to 4 MiB
+/// are kept, within 16 MiB for every object kept. And objects are not hashed again at
+/// each read (git does not either; zlib checks each one's data as it inflates): the
+/// hashing made another fifth of the committer's time.
+fn cache_git_trees() {
+    // SAFETY: as above, global options set before any other thread exists.
+    let set = unsafe {
+        git2::opts::set_cache_object_limit(git2::ObjectType::Tree, 4 << 20)
+            .and_then(|()| git2::opts::set_cache_max_size(16 << 20))
+    };
+    if let Err(e) = set {
+        crate::log::warn(&format!("history: cannot cache the store's trees: {e}"));
+    }
+    git2::opts::strict_hash_verification(false);
 }
