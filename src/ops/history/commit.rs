@@ -35,6 +35,8 @@ pub(super) struct Made {
     pub(super) entries: Vec<(String, Entry)>,
     /// The log's length.
     pub(super) log_bytes: u64,
+    /// Whether records were left for the next call (the budget was spent).
+    pub(super) more: bool,
 }
 
 /// The log position the commit `tip` was made from.
@@ -70,10 +72,11 @@ fn with_trailer(message: &str, at: wal::Position) -> String {
     )
 }
 
-/// Commits every record of the log after the one the tip was made from, one commit
+/// Commits the records of the log after the one the tip was made from, one commit
 /// each, on top of the tip (the commit lock held); the ref is not moved. The objects
 /// go where `repo` writes them: memory for the committer, loose files for a prune.
-pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
+/// Stops once the objects written reach `budget` bytes (`Made::more`).
+pub(super) fn commit_records(repo: &Repository, dir: &Path, budget: u64) -> HResult<Made> {
     let parent = tip(repo, dir)?;
     let (records, log_bytes) =
         wal::records_after(dir, position(repo, parent)?).map_err(io_err("cannot read the log"))?;
@@ -83,9 +86,15 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
         objects: Vec::new(),
         entries: Vec::new(),
         log_bytes,
+        more: false,
     };
     let odb = repo.odb().map_err(err("cannot open the objects"))?;
+    let mut written = 0;
     for (at, objects) in records {
+        if written >= budget {
+            made.more = true;
+            break;
+        }
         let Some(record) = decode(objects) else {
             continue;
         };
@@ -108,6 +117,7 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
                 Some(Body::Text(text)) => {
                     let blob = write_readable(dir, &odb, ObjectType::Blob, text)?;
                     made.objects.push(blob);
+                    written += text.len() as u64;
                     update.upsert(path.as_str(), blob, git2::FileMode::Blob);
                     blobs.push(Some((blob, text.len() as u64)));
                 }
@@ -129,10 +139,12 @@ pub(super) fn commit_records(repo: &Repository, dir: &Path) -> HResult<Made> {
             .create_updated(repo, &base)
             .map_err(err("cannot write a tree"))?;
         let tree = repo.find_tree(tree_id).map_err(err("cannot read a tree"))?;
-        made.objects.extend(trees_along(
-            &tree,
-            record.changes.iter().map(|c| c.0.as_str()),
-        ));
+        let trees = trees_along(&tree, record.changes.iter().map(|c| c.0.as_str()));
+        for id in &trees {
+            // A folder of many notes writes a large tree at each commit.
+            written += odb.read_header(*id).map_or(0, |(size, _)| size as u64);
+        }
+        made.objects.extend(trees);
         let signature = Signature::new("notes", "notes@localhost", &Time::new(record.at, 0))
             .map_err(err("cannot sign the commit"))?;
         let parents: Vec<&git2::Commit> = parent.iter().collect();

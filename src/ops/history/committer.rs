@@ -24,6 +24,9 @@ use super::wal;
 const IDLE: Duration = Duration::from_millis(100);
 /// The longest a record waits for a commit while changes keep coming.
 const LONGEST: Duration = Duration::from_secs(1);
+/// The objects a pack is written for, at most about: memory holds them until then
+/// (thousands of notes written into one folder make a large tree each).
+const PACK_BYTES: u64 = 16 << 20;
 /// The in-memory backend's priority: above the pack (2) and loose (1) backends, so
 /// every write goes to memory.
 const PRIORITY: i32 = 1000;
@@ -278,22 +281,27 @@ impl Memory<'_> {
     /// Commits the log's new records, packed; whether small packs were merged.
     fn batch(&self, dir: &Path) -> HResult<bool> {
         let _turn = lock_file(dir, COMMIT_LOCK)?;
-        let made = commit_records(self.repo, dir)?;
-        if let Some(tip) = made.tip {
-            let packed = self.pack(dir, &made.objects);
-            // Packed or not, memory holds nothing the next batch needs.
-            self.mempack
-                .reset()
-                .map_err(err("cannot empty the staged objects"))?;
-            self.odb.refresh().map_err(err("cannot open the objects"))?;
-            packed?;
-            point_ref(dir, self.repo, tip, "committed")?;
-            sync_ref(dir);
-            if let Err(e) = index::append_after(dir, made.parent, &made.entries) {
-                // Completed from the commits at the next lookup.
-                crate::log::warn(&format!("cannot write the history index: {e}"));
+        let made = loop {
+            let made = commit_records(self.repo, dir, PACK_BYTES)?;
+            if let Some(tip) = made.tip {
+                let packed = self.pack(dir, &made.objects);
+                // Packed or not, memory holds nothing the next batch needs.
+                self.mempack
+                    .reset()
+                    .map_err(err("cannot empty the staged objects"))?;
+                self.odb.refresh().map_err(err("cannot open the objects"))?;
+                packed?;
+                point_ref(dir, self.repo, tip, "committed")?;
+                sync_ref(dir);
+                if let Err(e) = index::append_after(dir, made.parent, &made.entries) {
+                    // Completed from the commits at the next lookup.
+                    crate::log::warn(&format!("cannot write the history index: {e}"));
+                }
             }
-        }
+            if !made.more {
+                break made;
+            }
+        };
         if made.log_bytes > wal::CHECKPOINT_BYTES {
             empty_log(dir, self.repo)?;
         }

@@ -46,7 +46,7 @@ impl Store {
         // committed are committed first (as loose objects; the pack after the prune
         // takes them).
         let repo = &git2::Repository::open_bare(&self.dir).map_err(err("cannot open the store"))?;
-        let made = commit_records(repo, &self.dir)?;
+        let made = commit_records(repo, &self.dir, u64::MAX)?;
         if let Some(tip) = made.tip {
             point_ref(&self.dir, repo, tip, "committed")?;
         }

@@ -253,3 +253,50 @@ fn a_version_where_the_tree_has_a_file_or_a_folder_in_the_way_takes_its_place() 
     assert_eq!(paths, ["a/b.md", "c", "g.md"]);
     assert_eq!(chain_on_disk(&dir).len(), 6);
 }
+
+#[test]
+fn records_are_committed_a_budget_of_objects_at_a_time() {
+    use super::change::encode;
+    use super::commit::commit_records;
+    use super::repo::point_ref;
+    use super::wal::Log;
+
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let repo = Repository::init_bare(&dir).unwrap();
+    let mut log = Log::open(&dir).unwrap();
+    for n in 0..3 {
+        let change = Change {
+            path: format!("f/{n}.md"),
+            text: Some(format!("note {n}\n").into_bytes()),
+        };
+        let objects = encode(1_700_000_000 + n, &format!("put f/{n}.md"), &[change]);
+        log.append(&objects, Sync::Now).unwrap();
+    }
+    // A budget of one byte: one record per call, the rest left for the next.
+    let mut calls = Vec::new();
+    loop {
+        let made = commit_records(&repo, &dir, 1).unwrap();
+        calls.push(made.entries.len());
+        if let Some(tip) = made.tip {
+            point_ref(&dir, &repo, tip, "committed").unwrap();
+        }
+        if !made.more {
+            break;
+        }
+        assert!(calls.len() < 10, "the records never run out: {calls:?}");
+    }
+    assert_eq!(calls, vec![1, 1, 1]);
+    assert_eq!(
+        chain_on_disk(&dir),
+        ["put f/2.md", "put f/1.md", "put f/0.md"]
+    );
+    // Without a budget, one call commits every record.
+    let other = tempfile::tempdir().unwrap();
+    let other = other.path().join("history.git");
+    let repo = Repository::init_bare(&other).unwrap();
+    std::fs::copy(dir.join(super::wal::FILE), other.join(super::wal::FILE)).unwrap();
+    let made = commit_records(&repo, &other, u64::MAX).unwrap();
+    assert!(!made.more);
+    assert_eq!(made.entries.len(), 3);
+}
