@@ -11,6 +11,15 @@ pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 /// Replaces `path` with `bytes` atomically and durably. The file keeps the permissions
 /// of the one it replaces; a new file gets the usual `0644`.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let (dir, temp) = staged(path, bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    sync_dir(dir)
+}
+
+/// `bytes` in a hidden temp file beside `path` (not yet synced), with the permissions
+/// of the file it will replace, or the usual `0644`; and the folder of `path`.
+fn staged<'p>(path: &'p Path, bytes: &[u8]) -> io::Result<(&'p Path, tempfile::NamedTempFile)> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
@@ -23,60 +32,49 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Err(_) => default_permissions(),
     };
     temp.as_file().set_permissions(permissions)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    Ok((dir, temp))
+}
+
+/// Joins the threads of `handles`: the first failure, or a panic as an error.
+fn joined<'s>(handles: Vec<std::thread::ScopedJoinHandle<'s, io::Result<()>>>) -> io::Result<()> {
+    handles.into_iter().try_for_each(|handle| {
+        handle
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("sync")))
+    })
 }
 
 /// `write_atomic` for several files, their syncs made side by side (one thread per
-/// few files) and each folder synced once, side by side, after every name is in place. A failure can
-/// leave the files before it written: the caller puts them back.
+/// few files) and each folder synced once, side by side, after every name is in place.
+/// A failure can leave the files before it written: the caller puts them back.
 pub(crate) fn write_atomic_many(files: &[(&Path, &[u8])]) -> io::Result<()> {
     let mut temps = Vec::with_capacity(files.len());
-    for (path, bytes) in files {
-        let dir = path
-            .parent()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
-        let mut temp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(dir)?;
-        temp.write_all(bytes)?;
-        let permissions = match fs::metadata(path) {
-            Ok(meta) => meta.permissions(),
-            Err(_) => default_permissions(),
-        };
-        temp.as_file().set_permissions(permissions)?;
-        temps.push(temp);
-    }
-    let per_thread = temps.len().div_ceil(8).max(1);
-    std::thread::scope(|scope| {
-        let syncs: Vec<_> = temps
-            .chunks(per_thread)
-            .map(|chunk| scope.spawn(|| chunk.iter().try_for_each(|t| t.as_file().sync_all())))
-            .collect();
-        syncs.into_iter().try_for_each(|sync| {
-            sync.join()
-                .unwrap_or_else(|_| Err(io::Error::other("sync")))
-        })
-    })?;
     let mut dirs: Vec<&Path> = Vec::new();
-    for (temp, (path, _)) in temps.into_iter().zip(files) {
-        temp.persist(path).map_err(|e| e.error)?;
-        if let Some(dir) = path.parent()
-            && !dirs.contains(&dir)
-        {
+    for (path, bytes) in files {
+        let (dir, temp) = staged(path, bytes)?;
+        temps.push(temp);
+        if !dirs.contains(&dir) {
             dirs.push(dir);
         }
     }
+    let per_thread = temps.len().div_ceil(8).max(1);
     std::thread::scope(|scope| {
-        let syncs: Vec<_> = dirs
-            .into_iter()
-            .map(|dir| scope.spawn(move || sync_dir(dir)))
-            .collect();
-        syncs.into_iter().try_for_each(|sync| {
-            sync.join()
-                .unwrap_or_else(|_| Err(io::Error::other("sync")))
-        })
+        joined(
+            temps
+                .chunks(per_thread)
+                .map(|chunk| scope.spawn(|| chunk.iter().try_for_each(|t| t.as_file().sync_all())))
+                .collect(),
+        )
+    })?;
+    for (temp, (path, _)) in temps.into_iter().zip(files) {
+        temp.persist(path).map_err(|e| e.error)?;
+    }
+    std::thread::scope(|scope| {
+        joined(
+            dirs.into_iter()
+                .map(|dir| scope.spawn(move || sync_dir(dir)))
+                .collect(),
+        )
     })
 }
 
