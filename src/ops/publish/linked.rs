@@ -141,6 +141,8 @@ impl Notebook {
             if from == *except {
                 continue;
             }
+            // The note read for its links is the one rendered; a memo answered: read now.
+            let mut read = None;
             let links_here = links.of(&from, || {
                 let raw = self.read_raw(&from).ok()?;
                 let mut out = Vec::new();
@@ -149,6 +151,7 @@ impl Notebook {
                         out.push(target.to_string());
                     }
                 });
+                read = Some(raw);
                 Some(out)
             });
             if !links_here.is_some_and(|out| out.iter().any(|t| to.contains(t)))
@@ -156,7 +159,7 @@ impl Notebook {
             {
                 continue;
             }
-            let Ok(raw) = self.read_raw(&from) else {
+            let Some(raw) = read.or_else(|| self.read_raw(&from).ok()) else {
                 continue;
             };
             let note = self.note_of_raw(&raw);
