@@ -18,7 +18,7 @@ pub(crate) const FILE: &str = "notes-index";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub(crate) commit: Oid,
-    /// Seconds since the epoch (the commit's time).
+    /// Seconds since the epoch (when the change was made).
     pub(crate) at: i64,
     /// Shared among the entries (a handful of distinct operations).
     pub(crate) op: std::sync::Arc<str>,

@@ -304,7 +304,7 @@ impl Reader {
 }
 
 /// The entries of commit `id`: the notes its tree changed from its first parent's.
-fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Entry)>> {
+pub(super) fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Entry)>> {
     let commit = repo.find_commit(id).map_err(err("cannot read a commit"))?;
     let tree = commit.tree().map_err(err("cannot read a tree"))?;
     let parent_tree = match commit.parent(0) {
@@ -321,13 +321,10 @@ fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Entry)>> {
         .unwrap_or("put")
         .to_string();
     let at = commit.time().seconds();
-    // The first commit of a pruned history holds every note's text at the cut; its
-    // message says when each of those versions was made, and by what.
-    let kept = if commit.parent_count() == 0 {
-        base_versions(commit.message().unwrap_or(""))
-    } else {
-        Default::default()
-    };
+    // The first commit of a pruned history holds every note's text at the cut, and a
+    // commit of several records their versions; its message says when each was made,
+    // and by what.
+    let kept = base_versions(commit.message().unwrap_or(""));
     let odb = repo.odb().map_err(err("cannot open the objects"))?;
     let mut entries = Vec::new();
     for delta in diff.deltas() {

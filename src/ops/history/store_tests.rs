@@ -300,3 +300,85 @@ fn records_are_committed_a_budget_of_objects_at_a_time() {
     assert!(!made.more);
     assert_eq!(made.entries.len(), 3);
 }
+
+#[test]
+fn many_records_of_distinct_notes_share_commits_and_each_keeps_its_version() {
+    use super::change::encode;
+    use super::commit::commit_records;
+    use super::repo::point_ref;
+    use super::store::entries_of;
+    use super::wal::Log;
+
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let repo = Repository::init_bare(&dir).unwrap();
+    let mut log = Log::open(&dir).unwrap();
+    // Each text differs: a version the same as the one before changes no tree.
+    let made_texts = std::cell::Cell::new(0);
+    let put = |path: &str| {
+        made_texts.set(made_texts.get() + 1);
+        Change {
+            path: path.to_string(),
+            text: Some(format!("text {} of {path}\n", made_texts.get()).into_bytes()),
+        }
+    };
+    let gone = |path: &str| Change {
+        path: path.to_string(),
+        text: None,
+    };
+    let mut records: Vec<(String, Vec<Change>)> = (0..20)
+        .map(|n| (format!("put f/{n}.md"), vec![put(&format!("f/{n}.md"))]))
+        .collect();
+    records.extend([
+        // The same note again: a new commit.
+        ("delete f/0.md".to_string(), vec![gone("f/0.md")]),
+        ("put f/3.md".to_string(), vec![put("f/3.md")]),
+        // A move stays a commit of its own.
+        (
+            "move f/1.md -> g/1.md".to_string(),
+            vec![gone("f/1.md"), put("g/1.md")],
+        ),
+        // A note, then the folder of the same name: never in one tree.
+        ("put x".to_string(), vec![put("x")]),
+        ("delete x".to_string(), vec![gone("x")]),
+        ("put x/y.md".to_string(), vec![put("x/y.md")]),
+    ]);
+    for (n, (message, changes)) in records.iter().enumerate() {
+        let objects = encode(1_700_000_000 + n as i64, message, changes);
+        log.append(&objects, Sync::Now).unwrap();
+    }
+    let made = commit_records(&repo, &dir, u64::MAX).unwrap();
+    point_ref(&dir, &repo, made.tip.unwrap(), "committed").unwrap();
+    assert_eq!(
+        chain_on_disk(&dir),
+        [
+            "put x/y.md",
+            "delete x",
+            "put x",
+            "move f/1.md -> g/1.md",
+            "grouped 2 changes",
+            "grouped 20 changes"
+        ]
+    );
+    // Every version kept, with when and by what it was made; the commits say the same
+    // when the index is made again from them.
+    assert_eq!(made.entries.len(), records.len() + 1);
+    let f3: Vec<i64> = made
+        .entries
+        .iter()
+        .filter(|(path, _)| path == "f/3.md")
+        .map(|(_, e)| e.at)
+        .collect();
+    assert_eq!(f3, [1_700_000_003, 1_700_000_021]);
+    let mut rebuilt = Vec::new();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push(made.tip.unwrap()).unwrap();
+    for id in walk {
+        rebuilt.extend(entries_of(&repo, id.unwrap()).unwrap());
+    }
+    let key = |(path, e): &(String, super::index::Entry)| (path.clone(), e.commit);
+    let mut expected = made.entries.clone();
+    expected.sort_by_key(key);
+    rebuilt.sort_by_key(key);
+    assert_eq!(rebuilt, expected);
+}
