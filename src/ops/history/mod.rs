@@ -190,7 +190,7 @@ impl Notebook {
         message: String,
         changes: &[Change],
         sync: wal::Sync,
-    ) -> Result<Option<wal::Pending>> {
+    ) -> Result<Option<wal::Pending<'_>>> {
         if !self.history_on() {
             return Ok(None);
         }

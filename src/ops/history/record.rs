@@ -22,13 +22,14 @@ const OUTSIDE_BATCH: usize = 256;
 const FEW_BATCHES: usize = 16;
 
 impl Notebook {
-    /// Stores `bytes` as the note, durably, its history recorded first: the commit is
-    /// made on another thread while the note's data syncs, and written to the disk
-    /// before the note's name appears; the sync of the note's folder then makes both
-    /// durable (a record on another disk is synced before the name appears). The write
-    /// is acknowledged only after that. A store that cannot be written fails the write
-    /// and leaves the note as it was; a crash before the folder's sync is repaired at
-    /// the next start (the note on disk wins and is recorded).
+    /// Stores `bytes` as the note, durably, its history recorded first: the record is
+    /// appended to the log, and written out to the disk (shared with concurrent
+    /// records) once the note's data is synced, before the note's name appears; the sync
+    /// of the note's folder then makes both durable (a record on another disk is synced
+    /// before the name appears). The write is acknowledged only after that. A store
+    /// that cannot be written fails the write and leaves the note as it was; a crash
+    /// before the folder's sync is repaired at the next start (the note on disk wins and
+    /// is recorded).
     pub(crate) fn store_recorded(
         &self,
         path: &NotePath,
@@ -46,44 +47,29 @@ impl Notebook {
             path: path.to_string(),
             text: Some(bytes.to_vec()),
         }];
-        std::thread::scope(|scope| {
-            let recording =
-                scope.spawn(|| self.record_synced(op, message, &change, Sync::WithNext));
-            let mut recording = Some(recording);
-            let mut refused = None;
-            let mut gate = |device: Option<u64>| -> io::Result<()> {
-                let outcome = match recording.take() {
-                    Some(handle) => handle.join().unwrap_or_else(|_| {
-                        Err(Error::HistoryFailed("the recorder stopped".into()))
-                    }),
-                    None => Ok(None),
-                };
-                // On the folder's disk, the folder's sync after the name appears
-                // makes the record durable; elsewhere it is synced now.
-                let settled = outcome.and_then(|pending| match pending {
-                    Some(pending) => pending
-                        .settle(device)
-                        .map_err(|e| Error::HistoryFailed(Cause::new("cannot sync the log", e))),
-                    None => Ok(()),
-                });
-                settled.map_err(|e| {
-                    refused = Some(e);
-                    io::Error::other("the history store refused the change")
-                })
+        let mut pending = self.record_synced(op, message, &change, Sync::WithNext)?;
+        let mut refused = None;
+        let mut gate = |device: Option<u64>| -> io::Result<()> {
+            let Some(pending) = pending.take() else {
+                return Ok(());
             };
-            let stored = self.store_gated(
-                path.parent(),
-                path.file_name(),
-                bytes,
-                mode,
-                create,
-                &mut gate,
-            );
-            match (stored, refused) {
-                (_, Some(e)) => Err(e),
-                (stored, None) => stored,
-            }
-        })
+            pending.settle(device).map_err(|e| {
+                refused = Some(Error::HistoryFailed(Cause::new("cannot sync the log", e)));
+                io::Error::other("the history store refused the change")
+            })
+        };
+        let stored = self.store_gated(
+            path.parent(),
+            path.file_name(),
+            bytes,
+            mode,
+            create,
+            &mut gate,
+        );
+        match (stored, refused) {
+            (_, Some(e)) => Err(e),
+            (stored, None) => stored,
+        }
     }
 
     /// Records the removal of a note, before it is removed.

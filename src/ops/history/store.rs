@@ -109,7 +109,7 @@ impl Store {
         message: &str,
         changes: &[Change],
         sync: wal::Sync,
-    ) -> HResult<Option<wal::Pending>> {
+    ) -> HResult<Option<wal::Pending<'_>>> {
         let objects = encode(super::now(), message, changes);
         let (pending, number) = self.append(&objects, sync)?;
         self.count_replaced(changes, number);
@@ -126,7 +126,7 @@ impl Store {
         &self,
         objects: &[wal::Object],
         sync: wal::Sync,
-    ) -> HResult<(Option<wal::Pending>, u64)> {
+    ) -> HResult<(Option<wal::Pending<'_>>, u64)> {
         let mut guard = self.log.lock().unwrap_or_else(PoisonError::into_inner);
         let (log, lock) = match &mut *guard {
             Some(open) => open,
@@ -144,14 +144,9 @@ impl Store {
         });
         let _ = lock.unlock();
         drop(guard);
-        let appended = appended.map_err(io_err("cannot write the log"))?;
-        let pending = match appended {
-            Some((unsynced, number)) => Some(
-                wal::write_out_shared(&self.group, unsynced, number)
-                    .map_err(io_err("cannot write the log"))?,
-            ),
-            None => None,
-        };
+        let pending = appended
+            .map_err(io_err("cannot write the log"))?
+            .map(|(unsynced, number)| wal::Pending::new(&self.group, unsynced, number));
         Ok((pending, self.committer.nudge()))
     }
 

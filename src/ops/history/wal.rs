@@ -48,22 +48,30 @@ pub(crate) enum Sync {
     WithNext,
 }
 
-/// A record written with `Sync::WithNext`, not yet known to be durable.
-#[derive(Debug)]
-pub(crate) struct Pending {
-    file: File,
-    device: u64,
+/// A record written with `Sync::WithNext`, not yet known to be durable: its log file,
+/// its number among the records of the handle's `group`.
+pub(crate) struct Pending<'a> {
+    log: Unsynced,
+    number: u64,
+    group: &'a Group,
 }
 
-impl Pending {
-    /// Makes the record durable: nothing to do when `synced` is the device of a file
-    /// synced after the record was written (its cache flush covered the record),
-    /// otherwise a sync of the log.
+impl<'a> Pending<'a> {
+    /// Record `number` of `log` (`Group::written`), left to `settle`.
+    pub(crate) fn new(group: &'a Group, log: Unsynced, number: u64) -> Pending<'a> {
+        Pending { log, number, group }
+    }
+
+    /// Makes the record durable: written out to the disk, shared with concurrent
+    /// records (where the write-out fails, the log is synced instead); then nothing
+    /// more when `synced` is the device of a file synced after this (its cache flush
+    /// covers the record), otherwise a sync of the log.
     pub(crate) fn settle(self, synced: Option<u64>) -> io::Result<()> {
-        if synced == Some(self.device) {
+        let written = self.group.write_out(&self.log, self.number, write_out);
+        if written.is_ok() && synced == Some(self.log.identity.0) {
             return Ok(());
         }
-        self.file.sync_data()
+        self.log.file.sync_data()
     }
 }
 
@@ -202,19 +210,6 @@ impl Log {
         self.end += record.len() as u64;
         Ok((self.end, unsynced))
     }
-}
-
-/// Writes out record `number` of `log` (`Group::written`), sharing the write-out with
-/// concurrent records; what is left to make it durable. Where the write-out fails,
-/// the log is synced instead.
-pub(crate) fn write_out_shared(group: &Group, log: Unsynced, number: u64) -> io::Result<Pending> {
-    if group.write_out(&log, number, write_out).is_err() {
-        log.file.sync_data()?;
-    }
-    Ok(Pending {
-        file: log.file,
-        device: log.identity.0,
-    })
 }
 
 /// Writes every record in `file`'s page cache to the disk and waits for them, without

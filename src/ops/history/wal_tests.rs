@@ -97,7 +97,7 @@ fn a_record_left_to_the_next_sync_is_read_back_and_settles_on_its_own_disk_only(
     let device = std::fs::metadata(dir.path()).unwrap().dev();
     assert_eq!(unsynced.identity.0, device);
     let number = group.written(unsynced.identity);
-    let pending = super::write_out_shared(&group, unsynced, number).unwrap();
+    let pending = super::Pending::new(&group, unsynced, number);
     assert_eq!(records(dir.path()).unwrap()[0][0].bytes, b"later");
     // Another handle appends after it: the record was written where the log ends.
     let mut other = Log::open(dir.path()).unwrap();
@@ -109,8 +109,7 @@ fn a_record_left_to_the_next_sync_is_read_back_and_settles_on_its_own_disk_only(
         .unwrap();
     let unsynced = unsynced.unwrap();
     let number = group.written(unsynced.identity);
-    super::write_out_shared(&group, unsynced, number)
-        .unwrap()
+    super::Pending::new(&group, unsynced, number)
         .settle(Some(device.wrapping_add(1)))
         .unwrap();
     assert_eq!(records(dir.path()).unwrap().len(), 3);
