@@ -73,6 +73,14 @@ bench-move:
     cargo build --release
     python3 bench/move.py target/release/notes
 
+# The note list at 100k notes against nginx sending the same bytes as a file (installs
+# nginx and wrk when missing); writes bench/LIST.md
+bench-list:
+    command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+    command -v nginx >/dev/null || test -x /usr/sbin/nginx || (apt-get update && (apt-get install -y nginx-light || apt-get install -y nginx))
+    cargo build --release
+    python3 bench/list_file.py target/release/notes
+
 # Attachment download benchmark: GET /api/v1/files/{path} of a 100 KiB image against
 # nginx serving the same file (installs nginx and wrk when missing); writes bench/FILES.md
 bench-files:
@@ -129,7 +137,7 @@ bench-scale-1m:
     SCALE_SIZES=1000000 SCALE_RUNS=1 SCALE_OUT=bench/SCALE-1M.md SCALE_RECIPE="just bench-scale-1m" python3 bench/scale.py
 
 # Every benchmark
-bench: bench-http bench-files bench-search bench-links bench-move bench-history bench-history-load bench-scale bench-tokens bench-server bench-sync
+bench: bench-http bench-files bench-list bench-search bench-links bench-move bench-history bench-history-load bench-scale bench-tokens bench-server bench-sync
 
 # The server runtime against the library's way (NOTES_SERVER_RUNTIME=own|library, one
 # build, interleaved rounds): list, one note, a 100 KiB attachment and PUT at 1 and 16

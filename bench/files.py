@@ -73,9 +73,10 @@ def start_notes(notes_dir, public_dir, cores):
     return proc, base
 
 
-def start_nginx(notes_dir, work, workers, cores):
-    """nginx on a loopback ephemeral port with everything it writes under `work`; run
-    as root, its workers run as the same user as notes (not nginx's default `nobody`)."""
+def start_nginx(notes_dir, work, workers, cores, probe=FILE):
+    """nginx on a loopback ephemeral port with everything it writes under `work`, ready
+    once it serves `probe`; run as root, its workers run as the same user as notes (not
+    nginx's default `nobody`)."""
     work.mkdir()
     port = free_port()
     user = f"user {pwd.getpwuid(os.geteuid()).pw_name};" if os.geteuid() == 0 else ""
@@ -97,7 +98,7 @@ http {{
     fastcgi_temp_path {work}/fastcgi;
     uwsgi_temp_path {work}/uwsgi;
     scgi_temp_path {work}/scgi;
-    types {{ image/png png; }}
+    types {{ image/png png; application/json json; }}
     server {{
         listen 127.0.0.1:{port};
         root {notes_dir};
@@ -109,7 +110,7 @@ http {{
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    wait_http(base + "/" + FILE)
+    wait_http(base + "/" + probe)
     return proc, base
 
 

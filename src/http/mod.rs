@@ -36,6 +36,8 @@ pub struct State {
     pub hosts: Arc<guard::AllowedHosts>,
     /// The tokens in force and the web sessions (`auth`).
     pub(crate) auth: auth::Auth,
+    /// The JSON of the last large note list served, kept to be sent from a file.
+    pub(crate) kept_list: api::KeptList,
 }
 
 /// Every route: the API first (its hot routes lead), then the public pages and the web

@@ -363,7 +363,7 @@ fn a_folder_token_pages_through_its_folder_only() {
 }
 
 #[test]
-fn a_large_list_is_streamed_whole() {
+fn a_large_list_is_sent_whole_and_follows_every_change() {
     let ws = Workspace::new();
     let count = 17_000;
     for n in 0..count {
@@ -371,19 +371,50 @@ fn a_large_list_is_streamed_whole() {
         std::fs::write(ws.notes().join(format!("d{}/n{n}.md", n % 100)), "x").unwrap();
     }
     let server = ws.serve();
-    for _ in 0..2 {
+    let list = || {
         let response = server.get("/api/v1/notes");
-        assert_eq!(response.headers()["transfer-encoding"], "chunked");
-        let (status, body) = json(response);
-        assert_eq!(status, 200);
-        assert_eq!(body["total"], count);
-        let notes = body["notes"].as_array().unwrap();
-        assert_eq!(notes.len(), count);
-        assert_eq!(notes[0]["path"], "d0/n0.md");
-        assert!(
-            notes
-                .windows(2)
-                .all(|w| w[0]["path"].as_str() < w[1]["path"].as_str())
-        );
-    }
+        assert_eq!(response.status(), 200);
+        let length: usize = response.headers()["content-length"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let bytes = response.bytes().unwrap().to_vec();
+        assert_eq!(bytes.len(), length);
+        bytes
+    };
+    // Written once, then sent from the kept file: the same bytes each time.
+    let first = list();
+    assert_eq!(list(), first);
+    let body: serde_json::Value = serde_json::from_slice(&first).unwrap();
+    assert_eq!(body["total"], count);
+    let notes = body["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), count);
+    assert_eq!(notes[0]["path"], "d0/n0.md");
+    assert!(
+        notes
+            .windows(2)
+            .all(|w| w[0]["path"].as_str() < w[1]["path"].as_str())
+    );
+    // The spec's body, as serde_json writes it.
+    let mut pretty = serde_json::to_vec_pretty(&body).unwrap();
+    pretty.push(b'\n');
+    assert_eq!(first, pretty);
+    // A change made through the API is in the next list.
+    let r = server
+        .request("PUT", "/api/v1/notes/d0/new.md")
+        .header("Content-Type", "text/markdown")
+        .body("new")
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let after: serde_json::Value = serde_json::from_slice(&list()).unwrap();
+    assert_eq!(after["total"], count + 1);
+    assert!(
+        after["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["path"] == "d0/new.md")
+    );
 }

@@ -19,6 +19,7 @@ mod moves;
 mod note_request;
 mod notes;
 mod notes_list;
+pub(crate) use notes_list::KeptList;
 mod notes_pages;
 mod public;
 mod search;

@@ -1,17 +1,22 @@
-//! `GET /api/v1/notes`: the spec's ListNotesResponse, streamed a chunk of entries at a
-//! time (a large list is never held whole as JSON; a small one is kept with its list
-//! snapshot and shared). The route takes no parameter: any query string is ignored,
-//! and every note comes back (pages are `notes_pages.rs`).
+//! `GET /api/v1/notes`: the spec's ListNotesResponse. A small list's JSON is kept with
+//! its list snapshot and shared; a large one is written once, a chunk of entries at a
+//! time, into a sealed memory file and sent from it as attachments are (never whole in
+//! ordinary memory), or streamed a chunk at a time where no such file can be made. The
+//! route takes no parameter: any query string is ignored, and every note comes back
+//! (pages are `notes_pages.rs`).
 
-use std::sync::Arc;
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use bytes::Bytes;
 use warp::http::StatusCode;
 use warp::reject::Rejection;
 use warp::reply::{Reply, Response};
 
+use crate::http::server::SendFrom;
 use crate::http::support::{blocking, reply};
 use crate::http::{State, auth};
+use crate::ops::files::sealed::Sealed;
 use crate::ops::model::{NoteList, NoteMeta};
 use crate::ops::tokens::Scope;
 
@@ -21,6 +26,26 @@ const CHUNK: usize = 256;
 const KEEP_NOTES: usize = 16 << 10;
 /// …when their JSON is at most this large.
 const KEEP_BYTES: usize = 4 << 20;
+
+/// The JSON of the last large list served, in a sealed memory file, and the list it was
+/// written from (while that list is the current one, its JSON is this file).
+#[derive(Default)]
+pub(crate) struct KeptList(Mutex<Option<(Weak<NoteList>, Arc<Sealed>)>>);
+
+impl KeptList {
+    /// The file of `list`, when it is the one kept.
+    fn of(&self, list: &Arc<NoteList>) -> Option<Arc<Sealed>> {
+        let kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let (from, sealed) = kept.as_ref()?;
+        // A `Weak` keeps its allocation: no other list can be at the same address.
+        std::ptr::eq(from.as_ptr(), Arc::as_ptr(list)).then(|| sealed.clone())
+    }
+
+    fn keep(&self, list: &Arc<NoteList>, sealed: Arc<Sealed>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((Arc::downgrade(list), sealed));
+    }
+}
 
 /// `GET /api/v1/notes`; a folder token (`scope`) sees its folder's notes only.
 pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Response, Rejection> {
@@ -43,15 +68,26 @@ pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Resp
         ));
     }
     let list = snapshot.list.clone();
+    if let Some(sealed) = state.kept_list.of(&list) {
+        return Ok(sent_from(sealed));
+    }
     if list.notes.len() <= KEEP_NOTES {
         let json = whole(&list);
         if json.len() <= KEEP_BYTES {
             let json = snapshot.rendered.get_or_init(|| json).clone();
             return Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE));
         }
-        return Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE));
     }
     drop(snapshot);
+    let written = list.clone();
+    let sealed = blocking(&state, move |_| {
+        Ok::<_, crate::error::Error>(written_out(written))
+    })
+    .await?;
+    if let Some(sealed) = sealed {
+        state.kept_list.keep(&list, sealed.clone());
+        return Ok(sent_from(sealed));
+    }
     let mut response =
         warp::reply::stream(futures_util::stream::iter(chunks(list))).into_response();
     response.headers_mut().insert(
@@ -59,6 +95,26 @@ pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Resp
         warp::http::HeaderValue::from_static(reply::JSON_TYPE),
     );
     Ok(response)
+}
+
+/// The answer whose body is the whole of `sealed`, sent from the file.
+fn sent_from(sealed: Arc<Sealed>) -> Response {
+    let bytes = sealed.bytes().clone();
+    let len = bytes.len() as u64;
+    let mut response = reply::with_type(StatusCode::OK, bytes, reply::JSON_TYPE);
+    SendFrom::mark(&mut response, sealed, len);
+    response
+}
+
+/// The whole list written into a sealed memory file, a chunk at a time; `None` where
+/// none can be made.
+fn written_out(list: Arc<NoteList>) -> Option<Arc<Sealed>> {
+    Sealed::written(|file| {
+        for chunk in chunks(list) {
+            file.write_all(&chunk?)?;
+        }
+        Ok(())
+    })
 }
 
 /// The whole list as `serde_json::to_vec_pretty` writes it, and a line feed.

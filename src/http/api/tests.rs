@@ -32,6 +32,7 @@ fn state(dir: &std::path::Path, max_body: u64) -> Arc<State> {
         request_timeout: std::time::Duration::from_secs(5),
         hosts: Arc::new(guard::AllowedHosts::new(std::iter::empty(), None)),
         auth,
+        kept_list: Default::default(),
     })
 }
 

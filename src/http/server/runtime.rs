@@ -120,6 +120,7 @@ pub fn run(
                 base_url.as_deref(),
             )),
             auth,
+            kept_list: Default::default(),
         });
         record_outside_edits(state.clone(), search, history_work);
         if let Some(every) = settings.sync_every {

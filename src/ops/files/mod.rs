@@ -22,6 +22,12 @@ pub(crate) mod sealed {
             None
         }
 
+        pub(crate) fn written(
+            _: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+        ) -> Option<std::sync::Arc<Sealed>> {
+            None
+        }
+
         pub(crate) fn bytes(&self) -> &bytes::Bytes {
             match *self {}
         }

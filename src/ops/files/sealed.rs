@@ -1,8 +1,9 @@
-//! A kept attachment version in a sealed memory file (a Linux `memfd` sealed against
-//! writes, growth and shrinking): its bytes can never change, so the kernel can send
-//! them to a socket from the file's own pages (`sendfile`) instead of copying them out
-//! of user memory on every answer, as nginx does with the page cache. The version's
-//! `Bytes` are a read-only mapping of the same file: no second copy in memory.
+//! A kept attachment version (or the JSON of a large note list) in a sealed memory file
+//! (a Linux `memfd` sealed against writes, growth and shrinking): its bytes can never
+//! change, so the kernel can send them to a socket from the file's own pages
+//! (`sendfile`) instead of copying them out of user memory on every answer, as nginx
+//! does with the page cache. The `Bytes` are a read-only mapping of the same file: no
+//! second copy in memory.
 //!
 //! Each one holds a file descriptor, so at most `MAX_SEALED` exist at once; a version
 //! past that (or smaller than `MIN_SEALED`, where the copy costs less than the extra
@@ -47,16 +48,22 @@ impl Sealed {
         if bytes.len() < MIN_SEALED {
             return None;
         }
+        Sealed::written(|file| file.write_all(bytes))
+    }
+
+    /// A sealed file of what `write` writes into it, a piece at a time (a large body is
+    /// never whole in ordinary memory); `None` when there is no room for one, or when
+    /// the system or `write` fails.
+    pub(crate) fn written(
+        write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    ) -> Option<Arc<Sealed>> {
         let slot = Slot::take()?;
-        let fd = sealed_file(bytes).ok()?;
+        let fd = sealed_file(write).ok()?;
         let file = std::fs::File::from(fd);
         // SAFETY: the file is sealed against writes, growth and shrinking (checked by
         // `sealed_file`), so the mapped bytes can neither change nor vanish while the
         // mapping lives: the conditions `Mmap::map` asks of its caller.
         let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        if map.len() != bytes.len() {
-            return None;
-        }
         Some(Arc::new(Sealed {
             fd: file.into(),
             bytes: Bytes::from_owner(map),
@@ -84,14 +91,17 @@ impl Sealed {
     }
 }
 
-/// A memory file holding `bytes`, sealed so that nothing can change it any more.
-fn sealed_file(bytes: &[u8]) -> std::io::Result<OwnedFd> {
+/// A memory file holding what `write` wrote, sealed so that nothing can change it any
+/// more.
+fn sealed_file(
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<OwnedFd> {
     let fd = rustix::fs::memfd_create(
-        "notes-attachment",
+        "notes-kept",
         MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
     )?;
     let mut file = std::fs::File::from(fd);
-    file.write_all(bytes)?;
+    write(&mut file)?;
     rustix::fs::fcntl_add_seals(
         &file,
         SealFlags::WRITE | SealFlags::GROW | SealFlags::SHRINK | SealFlags::SEAL,
