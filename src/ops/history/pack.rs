@@ -115,11 +115,13 @@ fn geometric(packs: Vec<(u64, String)>) -> Vec<String> {
 /// listed through an object database of those packs alone (linked into a folder of
 /// their own), packed anew (versions of a note become deltas), synced, then removed.
 /// Whether packs were merged.
-pub(super) fn merge_small(repo: &Repository, dir: &Path) -> HResult<bool> {
+pub(super) fn merge_small(dir: &Path) -> HResult<bool> {
     let small = geometric(packs(dir));
     if small.len() < 2 {
         return Ok(false);
     }
+    // A handle of its own: the merged pack gets the deltas the batches went without.
+    let repo = Repository::open_bare(dir).map_err(err("cannot open the store"))?;
     let aside = dir.join("objects").join("merging");
     let _ = std::fs::remove_dir_all(&aside);
     let aside_packs = aside.join("pack");

@@ -382,3 +382,50 @@ fn many_records_of_distinct_notes_share_commits_and_each_keeps_its_version() {
     rebuilt.sort_by_key(key);
     assert_eq!(rebuilt, expected);
 }
+
+#[test]
+fn a_batch_is_packed_without_deltas_and_a_full_pack_makes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let store = open(&dir);
+    // 4 KiB that zlib cannot shrink much; each note that text with one line of its own.
+    let mut seed = 19u64;
+    let shared: String = (0..4096)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            char::from(b"0123456789abcdef"[(seed >> 60) as usize])
+        })
+        .collect();
+    for n in 0..40 {
+        record(
+            &store,
+            &format!("n{n}.md"),
+            &format!("note {n}\n{shared}\n"),
+        );
+    }
+    store.with_index(|_| ()).unwrap();
+    let packed = || {
+        std::fs::read_dir(dir.join("objects/pack"))
+            .unwrap()
+            .flatten()
+            .filter(|f| f.file_name().to_string_lossy().ends_with(".pack"))
+            .map(|f| f.metadata().unwrap().len())
+            .sum::<u64>()
+    };
+    // Each note stored whole (compressed, about 2 KiB each).
+    let batches = packed();
+    assert!(batches > 40 * 1500, "{batches} bytes: deltas were made");
+    // The full pack stores them as deltas of one another.
+    assert!(store.pack().unwrap());
+    let full = packed();
+    assert!(full < batches / 4, "{full} bytes after the full pack");
+    assert_eq!(
+        store
+            .blob(blob(&format!("note 7\n{shared}\n")))
+            .unwrap()
+            .len(),
+        4096 + 8
+    );
+}
