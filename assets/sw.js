@@ -106,9 +106,25 @@ function forget() {
   return Promise.all([caches.delete(PAGES), NotesOffline.forgetCopies().catch(function () {})]);
 }
 
+// The network's answer, or a failure when none came within NETWORK_WAIT_MS: a network
+// that takes a request and never answers is as good as none, and the copy is used.
+var NETWORK_WAIT_MS = 4000;
+function answered(request) {
+  return new Promise(function (resolve, reject) {
+    var timer = setTimeout(function () { reject(new TypeError("no answer")); }, NETWORK_WAIT_MS);
+    fetch(request).then(function (response) {
+      clearTimeout(timer);
+      resolve(response);
+    }, function (error) {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
 // A page: from the network whenever it answers (a copy is kept), else the copy.
 function page(event, url) {
-  return fetch(event.request).then(function (response) {
+  return answered(event.request).then(function (response) {
     if (response.type === "opaqueredirect" || response.status === 401) {
       // Sent to the login page: the session is gone, and its copies with it.
       event.waitUntil(forget());
@@ -264,7 +280,7 @@ function excerpt(text, needle) {
 // A file, script, stylesheet or image: the network first (a fresh copy kept for files
 // and the shell), the copy when it is not reached.
 function file(request) {
-  return fetch(request).then(function (response) {
+  return answered(request).then(function (response) {
     if (response.status === 200 && response.type === "basic") {
       var copy = response.clone();
       var shell = new URL(request.url).pathname.indexOf("/file/") !== 0;
@@ -283,7 +299,7 @@ function file(request) {
 // text when not reached: the editor reads it as the base of an offline edit.
 function rawText(event, url) {
   var path = decodeURIComponent(url.pathname.slice("/raw/".length));
-  return fetch(event.request).then(function (response) {
+  return answered(event.request).then(function (response) {
     if (response.status === 200) {
       event.waitUntil(response.clone().text().then(function (text) {
         return NotesOffline.get("notes", path).then(function (known) {
