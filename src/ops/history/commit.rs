@@ -5,7 +5,7 @@
 //! version it keeps was made.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository, Signature, Time, build::TreeUpdateBuilder};
 
@@ -136,8 +136,8 @@ fn sole_note(record: &Record) -> Option<&str> {
     }
 }
 
-/// The operation a record's message names (its first word).
-fn op_of(message: &str) -> &str {
+/// The operation a record's or a commit's message names (its first word).
+pub(super) fn op_of(message: &str) -> &str {
     message.split_whitespace().next().unwrap_or("put")
 }
 
@@ -185,7 +185,7 @@ fn commit_unit(
         [(_, one)] => one.message.clone(),
         many => group_message(
             many.iter()
-                .map(|(_, r)| (&r.changes[0].0, r.at, op_of(&r.message))),
+                .map(|(_, r)| (r.changes[0].0.as_str(), r.at, op_of(&r.message))),
         ),
     };
     // Each change, and the time and operation of the record it is from.
@@ -298,8 +298,7 @@ fn clear_the_way<'r>(
 ) -> HResult<(git2::Tree<'r>, Vec<String>)> {
     let mut in_the_way = Vec::new();
     for (path, _) in changes.iter().filter(|(_, body)| body.is_some()) {
-        let folders = path.match_indices('/').map(|(end, _)| &path[..end]);
-        for at in folders.chain([path.as_str()]) {
+        for at in folders_of(path).chain([path.as_str()]) {
             let Ok(entry) = base.get_path(Path::new(at)) else {
                 break;
             };
@@ -346,11 +345,8 @@ fn clear_the_way<'r>(
 fn trees_along<'a>(tree: &git2::Tree, paths: impl Iterator<Item = &'a str>) -> Vec<Oid> {
     let mut ids = vec![tree.id()];
     for path in paths {
-        let mut folder = PathBuf::new();
-        let parts: Vec<&str> = path.split('/').collect();
-        for part in &parts[..parts.len().saturating_sub(1)] {
-            folder.push(part);
-            if let Ok(entry) = tree.get_path(&folder)
+        for folder in folders_of(path) {
+            if let Ok(entry) = tree.get_path(Path::new(folder))
                 && !ids.contains(&entry.id())
             {
                 ids.push(entry.id());
@@ -376,9 +372,7 @@ pub(super) fn base_message(cutoff: i64, base: &[(String, Entry)]) -> String {
 
 /// The message of a commit that holds several records: how many, then a line per note
 /// as in a pruned history's first commit.
-fn group_message<'a>(
-    versions: impl ExactSizeIterator<Item = (&'a String, i64, &'a str)>,
-) -> String {
+fn group_message<'a>(versions: impl ExactSizeIterator<Item = (&'a str, i64, &'a str)>) -> String {
     let mut message = format!("{GROUP_TITLE} {} changes\n\n", versions.len());
     for (path, at, op) in versions {
         message.push_str(&version_line(path, at, op));

@@ -15,7 +15,7 @@ use git2::{Oid, Repository};
 use xxhash_rust::xxh3::xxh3_128;
 
 use super::change::{Change, encode};
-use super::commit::base_versions;
+use super::commit::{base_versions, op_of};
 use super::committer::Committer;
 use super::error::{HResult, err, io_err};
 use super::group::Group;
@@ -309,12 +309,7 @@ pub(super) fn entries_of(repo: &Repository, id: Oid) -> HResult<Vec<(String, Ent
     let diff = repo
         .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), None)
         .map_err(err("cannot compare two trees"))?;
-    let op = commit
-        .message()
-        .ok()
-        .and_then(|m| m.split_whitespace().next())
-        .unwrap_or("put")
-        .to_string();
+    let op = op_of(commit.message().unwrap_or("")).to_string();
     let at = commit.time().seconds();
     // The first commit of a pruned history holds every note's text at the cut, and a
     // commit of several records their versions; its message says when each was made,
