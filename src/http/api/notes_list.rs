@@ -77,6 +77,12 @@ pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Resp
             let json = snapshot.rendered.get_or_init(|| json).clone();
             return Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE));
         }
+        // Rendered already: sealed as it is, not rendered again.
+        if let Some(sealed) = Sealed::of(&json) {
+            state.kept_list.keep(&list, sealed.clone());
+            return Ok(sent_from(sealed));
+        }
+        return Ok(reply::with_type(StatusCode::OK, json, reply::JSON_TYPE));
     }
     drop(snapshot);
     let written = list.clone();
