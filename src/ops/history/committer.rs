@@ -63,10 +63,16 @@ struct State {
     /// The last batch's failure.
     failed: Option<String>,
     stop: bool,
+    /// A pass over many notes is recording (`Committer::bulk`): batches run when asked
+    /// only, and the small packs are not merged.
+    bulk: bool,
 }
 
 impl State {
     fn due(&self) -> bool {
+        if self.bulk {
+            return false;
+        }
         match (self.first, self.last) {
             (Some(first), Some(last)) => last.elapsed() >= IDLE || first.elapsed() >= LONGEST,
             _ => false,
@@ -129,9 +135,7 @@ impl Committer {
     /// before the last record).
     fn wait(&self, mut state: MutexGuard<'_, State>) -> HResult<u64> {
         let target = state.appended;
-        let need = state.batches + 1 + u64::from(state.running);
-        state.asked = state.asked.max(need);
-        self.shared.wake.notify_one();
+        let need = ask(&self.shared, &mut state);
         while state.batches < need {
             state = self
                 .shared
@@ -145,6 +149,23 @@ impl Committer {
             }
             _ => Ok(state.committed),
         }
+    }
+
+    /// Starts or ends a pass over many notes: meanwhile, batches run only when asked
+    /// (each then packs many records) and small packs are not merged (at 100k notes,
+    /// merges during the pass wrote 2.9 times the notes again); at its end, a batch is
+    /// asked for, which merges what the geometric rule picks.
+    pub(super) fn bulk(&self, on: bool) {
+        let mut state = self.state();
+        state.bulk = on;
+        if !on {
+            ask(&self.shared, &mut state);
+        }
+    }
+
+    /// How many of the records this handle appended are committed.
+    pub(super) fn committed(&self) -> u64 {
+        self.state().committed
     }
 
     /// How many times a pack replaced others (the lookups' handle then opens the
@@ -197,7 +218,7 @@ fn run(shared: &Shared, dir: &Path) {
 fn session(shared: &Shared, dir: &Path) -> HResult<bool> {
     let packs = shared.packs_replaced.load(Ordering::Relaxed);
     let repo = Repository::open_bare(dir).map_err(err("cannot open the store"))?;
-    without_deltas(&repo, dir)?;
+    pack::without_deltas(&repo, dir)?;
     let odb = repo.odb().map_err(err("cannot open the objects"))?;
     let mempack = odb
         .add_new_mempack_backend(PRIORITY)
@@ -208,7 +229,7 @@ fn session(shared: &Shared, dir: &Path) -> HResult<bool> {
         mempack: &mempack,
     };
     while shared.packs_replaced.load(Ordering::Relaxed) == packs {
-        let target = {
+        let (target, bulk) = {
             let mut state = shared.lock();
             while !(state.stop || state.asked > state.batches || state.due()) {
                 let wait = if state.first.is_some() {
@@ -223,9 +244,9 @@ fn session(shared: &Shared, dir: &Path) -> HResult<bool> {
                     .0;
             }
             state.running = true;
-            state.appended
+            (state.appended, state.bulk)
         };
-        let batch = memory.batch(dir);
+        let batch = memory.batch(dir, !bulk);
         if let Ok(true) = batch {
             shared.packs_replaced.fetch_add(1, Ordering::Relaxed);
         }
@@ -236,26 +257,13 @@ fn session(shared: &Shared, dir: &Path) -> HResult<bool> {
     Ok(false)
 }
 
-/// The settings of the committer's handle alone, above the store's own (`config`, which
-/// plain git reads too, is left as it is).
-const BATCH_CONFIG: &str = "notes-batch.config";
-
-/// The packs of `repo`'s batches are written without delta compression: a batch's new
-/// notes are rarely versions of one another, and the search for deltas was most of the
-/// committer's time (57 % of a first start at 100k notes, 26 % under PUTs); the merges
-/// of small packs and the full packs, on handles of their own, still make the deltas.
-/// libgit2 reads the size past which an object gets no delta from `pack.deltaCacheSize`
-/// (its own slip) where git names it `pack.bigFileThreshold`: both say 1 byte.
-fn without_deltas(repo: &Repository, dir: &Path) -> HResult<()> {
-    let path = dir.join(BATCH_CONFIG);
-    let text = "# The service's committer only: packs of new changes, no deltas.\n\
-                [pack]\n\tdeltaCacheSize = 1\n\tbigFileThreshold = 1\n";
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-        std::fs::write(&path, text).map_err(io_err("cannot write the committer's settings"))?;
-    }
-    repo.config()
-        .and_then(|mut config| config.add_file(&path, git2::ConfigLevel::App, true))
-        .map_err(err("cannot read the committer's settings"))
+/// Asks for a batch that starts after now (one running may have read the log before
+/// the last record); the number of batches to wait for.
+fn ask(shared: &Shared, state: &mut State) -> u64 {
+    let need = state.batches + 1 + u64::from(state.running);
+    state.asked = state.asked.max(need);
+    shared.wake.notify_one();
+    need
 }
 
 /// Records a batch's outcome and wakes the lookups waiting for it; whether the thread
@@ -301,8 +309,9 @@ struct Memory<'a> {
 }
 
 impl Memory<'_> {
-    /// Commits the log's new records, packed; whether small packs were merged.
-    fn batch(&self, dir: &Path) -> HResult<bool> {
+    /// Commits the log's new records, packed, and merges the small packs when they are
+    /// many and `merge` allows; whether packs were merged.
+    fn batch(&self, dir: &Path, merge: bool) -> HResult<bool> {
         let _turn = lock_file(dir, COMMIT_LOCK)?;
         let made = loop {
             let made = commit_records(self.repo, dir, PACK_BYTES)?;
@@ -328,7 +337,7 @@ impl Memory<'_> {
         if made.log_bytes > wal::CHECKPOINT_BYTES {
             empty_log(dir, self.repo)?;
         }
-        if pack::small_packs(dir) > pack::MERGE_PAST {
+        if merge && pack::small_packs(dir) > pack::MERGE_PAST {
             return pack::merge_small(dir);
         }
         Ok(false)

@@ -137,12 +137,16 @@ impl Notebook {
         paths.sort_unstable();
         let mut seen = Seen::read(self);
         let mut total = 0;
+        let store = self.history_store()?;
+        let bulk = Bulk::start(store);
         for (n, batch) in paths.chunks(OUTSIDE_BATCH).enumerate() {
             total += self.record_outside_seen(batch, Some(&mut seen))?;
             if n % FEW_BATCHES == FEW_BATCHES - 1 {
                 every_few_batches();
             }
         }
+        store.flush().map_err(super::failed)?;
+        drop(bulk);
         seen.write(self);
         Ok(total + self.record_every_outside_file()?)
     }
@@ -166,10 +170,10 @@ impl Notebook {
         let keys: Vec<&str> = paths.iter().map(NotePath::as_str).collect();
         self.note_locks.with_all(&keys, || {
             let store = self.history_store()?;
-            let mut changes = Vec::new();
+            // The watcher's news of a write the service made: nothing to record, and
+            // no commit to wait for to know it.
+            let mut left = Vec::new();
             for path in paths {
-                // The watcher's news of a write the service made: nothing to record,
-                // and no commit to wait for to know it.
                 let early = match seen {
                     Some(_) => None,
                     None => Some(self.current_for_write(path)?.map(|(bytes, _)| bytes)),
@@ -179,9 +183,12 @@ impl Notebook {
                 {
                     continue;
                 }
-                let latest = store
-                    .with_index(|index| index.latest(path.as_str()).map(|e| e.blob))
-                    .map_err(super::failed)?;
+                left.push((path, early));
+            }
+            let left_keys: Vec<&str> = left.iter().map(|(path, _)| path.as_str()).collect();
+            let latest_of = store.latest_of(&left_keys).map_err(super::failed)?;
+            let mut changes = Vec::new();
+            for ((path, early), latest) in left.into_iter().zip(latest_of) {
                 // Only a start pass keeps identities (one `stat` before the read, one
                 // after); the watcher's passes read what they are told of.
                 let before = seen.as_ref().and_then(|_| self.file_id(path));
@@ -229,7 +236,14 @@ impl Notebook {
                     format!("outside-edit {} notes\n\n{}\n", many.len(), list.join("\n"))
                 }
             };
-            self.record(Op::OutsideEdit, message, &changes)?;
+            if seen.is_some() {
+                // A pass over every note: committed in batches of many records.
+                store
+                    .record_unflushed(&message, &changes)
+                    .map_err(super::failed)?;
+            } else {
+                self.record(Op::OutsideEdit, message, &changes)?;
+            }
             Ok(changes.len())
         })
     }
@@ -249,6 +263,23 @@ impl Notebook {
             let _ = path;
             None
         }
+    }
+}
+
+/// A pass over every note recording (`Store::bulk`), ended when dropped, also on an
+/// error.
+struct Bulk<'a>(&'a super::store::Store);
+
+impl<'a> Bulk<'a> {
+    fn start(store: &'a super::store::Store) -> Bulk<'a> {
+        store.bulk(true);
+        Bulk(store)
+    }
+}
+
+impl Drop for Bulk<'_> {
+    fn drop(&mut self) {
+        self.0.bulk(false);
     }
 }
 

@@ -44,10 +44,16 @@ pub(crate) struct Store {
     /// the watcher's news of the service's own writes is known for what it is without
     /// waiting for a commit. Emptied once it holds `OWN_MAX` notes.
     own: Mutex<HashMap<String, Option<u128>>>,
+    /// The bytes of the records `record_unflushed` appended since the last flush.
+    unflushed: AtomicU64,
 }
 
 /// How many notes `Store::own` remembers at most.
 const OWN_MAX: usize = 16_384;
+
+/// The bytes of records `record_unflushed` leaves to the committer at most: a batch
+/// reads them all into memory, and writes them as one pack.
+const UNFLUSHED_MOST: u64 = 8 << 20;
 
 /// The lookups' handle on the repository, and the index.
 pub(super) struct Reader {
@@ -96,6 +102,7 @@ impl Store {
             recent: Mutex::new(HashMap::new()),
             replaced,
             own: Mutex::new(HashMap::new()),
+            unflushed: AtomicU64::new(0),
         };
         store.committer.flush_all()?;
         Ok(store)
@@ -110,13 +117,52 @@ impl Store {
         changes: &[Change],
         sync: wal::Sync,
     ) -> HResult<Option<wal::Pending<'_>>> {
+        let pending = self.log_record(message, changes, sync)?;
+        if sync == wal::Sync::Now {
+            self.committer.flush()?;
+        }
+        Ok(pending)
+    }
+
+    /// `record`, synced now, its commit left to a batch of many records: for a pass
+    /// over many notes (`bulk`), which calls `flush` at its end. Every `UNFLUSHED_MOST`
+    /// bytes it waits for a batch, which writes them as one pack and empties the log.
+    pub(crate) fn record_unflushed(&self, message: &str, changes: &[Change]) -> HResult<()> {
+        self.log_record(message, changes, wal::Sync::Now)?;
+        let bytes: u64 = changes
+            .iter()
+            .map(|c| (c.path.len() + c.text.as_ref().map_or(0, Vec::len)) as u64)
+            .sum();
+        let left = self.unflushed.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if left >= UNFLUSHED_MOST {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Starts or ends a pass over many notes (`record_unflushed`): meanwhile the
+    /// committer runs its batches when asked only, and merges no pack; at the end, it
+    /// merges as it would have.
+    pub(crate) fn bulk(&self, on: bool) {
+        self.committer.bulk(on);
+    }
+
+    /// Waits until every record this handle appended is committed.
+    pub(crate) fn flush(&self) -> HResult<()> {
+        self.unflushed.store(0, Ordering::Relaxed);
+        self.committer.flush().map(drop)
+    }
+
+    fn log_record(
+        &self,
+        message: &str,
+        changes: &[Change],
+        sync: wal::Sync,
+    ) -> HResult<Option<wal::Pending<'_>>> {
         let objects = encode(super::now(), message, changes);
         let (pending, number) = self.append(&objects, sync)?;
         self.count_replaced(changes, number);
         self.remember_own(changes);
-        if sync == wal::Sync::Now {
-            self.committer.flush()?;
-        }
         Ok(pending)
     }
 
@@ -213,6 +259,32 @@ impl Store {
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|_, (_, number)| *number > committed);
         Ok(f(&reader.index))
+    }
+
+    /// The latest version of each of `paths` (`None`: none recorded; `Some(None)`: it
+    /// removed the note), waiting for the committer only when this handle recorded a
+    /// change of one of them that is not committed yet (a pass over many notes then
+    /// lets the committer pack many records at once).
+    pub(crate) fn latest_of(&self, paths: &[&str]) -> HResult<Vec<Option<Option<Oid>>>> {
+        let latest = |index: &Index| {
+            paths
+                .iter()
+                .map(|path| index.latest(path).map(|e| e.blob))
+                .collect()
+        };
+        let committed = self.committer.committed();
+        let waiting = {
+            let recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+            paths
+                .iter()
+                .any(|path| recent.get(*path).is_some_and(|(_, n)| *n > committed))
+        };
+        if waiting {
+            return self.with_index(latest);
+        }
+        let mut reader = self.reader()?;
+        reader.catch_up(&self.dir, false)?;
+        Ok(latest(&reader.index))
     }
 
     /// Commits every change recorded (at a graceful shutdown: git reads them all).

@@ -191,3 +191,42 @@ fn only_versions_that_replace_another_count_towards_a_full_pack() {
     put(&nb, &b, "and again\n");
     assert_eq!(replaced(), 2);
 }
+
+#[test]
+fn a_pass_over_many_notes_shares_one_pack_and_each_note_keeps_its_version() {
+    let (dir, nb) = temp_notebook();
+    let a = NotePath::parse("a.md").unwrap();
+    put(&nb, &a, "one\n");
+    let notes = dir.path().join("notes");
+    for i in 0..1000 {
+        let folder = notes.join(format!("f{}", i % 7));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(format!("n{i}.md")), format!("note {i}\n")).unwrap();
+    }
+    let packs = || {
+        std::fs::read_dir(nb.history_dir().join("objects/pack"))
+            .unwrap()
+            .flatten()
+            .filter(|f| f.file_name().to_string_lossy().ends_with(".pack"))
+            .count()
+    };
+    assert_eq!(nb.history(&a).unwrap().len(), 1);
+    let before = packs();
+    assert_eq!(nb.record_outside_edits(&|| {}).unwrap(), 1000);
+    // Four records of up to 256 notes, committed in one batch: one pack, where a
+    // commit waited for at each record wrote four.
+    assert_eq!(packs(), before + 1);
+    for i in [0, 499, 999] {
+        let path = NotePath::parse(&format!("f{}/n{i}.md", i % 7)).unwrap();
+        let versions = nb.history(&path).unwrap();
+        assert_eq!(versions.len(), 1);
+        assert_eq!(versions[0].operation, "outside-edit");
+        assert_eq!(
+            nb.version(&path, &versions[0].id).unwrap(),
+            format!("note {i}\n").as_bytes()
+        );
+    }
+    // After the pass, a change is committed as before.
+    put(&nb, &a, "two\n");
+    assert_eq!(nb.history(&a).unwrap().len(), 2);
+}
