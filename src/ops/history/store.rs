@@ -254,11 +254,16 @@ impl Store {
         let committed = self.committer.flush()?;
         let mut reader = self.reader()?;
         reader.catch_up(&self.dir, false)?;
+        self.forget_recent(committed);
+        Ok(f(&reader.index))
+    }
+
+    /// Forgets the recent changes up to `committed`, which the index now holds.
+    fn forget_recent(&self, committed: u64) {
         self.recent
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|_, (_, number)| *number > committed);
-        Ok(f(&reader.index))
     }
 
     /// The latest version of each of `paths` (`None`: none recorded; `Some(None)`: it
@@ -284,6 +289,8 @@ impl Store {
         }
         let mut reader = self.reader()?;
         reader.catch_up(&self.dir, false)?;
+        // Else a pass over every note would remember them all.
+        self.forget_recent(committed);
         Ok(latest(&reader.index))
     }
 
