@@ -15,6 +15,8 @@ use super::repo::{sync_store, tip};
 
 /// How many small packs (every pack but the largest) are merged into one.
 pub(super) const MERGE_PAST: usize = 16;
+/// The most bytes of packs one merge takes (`geometric`).
+const MERGE_MOST: u64 = 32 << 20;
 
 fn pack_dir(store: &Path) -> PathBuf {
     store.join("objects").join("pack")
@@ -121,11 +123,15 @@ pub(super) fn without_deltas(repo: &Repository, dir: &Path) -> HResult<()> {
 /// smallest, as long as each is less than twice all the smaller ones together, so
 /// the packs left grow by at least a factor of two each and a pack is merged again
 /// only a few times.
+/// A merge takes packs of `MERGE_MOST` bytes together at most: the pack builder holds
+/// the merged pack in memory (at 100k notes, a merge of every pack peaked at 502 MiB).
 fn geometric(packs: Vec<(u64, String)>) -> Vec<String> {
     let mut merged = Vec::new();
     let mut together = 0u64;
     for (size, name) in packs {
-        if !merged.is_empty() && size >= together.saturating_mul(2) {
+        if !merged.is_empty()
+            && (size >= together.saturating_mul(2) || together + size > MERGE_MOST)
+        {
             break;
         }
         together += size;
@@ -283,7 +289,7 @@ mod tests {
 
     use git2::Repository;
 
-    use super::write_synced;
+    use super::{MERGE_MOST, geometric, write_synced};
 
     /// Set in the process the test below starts for itself.
     const ALONE: &str = "NOTES_TEST_PACK_ALONE";
@@ -308,6 +314,21 @@ mod tests {
             });
         }
         out
+    }
+
+    #[test]
+    fn a_merge_takes_the_smallest_packs_up_to_its_size_limit() {
+        let packs = |sizes: &[u64]| -> Vec<(u64, String)> {
+            sizes.iter().map(|&n| (n, format!("p{n}"))).collect()
+        };
+        let mib = 1 << 20;
+        // By the geometric rule: a pack joins while under twice the smaller ones.
+        assert_eq!(geometric(packs(&[1, 1, 3, 100])), ["p1", "p1", "p3"]);
+        // Packs of one size would all be merged, up to the limit.
+        let even = vec![4 * mib; 66];
+        assert_eq!(geometric(packs(&even)).len(), 8);
+        // A pack at the limit is merged no more.
+        assert!(geometric(packs(&[MERGE_MOST, MERGE_MOST])).len() < 2);
     }
 
     /// With the server's 1 MiB map windows, this 1.5 MiB pack has a zlib stream
