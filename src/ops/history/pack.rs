@@ -96,8 +96,8 @@ pub(super) fn write_synced(dir: &Path, pack: &[u8]) -> HResult<Option<String>> {
     Ok(Some(format!("pack-{name}")))
 }
 
-/// The settings of the committer's and the merges' handles, above the store's own (`config`, which
-/// plain git reads too, is left as it is).
+/// The settings of the committer's and the merges' handles, above the store's own
+/// (`config`, which plain git reads too, is left as it is).
 const BATCH_CONFIG: &str = "notes-batch.config";
 
 /// The packs `repo` writes have no delta compression: the committer's batches (their new
@@ -109,7 +109,7 @@ const BATCH_CONFIG: &str = "notes-batch.config";
 /// (its own slip) where git names it `pack.bigFileThreshold`: both say 1 byte.
 pub(super) fn without_deltas(repo: &Repository, dir: &Path) -> HResult<()> {
     let path = dir.join(BATCH_CONFIG);
-    let text = "# The service's committer only: packs of new changes, no deltas.\n\
+    let text = "# The service's committer and merges only: packs without deltas.\n\
                 [pack]\n\tdeltaCacheSize = 1\n\tbigFileThreshold = 1\n";
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
         std::fs::write(&path, text).map_err(io_err("cannot write the committer's settings"))?;
@@ -123,6 +123,7 @@ pub(super) fn without_deltas(repo: &Repository, dir: &Path) -> HResult<()> {
 /// smallest, as long as each is less than twice all the smaller ones together, so
 /// the packs left grow by at least a factor of two each and a pack is merged again
 /// only a few times.
+///
 /// A merge takes packs of `MERGE_MOST` bytes together at most: the pack builder holds
 /// the merged pack in memory (at 100k notes, a merge of every pack peaked at 502 MiB).
 fn geometric(packs: Vec<(u64, String)>) -> Vec<String> {
