@@ -343,7 +343,7 @@ impl Memory<'_> {
         Ok(false)
     }
 
-    /// Writes `objects` (in memory) as one pack, synced.
+    /// Writes `objects` (staged in memory) as one pack, synced.
     fn pack(&self, dir: &Path, objects: &[Oid]) -> HResult<()> {
         let mut builder = self
             .repo
@@ -356,11 +356,7 @@ impl Memory<'_> {
                 .insert_object(*id, None)
                 .map_err(err("cannot pack the changes"))?;
         }
-        let mut buf = git2::Buf::new();
-        builder
-            .write_buf(&mut buf)
-            .map_err(err("cannot pack the changes"))?;
-        pack::write_synced(dir, &buf).map(drop)
+        pack::write_synced(dir, &mut builder).map(drop)
     }
 }
 

@@ -1,8 +1,8 @@
 //! Packing the store, with libgit2's pack builder (deltas and zlib) and indexer: each
 //! batch of commits as a small pack (`write_synced`), the small packs merged into one
-//! once they are many (`merge_small`, by git's geometric rule), and a full pack of everything the history
-//! reaches (`pack_all`), after which the loose objects, the older packs and what a
-//! prune left unreachable go. A pack is synced before anything it replaces is removed:
+//! once they are many (`merge_small`, by git's geometric rule), and a full pack of
+//! everything the history reaches (`pack_all`), after which the loose objects, the
+//! older packs and what a prune left unreachable go. A pack is synced before anything it replaces is removed:
 //! a crash leaves every object readable.
 
 use std::io::Write;
@@ -17,6 +17,8 @@ use super::repo::{sync_store, tip};
 pub(super) const MERGE_PAST: usize = 16;
 /// The most bytes of packs one merge takes (`geometric`).
 const MERGE_MOST: u64 = 32 << 20;
+/// How many bytes of a pack in the making go to the indexer at once (`write_synced`).
+const STREAM_CHUNK: usize = 1 << 20;
 
 fn pack_dir(store: &Path) -> PathBuf {
     store.join("objects").join("pack")
@@ -46,18 +48,21 @@ pub(super) fn small_packs(dir: &Path) -> usize {
     packs(dir).len().saturating_sub(1)
 }
 
-/// Writes `pack` (a whole pack file) into the pack folder with its index, both synced
+/// Writes the pack `builder` makes into the pack folder with its index, both synced
 /// with their folder: a crash never leaves a torn pack whose index names the objects.
 /// Its name (`pack-…`); `None` for a pack of no object (not written).
 ///
-/// With the small map windows the server sets (`memory.rs`), libgit2's indexer stops
-/// where a zlib stream's first bytes end a window, and goes on only at the next append:
-/// handed a pack whole, it failed now and then ("unexpected data at the end of the
-/// pack"). Empty appends make it go on until every object is read. (The pack builder's
-/// own `write` appends object by object, which costs a map of the pack each time.)
-pub(super) fn write_synced(dir: &Path, pack: &[u8]) -> HResult<Option<String>> {
-    // A pack of no object: its header (12 bytes) and checksum (20) alone.
-    if pack.len() <= 32 {
+/// The pack goes to libgit2's indexer as it is made, `STREAM_CHUNK` bytes at a time:
+/// held whole in memory (`write_buf`), a merge of 32 MiB of packs raised the server's
+/// peak by as much. (The pack builder's own `write` appends object by object, which
+/// costs a map of the pack each time.) With the small map windows the server sets
+/// (`memory.rs`), the indexer stops where a zlib stream's first bytes end a window and
+/// goes on only at the next append: empty appends at the end make it read every object.
+pub(super) fn write_synced(
+    dir: &Path,
+    builder: &mut git2::PackBuilder<'_>,
+) -> HResult<Option<String>> {
+    if builder.object_count() == 0 {
         return Ok(None);
     }
     let folder = pack_dir(dir);
@@ -70,9 +75,22 @@ pub(super) fn write_synced(dir: &Path, pack: &[u8]) -> HResult<Option<String>> {
         seen.set((p.received_objects(), p.total_objects()));
         true
     });
-    indexer
-        .write_all(pack)
-        .map_err(io_err("cannot write a pack"))?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(STREAM_CHUNK, &mut indexer);
+        let mut failed = None;
+        let made = builder.foreach(|chunk| match out.write_all(chunk) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        });
+        if let Some(e) = failed {
+            return Err(io_err("cannot write a pack")(e));
+        }
+        made.map_err(err("cannot write a pack"))?;
+        out.flush().map_err(io_err("cannot write a pack"))?;
+    }
     loop {
         let (received, total) = read.get();
         if received >= total {
@@ -124,8 +142,9 @@ pub(super) fn without_deltas(repo: &Repository, dir: &Path) -> HResult<()> {
 /// the packs left grow by at least a factor of two each and a pack is merged again
 /// only a few times.
 ///
-/// A merge takes packs of `MERGE_MOST` bytes together at most: the pack builder holds
-/// the merged pack in memory (at 100k notes, a merge of every pack peaked at 502 MiB).
+/// A merge takes packs of `MERGE_MOST` bytes together at most: it holds the commit lock
+/// while it reads and compresses them again (after a first start at 100k notes, the
+/// rule alone picked every pack, 250 MB). Packs that large are left to the full pack.
 fn geometric(packs: Vec<(u64, String)>) -> Vec<String> {
     let mut merged = Vec::new();
     let mut together = 0u64;
@@ -183,11 +202,7 @@ pub(super) fn merge_small(dir: &Path) -> HResult<bool> {
             .insert_object(id, None)
             .map_err(err("cannot merge the packs"))?;
     }
-    let mut buf = git2::Buf::new();
-    builder
-        .write_buf(&mut buf)
-        .map_err(err("cannot merge the packs"))?;
-    let merged = write_synced(dir, &buf)?;
+    let merged = write_synced(dir, &mut builder)?;
     remove_packs(dir, |name| {
         small.iter().any(|s| s == name) && merged.as_deref() != Some(name)
     });
@@ -364,9 +379,7 @@ mod tests {
         }
         let into = tmp.path().join("into");
         Repository::init_bare(&into).unwrap();
-        let mut buf = git2::Buf::new();
-        builder.write_buf(&mut buf).unwrap();
-        let name = write_synced(&into, &buf).unwrap().unwrap();
+        let name = write_synced(&into, &mut builder).unwrap().unwrap();
         assert!(into.join(format!("objects/pack/{name}.idx")).exists());
         let read = Repository::open_bare(&into).unwrap();
         for id in ids {

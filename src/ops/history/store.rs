@@ -53,7 +53,7 @@ const OWN_MAX: usize = 16_384;
 
 /// The bytes of records `record_unflushed` leaves to the committer at most: a batch
 /// reads them all into memory, and writes them as one pack.
-const UNFLUSHED_MOST: u64 = 8 << 20;
+const UNFLUSHED_MOST: u64 = 4 << 20;
 
 /// The lookups' handle on the repository, and the index.
 pub(super) struct Reader {
