@@ -53,7 +53,7 @@ pub(super) async fn list(scope: Option<Scope>, state: Arc<State>) -> Result<Resp
         // Made for this token: the shared JSON is everyone's.
         let list = blocking(&state, move |s| {
             let snapshot = s.notebook.list_snapshot()?;
-            let reader = s.notebook.reader(&scope)?;
+            let reader = s.notebook.reader_of(&scope, &snapshot);
             Ok::<_, crate::error::Error>(auth::lists::notes(&snapshot.list, &reader))
         })
         .await?;

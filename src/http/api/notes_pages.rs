@@ -37,7 +37,7 @@ pub(super) async fn page(
     if let Some(scope) = scope.filter(|s| s.narrows(".")) {
         let list = blocking(&state, move |s| {
             let snapshot = s.notebook.list_snapshot()?;
-            let reader = s.notebook.reader(&scope)?;
+            let reader = s.notebook.reader_of(&scope, &snapshot);
             Ok::<_, Error>(auth::lists::notes(&snapshot.list, &reader))
         })
         .await?;

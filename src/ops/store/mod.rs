@@ -16,6 +16,7 @@ pub use list::{NoteFile, note_files};
 pub(crate) use list::{relative, visit_note_files};
 pub(crate) use read::{Opened, RawNote};
 pub(crate) use saves::{edit as apply_edit, verbatim};
+pub(crate) use snapshot::ListSnapshot;
 
 use super::NotePath;
 use super::front_matter::{self, FrontMatter};

@@ -9,6 +9,7 @@ use super::{Scope, Scoped};
 use crate::error::{Error, Result};
 use crate::ops::Notebook;
 use crate::ops::root::{Landing, RootDir};
+use crate::ops::store::ListSnapshot;
 
 impl Notebook {
     /// Whether the holder of `scope` may read `path` (a note, an attachment, a folder).
@@ -33,22 +34,32 @@ impl Notebook {
     /// What the holder of `scope` sees of the notes: its folder, less the symlinked
     /// notes in it that lead out of it. Reads the list only for a folder scope.
     pub(crate) fn reader(&self, scope: &Scope) -> Result<Reader> {
-        let mut hidden = Vec::new();
-        if scope.prefix().is_some() {
-            let snapshot = self.list_snapshot()?;
-            hidden = snapshot
+        if scope.prefix().is_none() {
+            return Ok(Reader {
+                scope: scope.clone(),
+                hidden: Vec::new(),
+            });
+        }
+        Ok(self.reader_of(scope, &self.list_snapshot()?))
+    }
+
+    /// `reader`, from a list `snapshot` the caller already holds (the one it filters).
+    pub(crate) fn reader_of(&self, scope: &Scope, snapshot: &ListSnapshot) -> Reader {
+        let hidden = match scope.prefix() {
+            None => Vec::new(),
+            Some(_) => snapshot
                 .linked()
                 .iter()
                 .filter(|path| {
                     scope.allows_read(path.as_str()) && !self.may_read(scope, path.as_str())
                 })
                 .cloned()
-                .collect();
-        }
-        Ok(Reader {
+                .collect(),
+        };
+        Reader {
             scope: scope.clone(),
             hidden,
-        })
+        }
     }
 }
 
