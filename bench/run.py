@@ -52,12 +52,12 @@ SPLIT = cpu_split()
 SERVER_CORES = len(SPLIT[0].split(",")) if SPLIT else os.cpu_count()
 
 
-def on_server_cores(command):
-    return (["taskset", "-c", SPLIT[0]] + command) if SPLIT else command
+def on_server_cores(command, pinned=True):
+    return (["taskset", "-c", SPLIT[0]] + command) if SPLIT and pinned else command
 
 
-def on_load_cores(command):
-    return (["taskset", "-c", SPLIT[1]] + command) if SPLIT else command
+def on_load_cores(command, pinned=True):
+    return (["taskset", "-c", SPLIT[1]] + command) if SPLIT and pinned else command
 
 WORDS = (
     "garden river mountain quiet morning letter coffee window autumn winter summer "
@@ -158,7 +158,7 @@ def wait_idle(pid, timeout=90):
 
 
 def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads=THREADS,
-        token=None):
+        token=None, pinned=True):
     env = {**os.environ, "BENCH_MODE": mode, "BENCH_PATH": path}
     if accept:
         env["BENCH_ACCEPT"] = accept
@@ -166,7 +166,7 @@ def wrk(url, mode="get", path="/", accept=None, connections=CONNECTIONS, threads
         env["BENCH_TOKEN"] = token
     out = subprocess.run(
         on_load_cores(["wrk", "-t", threads, "-c", connections, "-d", DURATION,
-                       "--timeout", "10s", "-s", str(LUA), url]),
+                       "--timeout", "10s", "-s", str(LUA), url], pinned),
         capture_output=True, text=True, env=env, timeout=300,
     )
     return wrk_result(out)
@@ -230,11 +230,11 @@ def rss_peak_kib(pid):
     return 0
 
 
-def start_notes(notes_dir, public_dir):
+def start_notes(notes_dir, public_dir, pinned=True):
     port = free_port()
     proc = subprocess.Popen(
         on_server_cores([str(BIN), "--notes-dir", str(notes_dir), "--public-dir",
-                         str(public_dir), "serve", "--listen", f"127.0.0.1:{port}"]),
+                         str(public_dir), "serve", "--listen", f"127.0.0.1:{port}"], pinned),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
@@ -242,12 +242,12 @@ def start_notes(notes_dir, public_dir):
     return proc, base
 
 
-def start_nginx(notes_dir, work):
+def start_nginx(notes_dir, work, pinned=True):
     port = free_port()
     conf = work / "nginx.conf"
     conf.write_text(f"""
 user root;
-worker_processes {SERVER_CORES};
+worker_processes {SERVER_CORES if pinned else os.cpu_count()};
 daemon off;
 pid {work}/nginx.pid;
 error_log {work}/nginx-error.log;
@@ -264,7 +264,7 @@ http {{
     }}
 }}
 """)
-    proc = subprocess.Popen(on_server_cores(["nginx", "-c", str(conf)]),
+    proc = subprocess.Popen(on_server_cores(["nginx", "-c", str(conf)], pinned),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     wait_http(base + "/" + note_path(0))
@@ -330,6 +330,7 @@ def main():
     need("perf", "linux-perf", required=False)
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
     rows = []
+    unpinned_rows = []
     token_ratios = {}
     fs_rates = {}
     rounds = {}
@@ -352,6 +353,9 @@ def main():
                 peaks[(count, "first start, indexing")] = rss_peak_kib(notes.pid)
             finally:
                 stop(notes)
+            # Before the write rows, which leave the history committing for a while.
+            if count == 10000 and SPLIT:
+                unpinned(notes_dir, public_dir, tmp, label, unpinned_rows, rounds)
             notes, nbase = start_notes(notes_dir, public_dir)
             nginx, xbase = start_nginx(notes_dir, tmp)
             try:
@@ -373,6 +377,7 @@ def main():
                     runs["token"].append(counted(notes.pid, lambda: wrk(
                         nbase, path="/api/v1/notes/" + one, token=secret)))
                     token_revoke(notes_dir)
+                all_answered(runs)
                 rounds[label] = runs
                 for name, key in (("nginx GET file", "nginx"), ("GET raw", "raw"),
                                   ("GET JSON", "json")):
@@ -409,6 +414,7 @@ def main():
                 stop(notes)
                 stop(nginx)
 
+    rows += unpinned_rows
     lines = [
         "# HTTP benchmark",
         "",
@@ -417,6 +423,9 @@ def main():
         + (f"Servers (notes, and nginx with {SERVER_CORES} worker(s)) on core(s) {SPLIT[0]}, "
            f"wrk on core(s) {SPLIT[1]}. " if SPLIT else "No core split (taskset or a "
            "second core missing). ")
+        + ("The rows marked unpinned run with nothing pinned: notes with its default "
+           f"threads, nginx with {os.cpu_count()} workers, wrk on the same cores. "
+           if SPLIT else "")
         + "The nginx, raw and "
         f"JSON rows ran in {ROUNDS} interleaved rounds: their req/s and latencies are the "
         "median round's, their ratio the median of the per-round ratios to nginx in the "
@@ -480,8 +489,51 @@ def token_create(notes_dir, prefix):
 
 
 def token_revoke(notes_dir):
-    subprocess.run([str(BIN), "--notes-dir", str(notes_dir), "token", "revoke", "bench"],
+    """Revokes the token and opens the folder again (`token off`): a folder whose last
+    token is revoked stays closed, and every later row would be answered 401."""
+    subprocess.run([str(BIN), "--notes-dir", str(notes_dir), "token", "off"],
                    capture_output=True, check=True)
+
+
+def unpinned(notes_dir, public_dir, tmp, label, rows, rounds):
+    """The raw and JSON GET rows in the layout a user runs: nothing pinned (notes with
+    its default threads, nginx with a worker per core, wrk on the same cores)."""
+    notes, nbase = start_notes(notes_dir, public_dir, pinned=False)
+    nginx, xbase = start_nginx(notes_dir, tmp, pinned=False)
+    try:
+        wait_indexed(nbase, 10000)
+        wait_idle(notes.pid)
+        one = note_path(7)
+        runs = {"nginx": [], "raw": [], "json": []}
+        for _ in range(ROUNDS):
+            runs["nginx"].append(counted(nginx.pid, lambda: wrk(
+                xbase, path="/" + one, pinned=False)))
+            runs["raw"].append(counted(notes.pid, lambda: wrk(
+                nbase, path="/api/v1/notes/" + one, accept="text/markdown", pinned=False)))
+            runs["json"].append(counted(notes.pid, lambda: wrk(
+                nbase, path="/api/v1/notes/" + one, pinned=False)))
+        all_answered(runs)
+        key_label = f"{label}, unpinned"
+        rounds[key_label] = runs
+        for name, key in (("nginx GET file", "nginx"), ("GET raw", "raw"),
+                          ("GET JSON", "json")):
+            ratio = None
+            if key != "nginx":
+                ratio = median([r["rps"] / n["rps"] for r, n in zip(runs[key], runs["nginx"])])
+            rows.append((f"{name} ({key_label})", middle(runs[key]), ratio))
+    finally:
+        stop(notes)
+        stop(nginx)
+
+
+def all_answered(runs):
+    """Stops the benchmark when a compared run had answers other than 2xx (a refused
+    request is cheap, and would pass for speed)."""
+    for key, results in runs.items():
+        for r in results:
+            if r["non2xx"] or r["socket_errors"]:
+                raise SystemExit(f"{key}: {r['non2xx']} answers not 2xx, "
+                                 f"{r['socket_errors']} socket errors")
 
 
 def middle(runs):
