@@ -8,8 +8,8 @@
 //! growth synced, once per `GROW_BYTES`), so a record's `fdatasync` writes data blocks
 //! only and needs no journal commit of the file system's metadata, which would queue
 //! behind the note's own sync. Emptying the log bumps the epoch in its header: records
-//! are checksummed with their epoch, so the older records still in the file end the
-//! reading at the first one.
+//! are checksummed with their epoch, and zeros follow the last record, so the older
+//! records still in the file are never read as records.
 //!
 //! A note's write needs no sync of its own for its record (`Sync::WithNext`): the
 //! record is written to the disk and waited for, without flushing the disk's cache,
@@ -37,6 +37,9 @@ const MAGIC: &[u8; 8] = b"NOTESWAL";
 const HEADER: u64 = 16;
 /// How much zero-filled room the log gains at once.
 const GROW_BYTES: u64 = 1 << 20;
+/// The zeros written after the last record (a record's head is 12 bytes: length and
+/// checksum).
+const END_MARK: u64 = 12;
 
 /// How a record is made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,8 +191,13 @@ impl Log {
         record.extend_from_slice(&len.to_le_bytes());
         record.extend_from_slice(&xxh3_64_with_seed(&payload, self.epoch).to_le_bytes());
         record.extend_from_slice(&payload);
+        let written = record.len() as u64;
         // Room for this record and the zeros that end the reading after it.
-        let need = self.end + record.len() as u64 + 12;
+        let need = self.end + written + END_MARK;
+        // Written with it: after an emptying, the file past the records holds the older
+        // epoch's bytes, and a reader took any of them for the head of a record still
+        // coming (a length up to the whole file, read again at every append).
+        record.extend_from_slice(&[0; END_MARK as usize]);
         if need > self.size {
             let size = need.div_ceil(GROW_BYTES) * GROW_BYTES;
             zero(&self.file, self.size, size)?;
@@ -207,7 +215,7 @@ impl Log {
                 None
             }
         };
-        self.end += record.len() as u64;
+        self.end += written;
         Ok((self.end, unsynced))
     }
 }
@@ -286,11 +294,12 @@ pub(crate) fn records_after(
     Ok((records, at))
 }
 
-/// Writes the header of an empty log at `epoch`, durably.
+/// Writes the header of an empty log at `epoch`, and the zeros that end its records,
+/// durably.
 fn start(file: &File, epoch: u64) -> io::Result<()> {
-    let mut header = [0u8; HEADER as usize];
+    let mut header = [0u8; (HEADER + END_MARK) as usize];
     header[..8].copy_from_slice(MAGIC);
-    header[8..].copy_from_slice(&epoch.to_le_bytes());
+    header[8..HEADER as usize].copy_from_slice(&epoch.to_le_bytes());
     file.write_all_at(&header, 0)?;
     file.sync_data()
 }
@@ -371,7 +380,8 @@ fn read_records(
             None => true,
             Some(head) => {
                 let len = u64::from(u32::from_le_bytes(head.try_into().unwrap_or_default()));
-                len != 0 && 12 + len > rest.len() as u64
+                // A length past the file's end is no record in the making.
+                len != 0 && 12 + len > rest.len() as u64 && at + 12 + len <= size
             }
         };
         if !cut {

@@ -10,6 +10,35 @@ fn object(kind: u8, bytes: &[u8]) -> Object {
     }
 }
 
+/// An emptied log is written again over the older epoch's records: zeros after its
+/// last record end the reading there. Without them, the reading took the older bytes
+/// for the head of a record still coming and read on to the length they named, at
+/// every append (a PUT stalled for seconds once a start's pass had left records of
+/// megabytes behind).
+#[test]
+fn zeros_follow_the_last_record_over_an_emptied_logs_older_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = Log::open(dir.path()).unwrap();
+    let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8 + 1).collect();
+    log.append(&[object(b'b', &big)], Sync::Now).unwrap();
+    clear(dir.path()).unwrap();
+    let file = File::open(dir.path().join(FILE)).unwrap();
+    let mut after_header = [0xffu8; END_MARK as usize];
+    file.read_exact_at(&mut after_header, HEADER).unwrap();
+    assert_eq!(after_header, [0; END_MARK as usize]);
+    let (end, _) = log.append(&[object(b'c', b"small")], Sync::Now).unwrap();
+    let mut after = [0xffu8; END_MARK as usize];
+    file.read_exact_at(&mut after, end).unwrap();
+    assert_eq!(after, [0; END_MARK as usize]);
+    // The bytes past the zeros are still the older record's.
+    let mut older = [0u8; 4];
+    file.read_exact_at(&mut older, end + END_MARK).unwrap();
+    assert_ne!(older, [0; 4]);
+    let read = records(dir.path()).unwrap();
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0][0].bytes, b"small");
+}
+
 #[test]
 fn records_round_trip_a_torn_tail_is_dropped_and_a_cleared_log_is_empty() {
     let dir = tempfile::tempdir().unwrap();
