@@ -345,18 +345,7 @@ impl Memory<'_> {
 
     /// Writes `objects` (staged in memory) as one pack, synced.
     fn pack(&self, dir: &Path, objects: &[Oid]) -> HResult<()> {
-        let mut builder = self
-            .repo
-            .packbuilder()
-            .map_err(err("cannot pack the changes"))?;
-        // The server's requests keep the other core.
-        builder.set_threads(1);
-        for id in objects {
-            builder
-                .insert_object(*id, None)
-                .map_err(err("cannot pack the changes"))?;
-        }
-        pack::write_synced(dir, &mut builder).map(drop)
+        pack::write_objects(self.repo, dir, objects, "cannot pack the changes").map(drop)
     }
 }
 

@@ -58,7 +58,7 @@ pub(super) fn small_packs(dir: &Path) -> usize {
 /// costs a map of the pack each time.) With the small map windows the server sets
 /// (`memory.rs`), the indexer stops where a zlib stream's first bytes end a window and
 /// goes on only at the next append: empty appends at the end make it read every object.
-pub(super) fn write_synced(
+fn write_synced(
     dir: &Path,
     builder: &mut git2::PackBuilder<'_>,
 ) -> HResult<Option<String>> {
@@ -112,6 +112,23 @@ pub(super) fn write_synced(
         .and_then(|file| file.sync_all())
         .map_err(io_err("cannot sync a pack"))?;
     Ok(Some(format!("pack-{name}")))
+}
+
+/// Writes `objects` of `repo` as one pack, synced (`write_synced`); `what` names the
+/// work in an error.
+pub(super) fn write_objects(
+    repo: &Repository,
+    dir: &Path,
+    objects: &[Oid],
+    what: &'static str,
+) -> HResult<Option<String>> {
+    let mut builder = repo.packbuilder().map_err(err(what))?;
+    // The server's requests keep the other core.
+    builder.set_threads(1);
+    for id in objects {
+        builder.insert_object(*id, None).map_err(err(what))?;
+    }
+    write_synced(dir, &mut builder)
 }
 
 /// The settings of the committer's and the merges' handles, above the store's own
@@ -195,14 +212,7 @@ pub(super) fn merge_small(dir: &Path) -> HResult<bool> {
     });
     let _ = std::fs::remove_dir_all(&aside);
     listed.map_err(err("cannot list the packs' objects"))?;
-    let mut builder = repo.packbuilder().map_err(err("cannot merge the packs"))?;
-    builder.set_threads(1);
-    for id in ids {
-        builder
-            .insert_object(id, None)
-            .map_err(err("cannot merge the packs"))?;
-    }
-    let merged = write_synced(dir, &mut builder)?;
+    let merged = write_objects(&repo, dir, &ids, "cannot merge the packs")?;
     remove_packs(dir, |name| {
         small.iter().any(|s| s == name) && merged.as_deref() != Some(name)
     });

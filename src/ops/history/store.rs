@@ -252,6 +252,13 @@ impl Store {
     /// handle's changes committed).
     pub(crate) fn with_index<T>(&self, f: impl FnOnce(&Index) -> T) -> HResult<T> {
         let committed = self.committer.flush()?;
+        self.read_index(committed, f)
+    }
+
+    /// Runs `f` on the index brought up to the ref, once this handle's records up to
+    /// `committed` are committed (the recent changes up to there are then forgotten:
+    /// else a pass over every note would remember them all).
+    fn read_index<T>(&self, committed: u64, f: impl FnOnce(&Index) -> T) -> HResult<T> {
         let mut reader = self.reader()?;
         reader.catch_up(&self.dir, false)?;
         self.forget_recent(committed);
@@ -287,11 +294,7 @@ impl Store {
         if waiting {
             return self.with_index(latest);
         }
-        let mut reader = self.reader()?;
-        reader.catch_up(&self.dir, false)?;
-        // Else a pass over every note would remember them all.
-        self.forget_recent(committed);
-        Ok(latest(&reader.index))
+        self.read_index(committed, latest)
     }
 
     /// Commits every change recorded (at a graceful shutdown: git reads them all).
