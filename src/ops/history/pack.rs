@@ -58,10 +58,7 @@ pub(super) fn small_packs(dir: &Path) -> usize {
 /// costs a map of the pack each time.) With the small map windows the server sets
 /// (`memory.rs`), the indexer stops where a zlib stream's first bytes end a window and
 /// goes on only at the next append: empty appends at the end make it read every object.
-fn write_synced(
-    dir: &Path,
-    builder: &mut git2::PackBuilder<'_>,
-) -> HResult<Option<String>> {
+fn write_synced(dir: &Path, builder: &mut git2::PackBuilder<'_>) -> HResult<Option<String>> {
     if builder.object_count() == 0 {
         return Ok(None);
     }
