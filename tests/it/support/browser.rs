@@ -63,25 +63,56 @@ pub struct Driver {
 }
 
 impl Driver {
+    /// Starts chromedriver and waits until its `/status` says it is ready. A port taken
+    /// between choosing it and chromedriver's bind (or a connect that met itself) makes
+    /// it exit or never answer: it is then started again on another port.
     pub fn start(program: &Path, log: &Path) -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        let child = Command::new(program)
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).expect("driver log"))
-            .spawn()
-            .expect("start chromedriver");
-        let driver = Driver { child, port };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not start");
-            std::thread::sleep(Duration::from_millis(50));
+        for _ in 0..3 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .expect("a free port");
+            let child = Command::new(program)
+                .arg(format!("--port={port}"))
+                .arg("--allowed-ips=127.0.0.1")
+                .arg(format!("--log-path={}", log.display()))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start chromedriver");
+            let mut driver = Driver { child, port };
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while Instant::now() < deadline {
+                if driver.ready() {
+                    return driver;
+                }
+                if driver.child.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
-        driver
+        panic!("chromedriver did not start (log: {})", log.display());
+    }
+
+    /// Whether chromedriver answers its status with `"ready": true`.
+    fn ready(&self) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        let request = format!(
+            "GET /status HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            self.port
+        );
+        let mut answer = String::new();
+        if stream.write_all(request.as_bytes()).is_err()
+            || stream.read_to_string(&mut answer).is_err() && answer.is_empty()
+        {
+            return false;
+        }
+        answer.starts_with("HTTP/1.1 200") && answer.replace(' ', "").contains("\"ready\":true")
     }
 
     pub fn url(&self) -> String {
@@ -132,11 +163,24 @@ pub async fn session(
         "goog:chromeOptions".into(),
         json!({"binary": chromium, "args": args}),
     );
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    Ok(ClientBuilder::new(connector)
-        .capabilities(caps)
-        .connect(&driver.url())
-        .await?)
+    // Chromium may fail to come up on a loaded machine; a fresh try usually works.
+    let mut attempt = 0;
+    loop {
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        match ClientBuilder::new(connector)
+            .capabilities(caps.clone())
+            .connect(&driver.url())
+            .await
+        {
+            Ok(client) => return Ok(client),
+            Err(err) if attempt < 2 => {
+                eprintln!("a browser session failed to start, trying again: {err}");
+                attempt += 1;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
 }
 
 /// Saves a screenshot of the page as `tests/artifacts/web/NAME.png`.
