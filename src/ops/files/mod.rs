@@ -2,7 +2,7 @@
 //! What one is (`FilePath`), its media type, reading one (`open_file`, small ones kept
 //! in memory by `cache`) and listing them under a folder (`list_files`); writing and
 //! deleting are in `write`, the files a note references in `referenced`, attaching files
-//! to a note in `attach`.
+//! to a note in `attach`. What links resolve against (`link_targets`) lists them here.
 
 mod attach;
 pub(crate) mod cache;
@@ -50,6 +50,7 @@ use self::cache::{FileCache, Kept};
 use self::sealed::Sealed;
 use crate::error::{Error, Result};
 use crate::ops::ids::FileId;
+use crate::ops::links::LinkTargets;
 use crate::ops::store::relative;
 use crate::ops::{FilePath, Notebook, clock};
 
@@ -248,6 +249,35 @@ pub(crate) fn attachment_files(root: &Path, start: &Path) -> Vec<AttachmentFile>
         }
     }
     files
+}
+
+impl Notebook {
+    /// What links resolve against now. The resolver is built once per list snapshot
+    /// (the list is shared while no note file changes), so pages rendered between two
+    /// changes share it.
+    pub(crate) fn link_targets(&self) -> Result<LinkTargets> {
+        let snapshot = self.list_snapshot()?;
+        Ok(LinkTargets::with_cache(
+            snapshot.list,
+            &snapshot.links,
+            || self.list_attachments(),
+        ))
+    }
+
+    /// The attachments of the folder, as links resolve against them (listed once per
+    /// change of the attachments' names).
+    pub(crate) fn attachment_list(&self) -> Result<Arc<Vec<FilePath>>> {
+        let snapshot = self.list_snapshot()?;
+        Ok(snapshot.links.files(|| self.list_attachments()).clone())
+    }
+
+    fn list_attachments(&self) -> Vec<FilePath> {
+        let root = self.notes_dir();
+        attachment_files(root, root)
+            .into_iter()
+            .map(|f| f.path)
+            .collect()
+    }
 }
 
 impl Notebook {

@@ -8,9 +8,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::resolve::joined_to_folder;
 use super::{Link, LinkKind, Resolver, heading_anchor, parse};
-use crate::error::Result;
 use crate::ops::model::NoteList;
-use crate::ops::{FilePath, NotePath, Notebook, path};
+use crate::ops::{FilePath, NotePath, path};
 use crate::render::{self, LinkForm};
 
 /// What a link on a page points to.
@@ -55,7 +54,7 @@ impl LinkCache {
     }
 
     /// The attachments, listed by `list` the first time they are asked for.
-    fn files(&self, list: impl FnOnce() -> Vec<FilePath>) -> &Arc<Vec<FilePath>> {
+    pub(crate) fn files(&self, list: impl FnOnce() -> Vec<FilePath>) -> &Arc<Vec<FilePath>> {
         self.files.get_or_init(|| Arc::new(list()))
     }
 }
@@ -65,35 +64,6 @@ impl LinkCache {
 pub(crate) struct LinkTargets {
     notes: Arc<NoteList>,
     resolver: Arc<Resolver>,
-}
-
-impl Notebook {
-    /// What links resolve against now. The resolver is built once per list snapshot
-    /// (the list is shared while no note file changes), so pages rendered between two
-    /// changes share it.
-    pub(crate) fn link_targets(&self) -> Result<LinkTargets> {
-        let snapshot = self.list_snapshot()?;
-        Ok(LinkTargets::with_cache(
-            snapshot.list,
-            &snapshot.links,
-            || self.list_attachments(),
-        ))
-    }
-
-    /// The attachments of the folder, as links resolve against them (listed once per
-    /// change of the attachments' names).
-    pub(crate) fn attachment_list(&self) -> Result<Arc<Vec<FilePath>>> {
-        let snapshot = self.list_snapshot()?;
-        Ok(snapshot.links.files(|| self.list_attachments()).clone())
-    }
-
-    fn list_attachments(&self) -> Vec<FilePath> {
-        let root = self.notes_dir();
-        crate::ops::files::attachment_files(root, root)
-            .into_iter()
-            .map(|f| f.path)
-            .collect()
-    }
 }
 
 /// The resolver of every note in `list` and every file of `files`.
@@ -110,7 +80,7 @@ fn resolver_of(list: &NoteList, files: &[FilePath]) -> Resolver {
 }
 
 impl LinkTargets {
-    fn with_cache(
+    pub(crate) fn with_cache(
         notes: Arc<NoteList>,
         cache: &LinkCache,
         list_files: impl FnOnce() -> Vec<FilePath>,
