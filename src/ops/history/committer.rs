@@ -31,6 +31,14 @@ const PACK_BYTES: u64 = 16 << 20;
 /// every write goes to memory.
 const PRIORITY: i32 = 1000;
 
+/// A batch asked for: the number of batches finished once it has run, and the records
+/// appended before it was asked for, which it commits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asked {
+    batch: u64,
+    target: u64,
+}
+
 /// The handle's committer thread.
 pub(crate) struct Committer {
     shared: Arc<Shared>,
@@ -134,9 +142,31 @@ impl Committer {
     /// Waits for a batch that starts after now (one running may have read the log
     /// before the last record).
     fn wait(&self, mut state: MutexGuard<'_, State>) -> HResult<u64> {
-        let target = state.appended;
-        let need = ask(&self.shared, &mut state);
-        while state.batches < need {
+        let asked = Asked {
+            target: state.appended,
+            batch: ask(&self.shared, &mut state),
+        };
+        self.wait_in(state, asked)
+    }
+
+    /// Asks for a batch that starts after now, without waiting for it.
+    pub(super) fn ask(&self) -> Asked {
+        let mut state = self.state();
+        Asked {
+            target: state.appended,
+            batch: ask(&self.shared, &mut state),
+        }
+    }
+
+    /// Waits until the batch `asked` for has run; fails when the records appended
+    /// before it was asked for are not committed.
+    pub(super) fn wait_for(&self, asked: Asked) -> HResult<()> {
+        let state = self.state();
+        self.wait_in(state, asked).map(drop)
+    }
+
+    fn wait_in(&self, mut state: MutexGuard<'_, State>, asked: Asked) -> HResult<u64> {
+        while state.batches < asked.batch {
             state = self
                 .shared
                 .done
@@ -144,7 +174,7 @@ impl Committer {
                 .unwrap_or_else(PoisonError::into_inner);
         }
         match &state.failed {
-            Some(failed) if state.committed < target => {
+            Some(failed) if state.committed < asked.target => {
                 Err(HistoryError::Committer(failed.clone()))
             }
             _ => Ok(state.committed),

@@ -16,7 +16,7 @@ use xxhash_rust::xxh3::xxh3_128;
 
 use super::change::{Change, encode};
 use super::commit::{base_versions, op_of};
-use super::committer::Committer;
+use super::committer::{Asked, Committer};
 use super::error::{HResult, err, io_err};
 use super::group::Group;
 use super::index::{Entry, Index};
@@ -44,15 +44,24 @@ pub(crate) struct Store {
     /// the watcher's news of the service's own writes is known for what it is without
     /// waiting for a commit. Emptied once it holds `OWN_MAX` notes.
     own: Mutex<HashMap<String, Option<u128>>>,
-    /// The bytes of the records `record_unflushed` appended since the last flush.
-    unflushed: AtomicU64,
+    /// The bytes of the records `record_unflushed` appended since it last asked for a
+    /// batch, and since it last waited for every record to be committed; the batch it
+    /// asked for and has not waited for (`Committer::ask`).
+    unflushed: Mutex<Unflushed>,
+}
+
+#[derive(Default)]
+struct Unflushed {
+    since_batch: u64,
+    since_flush: u64,
+    asked: Option<Asked>,
 }
 
 /// How many notes `Store::own` remembers at most.
 const OWN_MAX: usize = 16_384;
 
-/// The bytes of records `record_unflushed` leaves to the committer at most: a batch
-/// reads them all into memory, and writes them as one pack.
+/// The bytes of records `record_unflushed` leaves to one batch at most: a batch reads
+/// them all into memory, and writes them as one pack.
 const UNFLUSHED_MOST: u64 = 4 << 20;
 
 /// The lookups' handle on the repository, and the index.
@@ -102,7 +111,7 @@ impl Store {
             recent: Mutex::new(HashMap::new()),
             replaced,
             own: Mutex::new(HashMap::new()),
-            unflushed: AtomicU64::new(0),
+            unflushed: Mutex::default(),
         };
         store.committer.flush_all()?;
         Ok(store)
@@ -125,18 +134,34 @@ impl Store {
     }
 
     /// `record`, synced now, its commit left to a batch of many records: for a pass
-    /// over many notes (`bulk`), which calls `flush` at its end. Every `UNFLUSHED_MOST`
-    /// bytes it waits for a batch, which writes them as one pack and empties the log.
+    /// over many notes (`bulk`, one caller at a time), which calls `flush` at its end.
+    /// Every `UNFLUSHED_MOST` bytes it asks for a batch, which writes them as one pack,
+    /// and goes on recording meanwhile: it waits for the batch asked for before (the
+    /// log holds two batches' records at most), and for every record to be committed
+    /// once the log is past `wal::CHECKPOINT_BYTES` (the log is then emptied).
     pub(crate) fn record_unflushed(&self, message: &str, changes: &[Change]) -> HResult<()> {
         self.log_record(message, changes, wal::Sync::Now)?;
         let bytes: u64 = changes
             .iter()
             .map(|c| (c.path.len() + c.text.as_ref().map_or(0, Vec::len)) as u64)
             .sum();
-        let left = self.unflushed.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        if left >= UNFLUSHED_MOST {
-            self.flush()?;
+        let mut unflushed = self
+            .unflushed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        unflushed.since_batch += bytes;
+        if unflushed.since_batch < UNFLUSHED_MOST {
+            return Ok(());
         }
+        unflushed.since_flush += std::mem::take(&mut unflushed.since_batch);
+        if let Some(before) = unflushed.asked.take() {
+            self.committer.wait_for(before)?;
+        }
+        if unflushed.since_flush >= wal::CHECKPOINT_BYTES {
+            drop(unflushed);
+            return self.flush();
+        }
+        unflushed.asked = Some(self.committer.ask());
         Ok(())
     }
 
@@ -149,7 +174,10 @@ impl Store {
 
     /// Waits until every record this handle appended is committed.
     pub(crate) fn flush(&self) -> HResult<()> {
-        self.unflushed.store(0, Ordering::Relaxed);
+        *self
+            .unflushed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Unflushed::default();
         self.committer.flush().map(drop)
     }
 

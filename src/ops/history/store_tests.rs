@@ -429,3 +429,41 @@ fn a_batch_is_packed_without_deltas_and_a_full_pack_makes_them() {
         4096 + 8
     );
 }
+
+#[test]
+fn a_pass_over_many_notes_records_on_while_its_batches_commit_and_the_log_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().join("history.git");
+    let store = open(&dir);
+    store.bulk(true);
+    // 32 MiB of notes, twice the size at which the log is emptied.
+    let texts: Vec<(String, String)> = (0..256)
+        .map(|n| {
+            let line = format!("note {n}, a line of its own text\n");
+            (format!("f/{n}.md"), line.repeat((128 << 10) / line.len()))
+        })
+        .collect();
+    for (path, text) in &texts {
+        let change = Change {
+            path: path.clone(),
+            text: Some(text.clone().into_bytes()),
+        };
+        store
+            .record_unflushed(&format!("outside-edit {path}"), &[change])
+            .unwrap();
+    }
+    store.flush().unwrap();
+    store.bulk(false);
+    // The log is written again from its start once emptied: its length is the most it
+    // held, well under the 32 MiB recorded.
+    let log = std::fs::metadata(dir.join(super::wal::FILE)).unwrap().len();
+    assert!(
+        log <= super::wal::CHECKPOINT_BYTES + (6 << 20),
+        "the log grew to {log} bytes"
+    );
+    let paths: Vec<&str> = texts.iter().map(|(path, _)| path.as_str()).collect();
+    let latest = store.latest_of(&paths).unwrap();
+    for ((path, text), latest) in texts.iter().zip(latest) {
+        assert_eq!(latest, Some(Some(blob(text))), "{path}");
+    }
+}

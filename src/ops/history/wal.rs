@@ -351,18 +351,22 @@ fn read_from(file: &File, from: u64, size: u64) -> io::Result<Vec<u8>> {
 }
 
 /// The records from `from` on (up to `size`), each with where the next one starts,
-/// read a piece at a time: the file is zero-filled well past its records (`GROW_BYTES`),
-/// so reading to its end would read up to a MiB of zeros at each append. A piece twice
-/// the last is read while the records go on past it.
+/// read a piece at a time: the file is zero-filled, or holds an emptied log's older
+/// records, well past its records (`GROW_BYTES`), so reading to its end would read up to
+/// a MiB at each append, and many after a first start. A piece twice the last (up to
+/// `PIECE_MOST`) is read while the records go on past it, or the whole of a record cut
+/// short, when larger: a batch of large records holds each once and little else.
 fn read_records(
     file: &File,
     from: u64,
     size: u64,
     epoch: u64,
 ) -> io::Result<Vec<(Vec<Object>, u64)>> {
+    const PIECE_LEAST: u64 = 64 << 10;
+    const PIECE_MOST: u64 = 1 << 20;
     let mut records = Vec::new();
     let mut at = from;
-    let mut piece: u64 = 64 << 10;
+    let mut piece = PIECE_LEAST;
     loop {
         let to = at.saturating_add(piece).min(size);
         let bytes = read_from(file, at, to)?;
@@ -377,17 +381,21 @@ fn read_records(
         // Read on only when the piece cut a record (or its head) short.
         let rest = &bytes[usize::try_from(at - start).unwrap_or(bytes.len())..];
         let cut = match rest.get(..4) {
-            None => true,
+            None => Some(0),
             Some(head) => {
                 let len = u64::from(u32::from_le_bytes(head.try_into().unwrap_or_default()));
                 // A length past the file's end is no record in the making.
-                len != 0 && 12 + len > rest.len() as u64 && at + 12 + len <= size
+                (len != 0 && 12 + len > rest.len() as u64 && at + 12 + len <= size)
+                    .then_some(12 + len + END_MARK)
             }
         };
-        if !cut {
+        let Some(whole) = cut else {
             return Ok(records);
-        }
-        piece = piece.saturating_mul(2);
+        };
+        piece = piece
+            .saturating_mul(2)
+            .clamp(PIECE_LEAST, PIECE_MOST)
+            .max(whole);
     }
 }
 
