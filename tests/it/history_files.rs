@@ -440,3 +440,92 @@ fn files_copied_changed_or_removed_by_hand_are_recorded_while_serving_and_at_the
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(operations(&server, "pics/api.bin").len(), 1);
 }
+
+/// A folder moved in from outside (with a folder and a file inside), then moved out,
+/// and a file inside another removed: the watcher names only the folders (or the name
+/// gone), and what is under them reaches search and the history, the rest untouched.
+#[test]
+fn folders_moved_in_and_out_by_hand_reach_search_and_history_note_by_note() {
+    let ws = Workspace::new();
+    ws.write("keep.md", "---\ntitle: Keep\n---\nstays put\n");
+    ws.write("pics/old/kept.bin", "a file that stays\n");
+    let server = ws.serve();
+    let settled = |path: &str, count: usize| {
+        eventually(Duration::from_secs(20), || {
+            let (status, body) = json(server.get(&format!("/api/v1/history/{path}")));
+            status == 200 && body["versions"].as_array().map_or(0, Vec::len) == count
+        })
+    };
+    let found = |word: &str| {
+        let (_, body) = json(server.get(&format!("/api/v1/search?q={word}")));
+        let mut paths: Vec<String> = body["results"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .map(|h| h["path"].as_str().unwrap_or("").to_string())
+            })
+            .into_iter()
+            .flatten()
+            .collect();
+        paths.sort();
+        paths
+    };
+    assert!(settled("keep.md", 1), "{}", server.log());
+
+    let staging = ws.root.path().join("staging/trip");
+    std::fs::create_dir_all(staging.join("day2")).unwrap();
+    std::fs::write(
+        staging.join("day1.md"),
+        "---\ntitle: Day one\n---\nkangaroo\n",
+    )
+    .unwrap();
+    std::fs::write(staging.join("day2/walk.md"), "# Walk\n\nkangaroo again\n").unwrap();
+    std::fs::write(staging.join("day2/map.bin"), random_bytes(3, 2000)).unwrap();
+    std::fs::rename(&staging, ws.notes().join("trip")).unwrap();
+    let moved_in = eventually(Duration::from_secs(20), || {
+        found("kangaroo") == ["trip/day1.md", "trip/day2/walk.md"]
+    });
+    assert!(moved_in, "{:?}\n{}", found("kangaroo"), server.log());
+    assert!(settled("trip/day1.md", 1), "{}", server.log());
+    assert!(settled("trip/day2/walk.md", 1), "{}", server.log());
+    assert!(settled("trip/day2/map.bin", 1), "{}", server.log());
+    assert_eq!(operations(&server, "trip/day2/walk.md"), ["outside-edit"]);
+
+    // Moved out: its notes leave the search, and the history records them deleted.
+    std::fs::rename(ws.notes().join("trip"), ws.root.path().join("trip-away")).unwrap();
+    assert!(
+        eventually(Duration::from_secs(20), || found("kangaroo").is_empty()),
+        "{:?}",
+        found("kangaroo")
+    );
+    assert!(settled("trip/day2/walk.md", 2), "{}", server.log());
+    let latest = versions(&server, "trip/day2/walk.md")[0].clone();
+    assert_eq!(latest["operation"], "outside-edit", "{latest}");
+    assert_eq!(latest["size"], 0, "{latest}");
+    let (_, trash) = json(server.get("/api/v1/trash"));
+    let trashed: Vec<&str> = trash["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|entry| entry["path"].as_str())
+        .collect();
+    for path in ["trip/day1.md", "trip/day2/walk.md", "trip/day2/map.bin"] {
+        assert!(trashed.contains(&path), "{path} not in the trash: {trash}");
+    }
+    assert!(settled("trip/day2/map.bin", 2), "{}", server.log());
+
+    // A folder removed with the file in it: only that file is recorded deleted.
+    std::fs::remove_dir_all(ws.notes().join("pics/old")).unwrap();
+    assert!(settled("pics/old/kept.bin", 2), "{}", server.log());
+    assert_eq!(operations(&server, "keep.md"), ["outside-edit"]);
+    assert_eq!(found("stays"), ["keep.md"]);
+    // Each change was compared under its folder only: no pass over every note after
+    // the start's.
+    let log = server.log();
+    assert_eq!(
+        log.matches("search: caught up with the notes folder")
+            .count(),
+        1,
+        "{log}"
+    );
+}

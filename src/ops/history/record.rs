@@ -152,9 +152,14 @@ impl Notebook {
     }
 
     /// Records the notes of `paths` whose text on disk differs from their latest
-    /// version (an edit the service did not make, seen by the watcher).
+    /// version (an edit the service did not make, seen by the watcher), a batch of
+    /// notes under their locks at a time (a folder moved in may bring thousands).
     pub(crate) fn record_outside(&self, paths: &[NotePath]) -> Result<usize> {
-        self.record_outside_seen(paths, None)
+        let mut recorded = 0;
+        for batch in paths.chunks(OUTSIDE_BATCH) {
+            recorded += self.record_outside_seen(batch, None)?;
+        }
+        Ok(recorded)
     }
 
     /// `record_outside`, skipping the notes `seen` vouches for and telling it of the

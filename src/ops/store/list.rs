@@ -386,11 +386,51 @@ pub fn note_files(root: &Path) -> Result<Vec<NoteFile>> {
 /// than failing the list; a root that cannot be read fails it.
 fn tree_entries(root: &Path) -> Result<impl Iterator<Item = walkdir::DirEntry>> {
     fs::read_dir(root).map_err(Error::ListFailed)?;
-    Ok(WalkDir::new(root)
+    Ok(walk_from(root))
+}
+
+fn walk_from(start: &Path) -> impl Iterator<Item = walkdir::DirEntry> {
+    WalkDir::new(start)
         .min_depth(1)
         .into_iter()
         .filter_entry(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
-        .flatten())
+        .flatten()
+}
+
+/// The folder `folder` (relative to `root`) when it and every folder above it is a
+/// folder, not a symlink: what the walk of the whole tree enters.
+pub(crate) fn folder_beneath(root: &Path, folder: &str) -> Option<std::path::PathBuf> {
+    let mut at = root.to_path_buf();
+    for part in folder.split('/') {
+        at.push(part);
+        if !fs::symlink_metadata(&at).ok()?.is_dir() {
+            return None;
+        }
+    }
+    Some(at)
+}
+
+/// The note files `note_files` finds under the folder `folder` (relative to `root`):
+/// none when it is gone, or when it or a folder above it is a symlink (the walk of
+/// the whole tree does not enter those).
+pub(crate) fn note_files_under(root: &Path, folder: &str) -> Vec<NoteFile> {
+    let Some(at) = folder_beneath(root, folder) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for entry in walk_from(&at) {
+        if entry.file_type().is_dir() || !entry.file_name().as_encoded_bytes().ends_with(b".md") {
+            continue;
+        }
+        let Some(path) = relative(root, entry.path()).and_then(|rel| NotePath::parse(&rel).ok())
+        else {
+            continue;
+        };
+        if let Some(file) = found(root, path, entry.path_is_symlink()) {
+            files.push(file);
+        }
+    }
+    files
 }
 
 /// What a walk of the tree meets.

@@ -13,7 +13,7 @@ mod watch;
 mod write;
 
 pub use list::{NoteFile, note_files};
-pub(crate) use list::{relative, visit_note_files};
+pub(crate) use list::{folder_beneath, note_files_under, relative, visit_note_files};
 pub(crate) use read::{Opened, RawNote};
 pub(crate) use saves::{edit as apply_edit, verbatim};
 pub(crate) use snapshot::ListSnapshot;

@@ -43,7 +43,10 @@ enum Message {
     Changed(NotePath),
     /// An attachment was written or deleted.
     FileChanged(FilePath),
-    /// Something else changed (a folder moved, events lost): compare every file.
+    /// A folder changed (made, moved in or out), or a name is gone: compare the files
+    /// under it (or it).
+    Under(String),
+    /// Something else changed (events lost): compare every file.
     CatchUp,
     /// A search found the index damaged (why): move it aside and rebuild it.
     Heal(String),
@@ -139,6 +142,8 @@ impl Drop for Indexer {
 struct Pending {
     paths: BTreeSet<NotePath>,
     files: BTreeSet<FilePath>,
+    /// Folders whose files are compared (`Message::Under`).
+    folders: BTreeSet<String>,
     catch_up: bool,
     /// Why the index must be moved aside and rebuilt, when it must.
     heal: Option<String>,
@@ -149,7 +154,11 @@ struct Pending {
 impl Pending {
     /// No work to do (readers may be waiting).
     fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.files.is_empty() && !self.catch_up && self.heal.is_none()
+        self.paths.is_empty()
+            && self.files.is_empty()
+            && self.folders.is_empty()
+            && !self.catch_up
+            && self.heal.is_none()
     }
 
     fn answer_waiting(&mut self) {
@@ -223,6 +232,18 @@ fn run(
             }
         }
         let mut work = std::mem::take(&mut pending);
+        // A folder's files are compared one by one, told to the history as such; without
+        // the index's writer (opened by the pass), everything is.
+        match updater.as_ref() {
+            Some(updater) if !work.catch_up => {
+                for folder in std::mem::take(&mut work.folders) {
+                    let (notes, files) = updater.under(&folder);
+                    work.paths.extend(notes);
+                    work.files.extend(files);
+                }
+            }
+            _ => work.catch_up |= !work.folders.is_empty(),
+        }
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             pass(notes_dir, shared, &mut updater, &work)
         }))
@@ -281,6 +302,9 @@ fn take(message: Message, pending: &mut Pending) -> bool {
         }
         Message::FileChanged(path) => {
             pending.files.insert(path);
+        }
+        Message::Under(folder) => {
+            pending.folders.insert(folder);
         }
         Message::CatchUp => pending.catch_up = true,
         Message::Heal(why) => pending.heal = Some(why),

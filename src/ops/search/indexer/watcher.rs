@@ -44,6 +44,7 @@ fn messages_of(root: &Path, event: &notify::Event) -> Vec<Message> {
         match classify(root, path) {
             Seen::Note(note) => out.push(Message::Changed(note)),
             Seen::File(file) => out.push(Message::FileChanged(file)),
+            Seen::Under(folder) => out.push(Message::Under(folder)),
             Seen::Other => out.push(Message::CatchUp),
             Seen::Ignored => {}
         }
@@ -55,7 +56,10 @@ pub(super) enum Seen {
     Note(NotePath),
     /// An attachment (written or deleted: its document follows the file).
     File(FilePath),
-    /// A folder, or anything that may hold notes: compare everything.
+    /// A folder, or a name gone (a folder or an attachment): compare what is under
+    /// it, or is it.
+    Under(String),
+    /// Anything else that may hold notes: compare everything.
     Other,
     Ignored,
 }
@@ -64,10 +68,14 @@ pub(super) fn classify(root: &Path, path: &Path) -> Seen {
     let Ok(rel) = path.strip_prefix(root) else {
         return Seen::Other;
     };
-    let parts: Vec<String> = rel
+    // A name that is not UTF-8 is no path the API knows: compare everything.
+    let Some(parts) = rel
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
+        .map(|c| c.as_os_str().to_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()
+    else {
+        return Seen::Other;
+    };
     // Hidden files and folders (the index under `.notes`, `.tmp-*` writes, the
     // public record) are never notes.
     if parts.is_empty() || parts.iter().any(|p| p.starts_with('.')) || parts[0] == INTERNAL_DIR {
@@ -87,7 +95,7 @@ pub(super) fn classify(root: &Path, path: &Path) -> Seen {
             Err(_) => Seen::Ignored,
         };
     }
-    Seen::Other
+    Seen::Under(rel)
 }
 
 #[cfg(test)]
@@ -115,6 +123,10 @@ mod tests {
         ));
         assert!(matches!(
             classify(root, Path::new("/n/gone-folder")),
+            Seen::Under(folder) if folder == "gone-folder"
+        ));
+        assert!(matches!(
+            classify(Path::new("/n"), Path::new("/elsewhere/a")),
             Seen::Other
         ));
     }

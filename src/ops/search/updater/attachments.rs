@@ -29,6 +29,42 @@ impl IndexUpdater {
         Ok(changes)
     }
 
+    /// The notes and attachments under the folder `folder` (or the attachment it names,
+    /// when gone): those on disk, and those the index holds.
+    pub(crate) fn under(&self, folder: &str) -> (Vec<NotePath>, Vec<FilePath>) {
+        let inside = |path: &str| {
+            path.strip_prefix(folder)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        let mut notes: Vec<NotePath> = crate::ops::store::note_files_under(&self.notes_dir, folder)
+            .into_iter()
+            .map(|file| file.path)
+            .collect();
+        notes.extend(
+            self.known
+                .keys()
+                .filter(|path| inside(path))
+                .filter_map(|path| NotePath::parse(path).ok()),
+        );
+        let mut files: Vec<FilePath> = crate::ops::store::folder_beneath(&self.notes_dir, folder)
+            .map(|start| crate::ops::files::attachment_files(&self.notes_dir, &start))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|file| file.path)
+            .collect();
+        files.extend(
+            self.known_files
+                .keys()
+                .filter(|path| inside(path))
+                .filter_map(|path| FilePath::parse(path).ok()),
+        );
+        notes.sort_unstable();
+        notes.dedup();
+        files.sort_unstable();
+        files.dedup();
+        (notes, files)
+    }
+
     /// Looks at the named attachments again: indexed when the file exists and differs
     /// from the version indexed, removed when it does not exist any more.
     pub(crate) fn update_files<'a>(
