@@ -388,6 +388,14 @@ fn a_folder_of_images_costs_the_store_about_its_own_size() {
     );
 }
 
+/// Whether the history of `path` comes to hold `count` versions within 20 s.
+fn settled(server: &Server, path: &str, count: usize) -> bool {
+    eventually(Duration::from_secs(20), || {
+        let (status, body) = json(server.get(&format!("/api/v1/history/{path}")));
+        status == 200 && body["versions"].as_array().map_or(0, Vec::len) == count
+    })
+}
+
 /// The operations of a file's versions, newest first.
 fn operations(server: &Server, path: &str) -> Vec<String> {
     versions(server, path)
@@ -404,21 +412,15 @@ fn files_copied_changed_or_removed_by_hand_are_recorded_while_serving_and_at_the
     // Copied in before the service starts: recorded by the start's pass.
     std::fs::write(ws.notes().join("pics/before.bin"), &first).unwrap();
     let server = ws.serve();
-    let settled = |path: &str, count: usize| {
-        eventually(Duration::from_secs(20), || {
-            let (status, body) = json(server.get(&format!("/api/v1/history/{path}")));
-            status == 200 && body["versions"].as_array().map_or(0, Vec::len) == count
-        })
-    };
-    assert!(settled("pics/before.bin", 1), "{}", server.log());
+    assert!(settled(&server, "pics/before.bin", 1), "{}", server.log());
     assert_eq!(operations(&server, "pics/before.bin"), ["outside-edit"]);
 
     // Copied in, changed and removed while it runs: each seen by the watcher.
     let second = random_bytes(8, 5000);
     std::fs::write(ws.notes().join("pics/during.bin"), &second).unwrap();
-    assert!(settled("pics/during.bin", 1), "{}", server.log());
+    assert!(settled(&server, "pics/during.bin", 1), "{}", server.log());
     std::fs::write(ws.notes().join("pics/during.bin"), &first).unwrap();
-    assert!(settled("pics/during.bin", 2), "{}", server.log());
+    assert!(settled(&server, "pics/during.bin", 2), "{}", server.log());
     let listed = versions(&server, "pics/during.bin");
     let (status, bytes) = get_bytes(
         &server,
@@ -430,7 +432,7 @@ fn files_copied_changed_or_removed_by_hand_are_recorded_while_serving_and_at_the
     assert_eq!(status, 200);
     assert_eq!(bytes, second);
     std::fs::remove_file(ws.notes().join("pics/before.bin")).unwrap();
-    assert!(settled("pics/before.bin", 2), "{}", server.log());
+    assert!(settled(&server, "pics/before.bin", 2), "{}", server.log());
     assert_eq!(
         operations(&server, "pics/before.bin"),
         ["delete", "outside-edit"]
@@ -450,12 +452,6 @@ fn folders_moved_in_and_out_by_hand_reach_search_and_history_note_by_note() {
     ws.write("keep.md", "---\ntitle: Keep\n---\nstays put\n");
     ws.write("pics/old/kept.bin", "a file that stays\n");
     let server = ws.serve();
-    let settled = |path: &str, count: usize| {
-        eventually(Duration::from_secs(20), || {
-            let (status, body) = json(server.get(&format!("/api/v1/history/{path}")));
-            status == 200 && body["versions"].as_array().map_or(0, Vec::len) == count
-        })
-    };
     let found = |word: &str| {
         let (_, body) = json(server.get(&format!("/api/v1/search?q={word}")));
         let mut paths: Vec<String> = body["results"]
@@ -470,7 +466,7 @@ fn folders_moved_in_and_out_by_hand_reach_search_and_history_note_by_note() {
         paths.sort();
         paths
     };
-    assert!(settled("keep.md", 1), "{}", server.log());
+    assert!(settled(&server, "keep.md", 1), "{}", server.log());
 
     let staging = ws.root.path().join("staging/trip");
     std::fs::create_dir_all(staging.join("day2")).unwrap();
@@ -486,9 +482,9 @@ fn folders_moved_in_and_out_by_hand_reach_search_and_history_note_by_note() {
         found("kangaroo") == ["trip/day1.md", "trip/day2/walk.md"]
     });
     assert!(moved_in, "{:?}\n{}", found("kangaroo"), server.log());
-    assert!(settled("trip/day1.md", 1), "{}", server.log());
-    assert!(settled("trip/day2/walk.md", 1), "{}", server.log());
-    assert!(settled("trip/day2/map.bin", 1), "{}", server.log());
+    assert!(settled(&server, "trip/day1.md", 1), "{}", server.log());
+    assert!(settled(&server, "trip/day2/walk.md", 1), "{}", server.log());
+    assert!(settled(&server, "trip/day2/map.bin", 1), "{}", server.log());
     assert_eq!(operations(&server, "trip/day2/walk.md"), ["outside-edit"]);
 
     // Moved out: its notes leave the search, and the history records them deleted.
@@ -498,7 +494,7 @@ fn folders_moved_in_and_out_by_hand_reach_search_and_history_note_by_note() {
         "{:?}",
         found("kangaroo")
     );
-    assert!(settled("trip/day2/walk.md", 2), "{}", server.log());
+    assert!(settled(&server, "trip/day2/walk.md", 2), "{}", server.log());
     let latest = versions(&server, "trip/day2/walk.md")[0].clone();
     assert_eq!(latest["operation"], "outside-edit", "{latest}");
     assert_eq!(latest["size"], 0, "{latest}");
@@ -512,11 +508,11 @@ fn folders_moved_in_and_out_by_hand_reach_search_and_history_note_by_note() {
     for path in ["trip/day1.md", "trip/day2/walk.md", "trip/day2/map.bin"] {
         assert!(trashed.contains(&path), "{path} not in the trash: {trash}");
     }
-    assert!(settled("trip/day2/map.bin", 2), "{}", server.log());
+    assert!(settled(&server, "trip/day2/map.bin", 2), "{}", server.log());
 
     // A folder removed with the file in it: only that file is recorded deleted.
     std::fs::remove_dir_all(ws.notes().join("pics/old")).unwrap();
-    assert!(settled("pics/old/kept.bin", 2), "{}", server.log());
+    assert!(settled(&server, "pics/old/kept.bin", 2), "{}", server.log());
     assert_eq!(operations(&server, "keep.md"), ["outside-edit"]);
     assert_eq!(found("stays"), ["keep.md"]);
     // Each change was compared under its folder only: no pass over every note after

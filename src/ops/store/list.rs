@@ -414,21 +414,13 @@ pub(crate) fn folder_beneath(root: &Path, folder: &str) -> Option<std::path::Pat
 /// none when it is gone, or when it or a folder above it is a symlink (the walk of
 /// the whole tree does not enter those).
 pub(crate) fn note_files_under(root: &Path, folder: &str) -> Vec<NoteFile> {
-    let Some(at) = folder_beneath(root, folder) else {
-        return Vec::new();
-    };
     let mut files = Vec::new();
-    for entry in walk_from(&at) {
-        if entry.file_type().is_dir() || !entry.file_name().as_encoded_bytes().ends_with(b".md") {
-            continue;
-        }
-        let Some(path) = relative(root, entry.path()).and_then(|rel| NotePath::parse(&rel).ok())
-        else {
-            continue;
-        };
-        if let Some(file) = found(root, path, entry.path_is_symlink()) {
-            files.push(file);
-        }
+    if let Some(at) = folder_beneath(root, folder) {
+        visit_entries(root, walk_from(&at), |entry| {
+            if let Tree::Note(file, _) = entry {
+                files.push(file);
+            }
+        });
     }
     files
 }
@@ -453,8 +445,18 @@ pub(crate) fn visit_note_files(root: &Path, mut visit: impl FnMut(NoteFile)) -> 
 }
 
 /// Calls `visit` with every folder and note file under `root`, in the walk's order.
-fn visit_tree(root: &Path, mut visit: impl FnMut(Tree)) -> Result<()> {
-    for entry in tree_entries(root)? {
+fn visit_tree(root: &Path, visit: impl FnMut(Tree)) -> Result<()> {
+    visit_entries(root, tree_entries(root)?, visit);
+    Ok(())
+}
+
+/// Calls `visit` with each folder and note file of `entries` (a walk beneath `root`).
+fn visit_entries(
+    root: &Path,
+    entries: impl Iterator<Item = walkdir::DirEntry>,
+    mut visit: impl FnMut(Tree),
+) {
+    for entry in entries {
         if entry.file_type().is_dir() {
             if let Some(rel) = relative(root, entry.path()) {
                 visit(Tree::Folder(entry.path().to_path_buf(), rel));
@@ -475,7 +477,6 @@ fn visit_tree(root: &Path, mut visit: impl FnMut(Tree)) -> Result<()> {
             visit(Tree::Note(file, linked));
         }
     }
-    Ok(())
 }
 
 /// The note file at `path` when it is one the list shows (a regular file, or a

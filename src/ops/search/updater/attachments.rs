@@ -32,37 +32,20 @@ impl IndexUpdater {
     /// The notes and attachments under the folder `folder` (or the attachment it names,
     /// when gone): those on disk, and those the index holds.
     pub(crate) fn under(&self, folder: &str) -> (Vec<NotePath>, Vec<FilePath>) {
-        let inside = |path: &str| {
-            path.strip_prefix(folder)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        };
-        let mut notes: Vec<NotePath> = crate::ops::store::note_files_under(&self.notes_dir, folder)
+        let notes = crate::ops::store::note_files_under(&self.notes_dir, folder)
             .into_iter()
-            .map(|file| file.path)
-            .collect();
-        notes.extend(
-            self.known
-                .keys()
-                .filter(|path| inside(path))
-                .filter_map(|path| NotePath::parse(path).ok()),
-        );
-        let mut files: Vec<FilePath> = crate::ops::store::folder_beneath(&self.notes_dir, folder)
+            .map(|file| file.path);
+        let files = crate::ops::store::folder_beneath(&self.notes_dir, folder)
             .map(|start| crate::ops::files::attachment_files(&self.notes_dir, &start))
             .unwrap_or_default()
             .into_iter()
-            .map(|file| file.path)
-            .collect();
-        files.extend(
-            self.known_files
-                .keys()
-                .filter(|path| inside(path))
-                .filter_map(|path| FilePath::parse(path).ok()),
-        );
-        notes.sort_unstable();
-        notes.dedup();
-        files.sort_unstable();
-        files.dedup();
-        (notes, files)
+            .map(|file| file.path);
+        (
+            with_known(notes, &self.known, folder, |p| NotePath::parse(p).ok()),
+            with_known(files, &self.known_files, folder, |p| {
+                FilePath::parse(p).ok()
+            }),
+        )
     }
 
     /// Looks at the named attachments again: indexed when the file exists and differs
@@ -119,4 +102,25 @@ impl IndexUpdater {
 /// Path → stamp of every attachment the index holds.
 pub(super) fn known_file_stamps(index: &NotesIndex) -> Result<Stamps> {
     stamps_of(index, "file", 0)
+}
+
+/// The paths `on_disk`, and those `known` names that are `folder` or under it; sorted,
+/// each once.
+fn with_known<T: Ord>(
+    on_disk: impl Iterator<Item = T>,
+    known: &Stamps,
+    folder: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Vec<T> {
+    let mut paths: Vec<T> = on_disk
+        .chain(
+            known
+                .keys()
+                .filter(|path| &***path == folder || crate::ops::tags::is_under(path, folder))
+                .filter_map(|path| parse(path)),
+        )
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
 }
