@@ -142,20 +142,13 @@ impl Committer {
     /// Waits for a batch that starts after now (one running may have read the log
     /// before the last record).
     fn wait(&self, mut state: MutexGuard<'_, State>) -> HResult<u64> {
-        let asked = Asked {
-            target: state.appended,
-            batch: ask(&self.shared, &mut state),
-        };
+        let asked = ask(&self.shared, &mut state);
         self.wait_in(state, asked)
     }
 
     /// Asks for a batch that starts after now, without waiting for it.
     pub(super) fn ask(&self) -> Asked {
-        let mut state = self.state();
-        Asked {
-            target: state.appended,
-            batch: ask(&self.shared, &mut state),
-        }
+        ask(&self.shared, &mut self.state())
     }
 
     /// Waits until the batch `asked` for has run; fails when the records appended
@@ -288,12 +281,15 @@ fn session(shared: &Shared, dir: &Path) -> HResult<bool> {
 }
 
 /// Asks for a batch that starts after now (one running may have read the log before
-/// the last record); the number of batches to wait for.
-fn ask(shared: &Shared, state: &mut State) -> u64 {
+/// the last record): the number of batches to wait for, and the records it commits.
+fn ask(shared: &Shared, state: &mut State) -> Asked {
     let need = state.batches + 1 + u64::from(state.running);
     state.asked = state.asked.max(need);
     shared.wake.notify_one();
-    need
+    Asked {
+        batch: need,
+        target: state.appended,
+    }
 }
 
 /// Records a batch's outcome and wakes the lookups waiting for it; whether the thread
